@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "TouchRouter",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "TouchRouterCore", targets: ["TouchRouterCore"]),
+        .library(name: "TouchRouterReplay", targets: ["TouchRouterReplay"]),
+        .executable(name: "touch-router", targets: ["touch-router"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        // Routing model: geometry, surface tree, hit testing, focus, fallback chain, router.
+        // Imports nothing but the standard library: no C, no Wayland, no Foundation.
+        .target(name: "TouchRouterCore"),
+        // Scene files, input scripts, trace formatting and deterministic stand-ins.
+        .target(name: "TouchRouterReplay", dependencies: ["TouchRouterCore"]),
+        // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
+        .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
+        .executableTarget(
+            name: "touch-router",
+            dependencies: [
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            exclude: ["Samples"]
+        ),
+        .executableTarget(
+            name: "RoutingBenchmarks",
+            dependencies: [
+                "TouchRouterCore", "TouchRouterBench",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Sources/Benchmarks/RoutingBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
+        .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

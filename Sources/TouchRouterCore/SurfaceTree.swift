@@ -1,0 +1,580 @@
+/// What a surface is to the shell, as its Wayland role object says.
+public enum SurfaceRole: String, Sendable, CaseIterable {
+    case toplevel
+    case subsurface
+    case popup
+}
+
+/// Per-surface state that decides whether and how it takes input.
+public struct SurfaceProperties: Hashable, Sendable {
+    /// The client has committed a buffer (and, for xdg surfaces, acked a configure).
+    public var mapped = true
+    /// The shell hides the surface (UIKit's `hidden`).
+    public var hidden = false
+    /// Below 0.01 the surface counts as transparent and takes no touch or pointer input.
+    public var opacity = 1.0
+    /// UIKit's `userInteractionEnabled`.
+    public var interactionEnabled = true
+    /// UIKit's `canBecomeFirstResponder`.
+    public var acceptsKeyboardFocus = true
+    /// UIKit's `exclusiveTouch`.
+    public var exclusiveTouch = false
+    /// UIKit's `multipleTouchEnabled`; on by default because wl_touch clients expect every touch.
+    public var multipleTouch = true
+
+    public init() {}
+
+    public static let minimumOpacity = 0.01
+
+    /// Touch and pointer input can reach this surface and its descendants.
+    @inlinable
+    public var takesPointerInput: Bool {
+        mapped && !hidden && opacity >= Self.minimumOpacity && interactionEnabled
+    }
+
+    /// The surface is on screen, which keyboard focus needs of it and of its ancestors.
+    @inlinable
+    public var isShown: Bool { mapped && !hidden }
+}
+
+public enum SurfaceTreeError: Error, Equatable, CustomStringConvertible {
+    case unknownSurface(SurfaceID)
+    case unknownOutput(OutputID)
+    case duplicateSurface(SurfaceID)
+    case duplicateOutput(OutputID)
+    case negativeSize(Size)
+    case notASibling(SurfaceID, of: SurfaceID)
+    case wrongRole(SurfaceID, expected: SurfaceRole)
+    case outputNotEmpty(OutputID)
+
+    public var description: String {
+        switch self {
+        case .unknownSurface(let id): "no surface \(id)"
+        case .unknownOutput(let id): "no output \(id)"
+        case .duplicateSurface(let id): "\(id) exists already"
+        case .duplicateOutput(let id): "\(id) exists already"
+        case .negativeSize(let size): "size \(size.width)x\(size.height) is negative"
+        case .notASibling(let id, let other): "\(other) is not a sibling of \(id)"
+        case .wrongRole(let id, let role): "\(id) is not a \(role.rawValue)"
+        case .outputNotEmpty(let id): "\(id) still holds toplevels"
+        }
+    }
+}
+
+/// Told about changes that focus and touch bookkeeping must follow.
+public protocol SurfaceTreeObserver: AnyObject {
+    /// `surfaces` are gone from the tree, children before their parents; `parent` is
+    /// the surviving surface they hung from, if any.
+    func surfaceTree(_ tree: SurfaceTree, didRemove surfaces: [SurfaceID], from parent: SurfaceID?)
+    /// Properties of `surface` changed; for mapped and hidden this affects its subtree too.
+    func surfaceTree(_ tree: SurfaceTree, didChangePropertiesOf surface: SurfaceID)
+}
+
+final class SurfaceNode {
+    let id: SurfaceID
+    let role: SurfaceRole
+    let client: ClientID
+    var label: String
+    weak var parent: SurfaceNode?
+    /// Set on toplevels only; descendants find it through their toplevel.
+    weak var output: OutputNode?
+    /// Relative to the parent surface; for a toplevel, relative to its output.
+    var position: Offset
+    var size: Size
+    /// nil means the whole surface, as a wl_surface without an input region.
+    var inputRegion: Region<SurfaceSpace>?
+    var properties: SurfaceProperties
+    /// Subsurfaces stacked under the parent, bottom first.
+    var below: [SurfaceNode] = []
+    /// Subsurfaces stacked over the parent, bottom first.
+    var above: [SurfaceNode] = []
+    /// Popups over everything else of the parent, bottom first.
+    var popups: [SurfaceNode] = []
+    /// The toplevel's entry in the hit-test index.
+    var indexSlot: Int32 = -1
+
+    init(id: SurfaceID, role: SurfaceRole, client: ClientID, label: String, position: Offset, size: Size, properties: SurfaceProperties) {
+        self.id = id
+        self.role = role
+        self.client = client
+        self.label = label
+        self.position = position
+        self.size = size
+        self.properties = properties
+    }
+
+    var bounds: Rect<SurfaceSpace> { Rect(x: 0, y: 0, width: size.width, height: size.height) }
+
+    /// The input region clipped to the surface, as wl_surface.set_input_region says.
+    var effectiveInputRegion: Region<SurfaceSpace> {
+        guard let region = inputRegion else { return Region(bounds) }
+        return region.intersection(bounds)
+    }
+
+    var toplevel: SurfaceNode {
+        var node = self
+        while let parent = node.parent { node = parent }
+        return node
+    }
+
+    var offsetInToplevel: Offset {
+        var offset = Offset.zero
+        var node = self
+        while let parent = node.parent {
+            offset = offset + node.position
+            node = parent
+        }
+        return offset
+    }
+
+    /// Front to back: popups, subsurfaces above, (the surface itself), subsurfaces below.
+    var childrenFrontToBack: [SurfaceNode] { popups.reversed() + above.reversed() + below.reversed() }
+}
+
+final class OutputNode {
+    let id: OutputID
+    var name: String
+    var rect: Rect<GlobalSpace>
+    /// Bottom first.
+    var toplevels: [SurfaceNode] = []
+    let grid: Int32
+
+    init(id: OutputID, name: String, rect: Rect<GlobalSpace>, grid: Int32) {
+        self.id = id
+        self.name = name
+        self.rect = rect
+        self.grid = grid
+    }
+}
+
+/// What a hit test found: the surface, its output, and the point in the surface's space.
+public struct HitResult: Hashable, Sendable {
+    public var surface: SurfaceID
+    public var output: OutputID
+    public var local: Point<SurfaceSpace>
+}
+
+public struct SurfaceSnapshot: Hashable, Sendable {
+    public var id: SurfaceID
+    public var role: SurfaceRole
+    public var client: ClientID
+    public var label: String
+    public var parent: SurfaceID?
+    public var output: OutputID?
+    public var position: Offset
+    public var size: Size
+    public var inputRegion: Region<SurfaceSpace>?
+    public var properties: SurfaceProperties
+    /// Where the surface's origin is in its output, through every parent.
+    public var originInOutput: Offset
+}
+
+public struct OutputSnapshot: Hashable, Sendable {
+    public var id: OutputID
+    public var name: String
+    public var rect: Rect<GlobalSpace>
+    /// Bottom first.
+    public var toplevels: [SurfaceID]
+}
+
+/// Outputs and their surface trees: the model every routing decision reads.
+///
+/// Each output is a root, like a UIWindow; toplevels are stacked on it; each surface
+/// carries subsurfaces below and above it and popups above everything of its own.
+/// Every change updates the hit-test index in place, so `hitTest` and
+/// `referenceHitTest` always agree.
+public final class SurfaceTree {
+    private var nodes: [SurfaceID: SurfaceNode] = [:]
+    private var outputNodes: [OutputNode] = []
+    let index: HitTestIndex
+    public weak var observer: (any SurfaceTreeObserver)?
+
+    /// `cellShift` sets the index's cell size to 2^cellShift pixels.
+    public init(cellShift: Int = HitTestIndex.defaultCellShift) {
+        index = HitTestIndex(cellShift: cellShift)
+    }
+
+    // MARK: Reading
+
+    public var outputs: [OutputSnapshot] {
+        outputNodes.map { OutputSnapshot(id: $0.id, name: $0.name, rect: $0.rect, toplevels: $0.toplevels.map(\.id)) }
+    }
+
+    public var surfaceCount: Int { nodes.count }
+
+    /// The index's cells are 2^cellShift pixels square.
+    public var cellShift: Int { index.cellShift }
+
+    /// Checks the index's own bookkeeping; nil when sound, else what is wrong.
+    public func indexConsistencyProblem() -> String? { index.checkConsistency() }
+
+    public var allSurfaces: [SurfaceID] { nodes.keys.sorted() }
+
+    public func contains(_ id: SurfaceID) -> Bool { nodes[id] != nil }
+
+    public func output(_ id: OutputID) -> OutputSnapshot? {
+        outputNode(id).map { OutputSnapshot(id: $0.id, name: $0.name, rect: $0.rect, toplevels: $0.toplevels.map(\.id)) }
+    }
+
+    public func surface(_ id: SurfaceID) -> SurfaceSnapshot? {
+        guard let node = nodes[id] else { return nil }
+        let top = node.toplevel
+        return SurfaceSnapshot(
+            id: id, role: node.role, client: node.client, label: node.label, parent: node.parent?.id,
+            output: top.output?.id, position: node.position, size: node.size, inputRegion: node.inputRegion,
+            properties: node.properties, originInOutput: top.position + node.offsetInToplevel)
+    }
+
+    public func client(of id: SurfaceID) -> ClientID? { nodes[id]?.client }
+    public func label(of id: SurfaceID) -> String? { nodes[id]?.label }
+    public func role(of id: SurfaceID) -> SurfaceRole? { nodes[id]?.role }
+    public func parent(of id: SurfaceID) -> SurfaceID? { nodes[id]?.parent?.id }
+    public func properties(of id: SurfaceID) -> SurfaceProperties? { nodes[id]?.properties }
+    public func toplevel(of id: SurfaceID) -> SurfaceID? { nodes[id]?.toplevel.id }
+    public func outputOf(_ id: SurfaceID) -> OutputID? { nodes[id]?.toplevel.output?.id }
+
+    /// Children front to back: popups, subsurfaces above, subsurfaces below.
+    public func children(of id: SurfaceID) -> [SurfaceID] {
+        nodes[id]?.childrenFrontToBack.map(\.id) ?? []
+    }
+
+    /// Subsurfaces of `id`, each list bottom first.
+    public func subsurfaces(of id: SurfaceID) -> (below: [SurfaceID], above: [SurfaceID]) {
+        guard let node = nodes[id] else { return ([], []) }
+        return (node.below.map(\.id), node.above.map(\.id))
+    }
+
+    /// True when the surface and every ancestor are mapped and not hidden.
+    public func isShown(_ id: SurfaceID) -> Bool {
+        var node = nodes[id]
+        while let current = node {
+            if !current.properties.isShown { return false }
+            node = current.parent
+        }
+        return nodes[id]?.toplevel.output != nil
+    }
+
+    /// UIKit's canBecomeFirstResponder, with the surface on screen.
+    public func canTakeKeyboardFocus(_ id: SurfaceID) -> Bool {
+        guard let node = nodes[id], node.properties.acceptsKeyboardFocus else { return false }
+        return isShown(id)
+    }
+
+    /// `point` in the space of `id`, through outputs, toplevels and subsurface offsets:
+    /// the same arithmetic as the hit tests.
+    public func localPoint(_ point: Point<GlobalSpace>, in id: SurfaceID) -> Point<SurfaceSpace>? {
+        guard let node = nodes[id] else { return nil }
+        let top = node.toplevel
+        guard let output = top.output else { return nil }
+        let inOutput: Point<OutputSpace> = point.relative(to: output.rect.origin)
+        let inToplevel: Point<SurfaceSpace> = inOutput.relative(to: top.position)
+        return inToplevel.relative(to: node.offsetInToplevel)
+    }
+
+    /// The output whose rectangle holds `point`; the first listed wins where outputs overlap.
+    public func output(at point: Point<GlobalSpace>) -> OutputID? {
+        outputNodeIndex(at: point).map { outputNodes[$0].id }
+    }
+
+    // MARK: Hit testing
+
+    /// The fast path: the incremental index.
+    @inlinable
+    public func hitTest(_ point: Point<GlobalSpace>) -> HitResult? {
+        hitTestIndexed(point)
+    }
+
+    @usableFromInline
+    func hitTestIndexed(_ point: Point<GlobalSpace>) -> HitResult? {
+        guard let outputIndex = outputNodeIndex(at: point) else { return nil }
+        let output = outputNodes[outputIndex]
+        let inOutput: Point<OutputSpace> = point.relative(to: output.rect.origin)
+        guard let found = index.query(grid: output.grid, x: inOutput.x, y: inOutput.y) else { return nil }
+        return HitResult(surface: SurfaceID(found.surface), output: output.id, local: Point(x: found.localX, y: found.localY))
+    }
+
+    /// The reference: a plain recursive walk, front to back, as UIKit's hitTest:withEvent:.
+    /// Unlike UIKit, a surface's bounds do not clip its children: Wayland subsurfaces and
+    /// popups take input outside their parent, as wlroots, Weston and WLCS expect.
+    public func referenceHitTest(_ point: Point<GlobalSpace>) -> HitResult? {
+        guard let outputIndex = outputNodeIndex(at: point) else { return nil }
+        let output = outputNodes[outputIndex]
+        let inOutput: Point<OutputSpace> = point.relative(to: output.rect.origin)
+        for top in output.toplevels.reversed() {
+            let inToplevel: Point<SurfaceSpace> = inOutput.relative(to: top.position)
+            if let (node, local) = Self.walk(top, offset: .zero, inToplevel) {
+                return HitResult(surface: node.id, output: output.id, local: local)
+            }
+        }
+        return nil
+    }
+
+    private static func walk(_ node: SurfaceNode, offset: Offset, _ inToplevel: Point<SurfaceSpace>) -> (SurfaceNode, Point<SurfaceSpace>)? {
+        guard node.properties.takesPointerInput else { return nil }
+        let origin = node.parent == nil ? Offset.zero : offset + node.position
+        for child in node.popups.reversed() {
+            if let hit = walk(child, offset: origin, inToplevel) { return hit }
+        }
+        for child in node.above.reversed() {
+            if let hit = walk(child, offset: origin, inToplevel) { return hit }
+        }
+        for rect in node.effectiveInputRegion.rects {
+            let inToplevelRect: Rect<SurfaceSpace> = rect.absolute(from: origin)
+            if inToplevelRect.contains(inToplevel) {
+                return (node, inToplevel.relative(to: origin))
+            }
+        }
+        for child in node.below.reversed() {
+            if let hit = walk(child, offset: origin, inToplevel) { return hit }
+        }
+        return nil
+    }
+
+    private func outputNodeIndex(at point: Point<GlobalSpace>) -> Int? {
+        for (i, output) in outputNodes.enumerated() where output.rect.contains(point) { return i }
+        return nil
+    }
+
+    private func outputNode(_ id: OutputID) -> OutputNode? {
+        outputNodes.first { $0.id == id }
+    }
+
+    private func node(_ id: SurfaceID) throws(SurfaceTreeError) -> SurfaceNode {
+        guard let node = nodes[id] else { throw .unknownSurface(id) }
+        return node
+    }
+
+    // MARK: Outputs
+
+    public func addOutput(_ id: OutputID, name: String, rect: Rect<GlobalSpace>) throws(SurfaceTreeError) {
+        guard outputNode(id) == nil else { throw .duplicateOutput(id) }
+        guard rect.width >= 0, rect.height >= 0 else { throw .negativeSize(Size(width: rect.width, height: rect.height)) }
+        let grid = index.addGrid(width: rect.width, height: rect.height)
+        outputNodes.append(OutputNode(id: id, name: name, rect: rect, grid: grid))
+    }
+
+    /// Removes an output and everything on it.
+    public func removeOutput(_ id: OutputID) throws(SurfaceTreeError) {
+        guard let i = outputNodes.firstIndex(where: { $0.id == id }) else { throw .unknownOutput(id) }
+        for top in outputNodes[i].toplevels.reversed() { try remove(top.id) }
+        index.removeGrid(outputNodes[i].grid)
+        outputNodes.remove(at: i)
+    }
+
+    // MARK: Surfaces
+
+    /// Adds a toplevel on top of its output's stack.
+    public func addToplevel(
+        _ id: SurfaceID, client: ClientID, output: OutputID, position: Offset, size: Size,
+        properties: SurfaceProperties = SurfaceProperties(), label: String? = nil
+    ) throws(SurfaceTreeError) {
+        guard nodes[id] == nil else { throw .duplicateSurface(id) }
+        guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
+        guard let outputNode = outputNode(output) else { throw .unknownOutput(output) }
+        let node = SurfaceNode(id: id, role: .toplevel, client: client, label: label ?? "\(id)", position: position, size: size, properties: properties)
+        node.output = outputNode
+        nodes[id] = node
+        outputNode.toplevels.append(node)
+        index.insertToplevel(node, stack: outputNode.toplevels, at: outputNode.toplevels.count - 1)
+    }
+
+    /// Adds a subsurface at the top of its parent's stack, as wl_subcompositor.get_subsurface does,
+    /// or at the bottom with `below: true`.
+    public func addSubsurface(
+        _ id: SurfaceID, client: ClientID, parent: SurfaceID, position: Offset, size: Size, below: Bool = false,
+        properties: SurfaceProperties = SurfaceProperties(), label: String? = nil
+    ) throws(SurfaceTreeError) {
+        try addChild(id, role: .subsurface, client: client, parent: parent, position: position, size: size, properties: properties, label: label) { parent, node in
+            if below { parent.below.insert(node, at: 0) } else { parent.above.append(node) }
+        }
+    }
+
+    /// Adds a popup above everything else of its parent.
+    public func addPopup(
+        _ id: SurfaceID, client: ClientID, parent: SurfaceID, position: Offset, size: Size,
+        properties: SurfaceProperties = SurfaceProperties(), label: String? = nil
+    ) throws(SurfaceTreeError) {
+        try addChild(id, role: .popup, client: client, parent: parent, position: position, size: size, properties: properties, label: label) { parent, node in
+            parent.popups.append(node)
+        }
+    }
+
+    private func addChild(
+        _ id: SurfaceID, role: SurfaceRole, client: ClientID, parent: SurfaceID, position: Offset, size: Size,
+        properties: SurfaceProperties, label: String?, attach: (SurfaceNode, SurfaceNode) -> Void
+    ) throws(SurfaceTreeError) {
+        guard nodes[id] == nil else { throw .duplicateSurface(id) }
+        guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
+        let parentNode = try node(parent)
+        let node = SurfaceNode(id: id, role: role, client: client, label: label ?? "\(id)", position: position, size: size, properties: properties)
+        node.parent = parentNode
+        nodes[id] = node
+        attach(parentNode, node)
+        index.refreshToplevel(parentNode.toplevel)
+    }
+
+    /// Removes a surface with everything stacked on it (its subsurfaces and popups).
+    @discardableResult
+    public func remove(_ id: SurfaceID) throws(SurfaceTreeError) -> [SurfaceID] {
+        let node = try node(id)
+        var removed: [SurfaceID] = []
+        collectPostOrder(node, into: &removed)
+        for gone in removed { nodes[gone] = nil }
+        let formerParent = node.parent?.id
+        if let parent = node.parent {
+            parent.below.removeAll { $0 === node }
+            parent.above.removeAll { $0 === node }
+            parent.popups.removeAll { $0 === node }
+            node.parent = nil
+            index.refreshToplevel(parent.toplevel)
+        } else if let output = node.output {
+            index.removeToplevel(node)
+            output.toplevels.removeAll { $0 === node }
+            node.output = nil
+        }
+        observer?.surfaceTree(self, didRemove: removed, from: formerParent)
+        return removed
+    }
+
+    private func collectPostOrder(_ node: SurfaceNode, into list: inout [SurfaceID]) {
+        for child in node.childrenFrontToBack { collectPostOrder(child, into: &list) }
+        list.append(node.id)
+    }
+
+    /// Moves a surface: relative to its parent, or for a toplevel relative to its output.
+    public func move(_ id: SurfaceID, to position: Offset) throws(SurfaceTreeError) {
+        let node = try node(id)
+        guard node.position != position else { return }
+        node.position = position
+        if node.parent == nil {
+            index.moveToplevel(node)
+        } else {
+            index.refreshToplevel(node.toplevel)
+        }
+    }
+
+    public func resize(_ id: SurfaceID, to size: Size) throws(SurfaceTreeError) {
+        guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
+        let node = try node(id)
+        guard node.size != size else { return }
+        node.size = size
+        index.refreshToplevel(node.toplevel)
+    }
+
+    /// Sets the input region; nil means the whole surface.
+    public func setInputRegion(_ id: SurfaceID, _ region: Region<SurfaceSpace>?) throws(SurfaceTreeError) {
+        let node = try node(id)
+        node.inputRegion = region
+        index.refreshToplevel(node.toplevel)
+    }
+
+    public func setProperties(_ id: SurfaceID, _ properties: SurfaceProperties) throws(SurfaceTreeError) {
+        let node = try node(id)
+        guard node.properties != properties else { return }
+        let hitTestingChanged = node.properties.takesPointerInput != properties.takesPointerInput
+        node.properties = properties
+        if hitTestingChanged { index.refreshToplevel(node.toplevel) }
+        observer?.surfaceTree(self, didChangePropertiesOf: id)
+    }
+
+    public func updateProperties(_ id: SurfaceID, _ change: (inout SurfaceProperties) -> Void) throws(SurfaceTreeError) {
+        var properties = try node(id).properties
+        change(&properties)
+        try setProperties(id, properties)
+    }
+
+    public func setLabel(_ id: SurfaceID, _ label: String) throws(SurfaceTreeError) {
+        try node(id).label = label
+    }
+
+    // MARK: Stacking
+
+    /// To the top of its siblings: toplevels on their output, subsurfaces over their parent, popups among popups.
+    public func raise(_ id: SurfaceID) throws(SurfaceTreeError) {
+        let node = try node(id)
+        if node.role == .subsurface, let parent = node.parent {
+            parent.above.removeAll { $0 === node }
+            parent.below.removeAll { $0 === node }
+            parent.above.append(node)
+            index.refreshToplevel(node.toplevel)
+            return
+        }
+        try restack(node) { stack in
+            stack.removeAll { $0 === node }
+            stack.append(node)
+        }
+    }
+
+    /// To the bottom of its siblings; a subsurface goes to the bottom of those below its parent.
+    public func lower(_ id: SurfaceID) throws(SurfaceTreeError) {
+        let node = try node(id)
+        if node.role == .subsurface, let parent = node.parent {
+            parent.above.removeAll { $0 === node }
+            parent.below.removeAll { $0 === node }
+            parent.below.insert(node, at: 0)
+            index.refreshToplevel(node.toplevel)
+            return
+        }
+        try restack(node) { stack in
+            stack.removeAll { $0 === node }
+            stack.insert(node, at: 0)
+        }
+    }
+
+    /// Directly above `sibling`. For a subsurface, `sibling` may be its parent,
+    /// as wl_subsurface.place_above allows.
+    public func place(_ id: SurfaceID, above sibling: SurfaceID) throws(SurfaceTreeError) {
+        try place(id, relativeTo: sibling, above: true)
+    }
+
+    /// Directly below `sibling`. For a subsurface, `sibling` may be its parent.
+    public func place(_ id: SurfaceID, below sibling: SurfaceID) throws(SurfaceTreeError) {
+        try place(id, relativeTo: sibling, above: false)
+    }
+
+    private func place(_ id: SurfaceID, relativeTo siblingID: SurfaceID, above: Bool) throws(SurfaceTreeError) {
+        let node = try node(id)
+        let sibling = try self.node(siblingID)
+        guard node !== sibling else { throw .notASibling(id, of: siblingID) }
+        switch node.role {
+        case .subsurface:
+            guard let parent = node.parent else { throw .notASibling(id, of: siblingID) }
+            // wl_subsurface orders a parent's subsurfaces and the parent itself in one stack.
+            var stack: [SurfaceNode?] = parent.below + [nil] + parent.above
+            guard sibling === parent || stack.contains(where: { $0 === sibling }) else { throw .notASibling(id, of: siblingID) }
+            stack.removeAll { $0 === node }
+            let at = stack.firstIndex { sibling === parent ? $0 == nil : $0 === sibling }!
+            stack.insert(node, at: above ? at + 1 : at)
+            let split = stack.firstIndex { $0 == nil }!
+            parent.below = stack[..<split].map { $0! }
+            parent.above = stack[(split + 1)...].map { $0! }
+            index.refreshToplevel(node.toplevel)
+        case .toplevel, .popup:
+            guard sibling.parent === node.parent, sibling.output === node.output, sibling.role == node.role else {
+                throw .notASibling(id, of: siblingID)
+            }
+            try restack(node) { stack in
+                stack.removeAll { $0 === node }
+                let at = stack.firstIndex { $0 === sibling }!
+                stack.insert(node, at: above ? at + 1 : at)
+            }
+        }
+    }
+
+    private func restack(_ node: SurfaceNode, _ change: (inout [SurfaceNode]) -> Void) throws(SurfaceTreeError) {
+        switch node.role {
+        case .toplevel:
+            guard let output = node.output else { throw .unknownSurface(node.id) }
+            change(&output.toplevels)
+            index.restackToplevel(node, stack: output.toplevels)
+        case .subsurface:
+            guard let parent = node.parent else { throw .unknownSurface(node.id) }
+            if parent.below.contains(where: { $0 === node }) { change(&parent.below) } else { change(&parent.above) }
+            index.refreshToplevel(node.toplevel)
+        case .popup:
+            guard let parent = node.parent else { throw .unknownSurface(node.id) }
+            change(&parent.popups)
+            index.refreshToplevel(node.toplevel)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// Why an event reached whom it reached.
+public enum DeliveryReason: String, Sendable {
+    /// The hit test found the surface.
+    case hit
+    /// A touch goes to the surface it went down on, wherever it moves.
+    case boundTouch = "bound touch"
+    case pointerFocus = "pointer focus"
+    /// Buttons are held: the pointer stays with the surface they were pressed on.
+    case implicitGrab = "implicit grab"
+    case keyboardFocus = "keyboard focus"
+    /// The client has wl_pointer but no wl_touch, so its touch arrives as pointer input.
+    case pointerEmulation = "pointer emulation"
+    /// A surface further up the chain than the first one took it.
+    case fallback
+    case frame
+    case cancel
+    case focusChange = "focus change"
+}
+
+/// Why an event reached nobody.
+public enum DropReason: Sendable, Hashable, CustomStringConvertible {
+    case interactionIgnored
+    /// `exclusive` is the exclusive-touch surface involved; `tracking` the one already
+    /// tracking a touch (the same surface when the new touch is on another one).
+    case blockedByExclusiveTouch(exclusive: SurfaceID, tracking: SurfaceID)
+    case multipleTouchDisabled(surface: SurfaceID)
+    /// Another touch is already being turned into pointer input.
+    case pointerEmulationBusy
+    case unknownTouch
+    case duplicateTouch
+    /// The surface the touch was bound to is gone.
+    case surfaceGone
+    /// The touch was cancelled earlier; the rest of its sequence is swallowed.
+    case touchCancelled
+    /// The touch went down where no surface nor responder took it.
+    case touchDiscarded
+    case nothingPending
+
+    public var description: String {
+        switch self {
+        case .interactionIgnored: "interaction ignored"
+        case .blockedByExclusiveTouch(let exclusive, let tracking):
+            exclusive == tracking ? "blocked: exclusive-touch surface \(exclusive.raw) is tracking a touch"
+                : "blocked: surface \(exclusive.raw) is exclusive-touch and surface \(tracking.raw) is tracking a touch"
+        case .multipleTouchDisabled(let surface): "multiple touch off on surface \(surface.raw)"
+        case .pointerEmulationBusy: "pointer emulation busy with another touch"
+        case .unknownTouch: "unknown touch"
+        case .duplicateTouch: "touch id already down"
+        case .surfaceGone: "its surface is gone"
+        case .touchCancelled: "touch was cancelled"
+        case .touchDiscarded: "touch was discarded at down"
+        case .nothingPending: "nothing pending"
+        }
+    }
+}
+
+public enum RouteOutcome: Sendable, Equatable {
+    /// Clients received it.
+    case delivered(DeliveryReason)
+    /// A compositor responder took it after `declined` links passed it on.
+    case handled(by: Responder, declined: Int)
+    case dropped(DropReason)
+    /// Every link passed it on.
+    case discarded(declined: Int)
+    /// Bookkeeping only (devices), or state the router keeps for itself.
+    case recorded
+}
+
+public enum DeliveryKind: String, Sendable {
+    case touchDown = "touch down", touchMotion = "touch motion", touchUp = "touch up"
+    case touchFrame = "touch frame", touchCancel = "touch cancel"
+    case keyboardEnter = "keyboard enter", keyboardLeave = "keyboard leave", key, modifiers
+    case pointerEnter = "pointer enter", pointerLeave = "pointer leave", pointerMotion = "pointer motion"
+    case pointerButton = "pointer button", pointerAxis = "pointer axis", pointerFrame = "pointer frame"
+}
+
+public struct DeliveryRecord: Sendable, Equatable {
+    public var kind: DeliveryKind
+    public var surface: SurfaceID?
+    public var client: ClientID
+    public var local: Point<SurfaceSpace>?
+    public var reason: DeliveryReason
+}
+
+/// One record per routed event, with the times of its stages from the router's clock.
+public struct RouteRecord: Sendable {
+    public var sequence: UInt64
+    public var event: InputEvent
+    public var arrival: RouterTime
+    public var dequeued: RouterTime
+    public var decided: RouterTime
+    public var delivered: RouterTime
+    public var outcome: RouteOutcome
+    public var deliveries: [DeliveryRecord]
+}
+
+public enum FocusKind: String, Sendable { case keyboard, pointer }
+
+public enum FocusChangeCause: String, Sendable {
+    case request
+    case press
+    case surfaceRemoved = "surface removed"
+    case surfaceCannotTakeFocus = "surface can no longer take focus"
+    case interactionIgnored = "interaction ignored"
+}
+
+public struct FocusChangeRecord: Sendable, Equatable {
+    public var kind: FocusKind
+    public var from: SurfaceID?
+    public var to: SurfaceID?
+    public var cause: FocusChangeCause
+    public var deliveries: [DeliveryRecord]
+}
+
+/// Receives routing decisions. Called after each event and each focus change.
+public protocol RoutingTraceSink: AnyObject {
+    func routed(_ record: RouteRecord)
+    func focusChanged(_ record: FocusChangeRecord)
+    func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord])
+}
+
+extension RoutingTraceSink {
+    public func focusChanged(_ record: FocusChangeRecord) {}
+    public func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord]) {}
+}
+
+/// Sees every event before it is routed, as UIApplication.sendEvent: does, and cannot change delivery.
+public protocol EventMonitor: AnyObject {
+    func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime)
+}

@@ -1,0 +1,174 @@
+import TouchRouterCore
+
+public enum TraceFormat: String, Sendable, CaseIterable {
+    case text
+    /// One JSON object per line.
+    case json
+}
+
+/// Writes routing decisions for people (text) or machines (JSON lines), naming
+/// surfaces, clients and outputs by their scene names.
+public final class TraceWriter: RoutingTraceSink {
+    public let format: TraceFormat
+    private let names: NameBook
+    private let write: (String) -> Void
+
+    public init(format: TraceFormat, names: NameBook, write: @escaping (String) -> Void) {
+        self.format = format
+        self.names = names
+        self.write = write
+    }
+
+    public func routed(_ record: RouteRecord) {
+        switch format {
+        case .text:
+            write("\(milliseconds(record.event.time)) #\(record.sequence) \(EventSyntax.format(record.event)) → \(describe(record.outcome))")
+            for delivery in record.deliveries { write("    \(describe(delivery))") }
+        case .json:
+            var fields: [(String, String)] = [
+                ("seq", String(record.sequence)),
+                ("time_ms", json(Double(record.event.time.nanoseconds) / 1e6)),
+                ("event", json(EventSyntax.format(record.event))),
+            ]
+            fields += outcomeFields(record.outcome)
+            fields.append(("stages_ns", object([
+                ("arrival", String(record.arrival.nanoseconds)), ("dequeued", String(record.dequeued.nanoseconds)),
+                ("decided", String(record.decided.nanoseconds)), ("delivered", String(record.delivered.nanoseconds)),
+            ])))
+            fields.append(("deliveries", "[" + record.deliveries.map(deliveryJSON).joined(separator: ",") + "]"))
+            write(object(fields))
+        }
+    }
+
+    public func focusChanged(_ record: FocusChangeRecord) {
+        let from = record.from.map { "\"\(names.name(of: $0))\"" } ?? "nobody"
+        let to = record.to.map { "\"\(names.name(of: $0))\"" } ?? "nobody"
+        switch format {
+        case .text:
+            write("    \(record.kind.rawValue) focus \(from) → \(to) (\(record.cause.rawValue))")
+            for delivery in record.deliveries { write("      \(describe(delivery))") }
+        case .json:
+            write(object([
+                ("focus", json(record.kind.rawValue)),
+                ("from", record.from.map { json(names.name(of: $0)) } ?? "null"),
+                ("to", record.to.map { json(names.name(of: $0)) } ?? "null"),
+                ("cause", json(record.cause.rawValue)),
+                ("deliveries", "[" + record.deliveries.map(deliveryJSON).joined(separator: ",") + "]"),
+            ]))
+        }
+    }
+
+    public func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord]) {
+        switch format {
+        case .text:
+            write("    ignoring interaction: depth \(depth)")
+            for delivery in cancelled { write("      \(describe(delivery))") }
+        case .json:
+            write(object([("ignore_interaction_depth", String(depth)), ("deliveries", "[" + cancelled.map(deliveryJSON).joined(separator: ",") + "]")]))
+        }
+    }
+
+    /// A script line that acts as the compositor, printed before its effects.
+    public func action(_ line: Script.Line) {
+        switch format {
+        case .text:
+            write("\(milliseconds(line.time)) \(line.text)")
+        case .json:
+            write(object([("time_ms", json(Double(line.time.nanoseconds) / 1e6)), ("action", json(line.text))]))
+        }
+    }
+
+    public func refused(_ line: Script.Line, reason: String) {
+        switch format {
+        case .text:
+            write("    refused: \(reason)")
+        case .json:
+            write(object([("time_ms", json(Double(line.time.nanoseconds) / 1e6)), ("action", json(line.text)), ("refused", json(reason))]))
+        }
+    }
+
+    // MARK: Text
+
+    private func milliseconds(_ time: RouterTime) -> String {
+        let ms = Double(time.nanoseconds) / 1e6
+        let whole = Int64(ms.rounded(.down))
+        let thousandths = Int64(((ms - Double(whole)) * 1000).rounded())
+        let fraction = String(thousandths)
+        return "\(whole).\(String(repeating: "0", count: max(0, 3 - fraction.count)))\(fraction)ms"
+    }
+
+    public func describe(_ outcome: RouteOutcome) -> String {
+        switch outcome {
+        case .delivered(let reason): "delivered (\(reason.rawValue))"
+        case .handled(let link, let declined): "handled by \(names.name(of: link))" + (declined > 0 ? " after \(declined) link\(declined == 1 ? "" : "s") passed it on" : "")
+        case .dropped(let reason): "dropped: \(describe(reason))"
+        case .discarded(let declined): "discarded: all \(declined) links of the fallback chain passed it on"
+        case .recorded: "recorded"
+        }
+    }
+
+    public func describe(_ reason: DropReason) -> String {
+        switch reason {
+        case .blockedByExclusiveTouch(let exclusive, let tracking) where exclusive == tracking:
+            "blocked: exclusive-touch \"\(names.name(of: exclusive))\" is tracking a touch"
+        case .blockedByExclusiveTouch(let exclusive, let tracking):
+            "blocked: \"\(names.name(of: exclusive))\" is exclusive-touch and \"\(names.name(of: tracking))\" is tracking a touch"
+        case .multipleTouchDisabled(let surface): "multiple touch is off on \"\(names.name(of: surface))\", which already has a touch"
+        default: reason.description
+        }
+    }
+
+    private func describe(_ delivery: DeliveryRecord) -> String {
+        let whom = delivery.surface.map { "\"\(names.name(of: $0))\" [\(names.name(of: delivery.client))]" } ?? "client \(names.name(of: delivery.client))"
+        let at = delivery.local.map { " at (\($0.x.formatted), \($0.y.formatted))" } ?? ""
+        return "\(delivery.kind.rawValue) → \(whom)\(at) (\(delivery.reason.rawValue))"
+    }
+
+    // MARK: JSON
+
+    private func outcomeFields(_ outcome: RouteOutcome) -> [(String, String)] {
+        switch outcome {
+        case .delivered(let reason): [("outcome", json("delivered")), ("reason", json(reason.rawValue))]
+        case .handled(let link, let declined): [("outcome", json("handled")), ("link", json(names.name(of: link))), ("declined", String(declined))]
+        case .dropped(let reason): [("outcome", json("dropped")), ("reason", json(describe(reason)))]
+        case .discarded(let declined): [("outcome", json("discarded")), ("declined", String(declined))]
+        case .recorded: [("outcome", json("recorded"))]
+        }
+    }
+
+    private func deliveryJSON(_ delivery: DeliveryRecord) -> String {
+        var fields: [(String, String)] = [("kind", json(delivery.kind.rawValue))]
+        if let surface = delivery.surface { fields.append(("surface", json(names.name(of: surface)))) }
+        fields.append(("client", json(names.name(of: delivery.client))))
+        if let local = delivery.local { fields += [("x", json(local.x)), ("y", json(local.y))] }
+        fields.append(("reason", json(delivery.reason.rawValue)))
+        return object(fields)
+    }
+}
+
+func object(_ fields: [(String, String)]) -> String {
+    "{" + fields.map { "\(json($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+}
+
+func json(_ number: Double) -> String { number.formatted }
+
+func json(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}

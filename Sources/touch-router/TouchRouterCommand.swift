@@ -1,0 +1,126 @@
+import ArgumentParser
+import Foundation
+import TouchRouterBench
+import TouchRouterCore
+import TouchRouterReplay
+
+@main
+struct TouchRouterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "touch-router",
+        abstract: "Routes touch, keyboard and pointer input to Wayland surfaces, as UIKit delivers events.",
+        subcommands: [Route.self, Bench.self])
+}
+
+/// Prints a message to standard error and exits with status 1.
+struct Failure: Error, CustomStringConvertible {
+    var description: String
+}
+
+func readFile(_ path: String, what: String) throws -> String {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        throw Failure(description: "\(path): error: cannot read the \(what) file (no such file, or no permission)")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+        throw Failure(description: "\(path): error: the \(what) file is not UTF-8 text")
+    }
+    return text
+}
+
+struct Route: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Plays an input script through a scene and prints who got each event, where and why.")
+
+    @Option(help: "The scene file (JSON): outputs and their surface trees.")
+    var scene: String
+
+    @Option(help: "The input script: one timed event or action per line.")
+    var script: String
+
+    @Option(help: "text for people, json for one JSON object per line.")
+    var format: TraceFormat = .text
+
+    func run() throws {
+        do {
+            let sceneFile = try Scene.parse(try readFile(scene, what: "scene"), file: scene)
+            let loaded = try sceneFile.load()
+            let parsed = try Script.parse(try readFile(script, what: "script"), file: script)
+            let replay = Replay(scene: loaded)
+            let writer = TraceWriter(format: format, names: loaded.names) { print($0) }
+            replay.run(parsed, trace: writer)
+        } catch let error as InputFileError {
+            throw Failure(description: error.description)
+        }
+    }
+}
+
+extension TraceFormat: ExpressibleByArgument {}
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self])
+}
+
+struct HitTest: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hit-test",
+        abstract: "Times the hit-test index against the plain recursive walk on the same scene and points.",
+        discussion: """
+            Synthetic scenes hold N leaf surfaces: ⌈N/3⌉ windows of 400×300 at seeded random \
+            positions on a 3840×2160 output, each with three subsurfaces. Per query: the median \
+            over runs, and p50/p99 over batches of \(HitTestBenchmark.batch) queries.
+            """)
+
+    @Option(parsing: .upToNextOption, help: "Leaf surfaces (100 to 100000); several give one row each.")
+    var leaves: [Int] = [10_000]
+
+    @Option(help: "Seed of the synthetic scene and of the points.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Measure this scene file instead of a synthetic scene.")
+    var scene: String?
+
+    @Option(help: "Cell size of the index as a power of two (7 is 128 px).")
+    var cellShift: Int = HitTestIndex.defaultCellShift
+
+    @Option(help: "Timed runs over each point set.")
+    var runs: Int = 7
+
+    @Flag(help: "Print JSON for machines instead of a table.")
+    var json = false
+
+    func validate() throws {
+        for n in leaves where !(100...100_000).contains(n) {
+            throw ValidationError("--leaves takes 100 to 100000, not \(n)")
+        }
+        guard (3...12).contains(cellShift) else { throw ValidationError("--cell-shift takes 3 to 12") }
+        guard runs >= 1 else { throw ValidationError("--runs takes 1 or more") }
+    }
+
+    func run() throws {
+        var benchmark = HitTestBenchmark()
+        benchmark.runs = runs
+        var reports: [HitTestBenchmark.Report] = []
+        if let scene {
+            let loaded: LoadedScene
+            do {
+                loaded = try Scene.parse(try readFile(scene, what: "scene"), file: scene).load(cellShift: cellShift)
+            } catch let error as InputFileError {
+                throw Failure(description: error.description)
+            }
+            let toplevels = loaded.tree.outputs.flatMap(\.toplevels)
+            let leafCount = loaded.tree.allSurfaces.filter { loaded.tree.children(of: $0).isEmpty }.count
+            reports.append(benchmark.run(label: scene, leaves: leafCount, seed: seed) { (loaded.tree, toplevels) })
+        } else {
+            for n in leaves {
+                reports.append(benchmark.run(label: "synthetic", leaves: n, seed: seed) {
+                    SyntheticScene.build(leaves: n, seed: seed, cellShift: cellShift)
+                })
+            }
+        }
+        if json {
+            print(BenchFormatting.json(reports))
+        } else {
+            print(BenchFormatting.table(reports))
+        }
+    }
+}
