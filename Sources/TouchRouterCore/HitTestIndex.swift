@@ -16,22 +16,55 @@
 public final class HitTestIndex {
     public static let defaultCellShift = 7
 
+    /// One rectangle of a surface's input region, in its toplevel's space.
     struct Item {
-        var minX: Double, minY: Double, maxX: Double, maxY: Double
-        var originX: Double, originY: Double
-        var surface: UInt32
+        var rect: Rect<SurfaceSpace>
+        var info: ItemInfo
     }
 
+    /// What a hit needs beyond the rectangle: whose it is and where that surface's origin lies.
+    struct ItemInfo {
+        var surface: UInt32
+        var originX: Float, originY: Float
+    }
+
+    /// Four items' rectangles side by side, so one compare tests four at once: random
+    /// points make every single test a coin toss, and mispredicted branches cost more
+    /// than the arithmetic. Unused lanes hold an empty rectangle.
+    struct ItemGroup {
+        var minX = SIMD4<Double>(repeating: .infinity), minY = SIMD4<Double>(repeating: .infinity)
+        var maxX = SIMD4<Double>(repeating: -.infinity), maxY = SIMD4<Double>(repeating: -.infinity)
+    }
+
+    /// What a query reads of a toplevel, packed together, with its four topmost items
+    /// inline so that most hits cost one dependent load after the cell's list.
+    struct HotEntry {
+        var first = ItemGroup()
+        /// The toplevel's origin in its output.
+        var originX = 0.0, originY = 0.0
+        /// Bounding box of the items after the first four, in toplevel space.
+        var restMinX: Float = 1, restMinY: Float = 1, restMaxX: Float = 0, restMaxY: Float = 0
+        /// Groups after the first; `infos` covers all items, the first four included.
+        var rest: UnsafeMutablePointer<ItemGroup>? = nil
+        var infos: UnsafeMutablePointer<ItemInfo>? = nil
+        var restCount: Int32 = 0
+    }
+
+    /// The rest of a toplevel's bookkeeping.
     struct Entry {
-        var key: UInt64 = 0
         var grid: Int32 = -1
         var origin = Offset.zero
-        var originX = 0.0, originY = 0.0
-        /// Bounding box of the items, toplevel-local; empty when there are no items.
-        var boxMinX = 0.0, boxMinY = 0.0, boxMaxX = 0.0, boxMaxY = 0.0
         var box: Rect<SurfaceSpace>? = nil
-        var items = ManualBuffer<Item>()
+        /// The box placed on the output and clipped to it, as the cells know it.
+        var placed: Rect<OutputSpace>? = nil
+        var groups = ManualBuffer<ItemGroup>()
+        var infos = ManualBuffer<ItemInfo>()
         var cells = CellRange.empty
+
+        mutating func deallocate() {
+            groups.deallocate()
+            infos.deallocate()
+        }
     }
 
     struct CellRange: Equatable {
@@ -41,8 +74,18 @@ public final class HitTestIndex {
         func contains(_ x: Int, _ y: Int) -> Bool { x >= x0 && x <= x1 && y >= y0 && y <= y1 }
     }
 
+    /// A toplevel listed in a cell, with its stacking key (so the binary searches need
+    /// no other memory) and which of the cell's 8×8 sub-cells its box covers (so a query
+    /// skips, with one AND, the toplevels that cannot hold the point).
+    struct CellEntry {
+        var key: UInt64
+        var mask: UInt64
+        var slot: UInt32
+    }
+
     struct Cell {
-        var slots = ManualBuffer<UInt32>()
+        /// Front first: descending key.
+        var list = ManualBuffer<CellEntry>()
     }
 
     struct Grid {
@@ -52,85 +95,151 @@ public final class HitTestIndex {
         var cells = ManualBuffer<Cell>()
     }
 
-    public struct Found {
-        public var surface: UInt32
-        public var localX: Double
-        public var localY: Double
+    struct OutputEntry {
+        var minX: Double, minY: Double, maxX: Double, maxY: Double
+        var originX: Double, originY: Double
+        var grid: Int32
+        var id: OutputID
+    }
+
+    /// Everything mutable sits behind one `let` pointer: a class's stored properties
+    /// pay a dynamic exclusivity check on every access, which a query cannot afford.
+    struct State {
+        var entries = ManualBuffer<Entry>()
+        var hot = ManualBuffer<HotEntry>()
+        /// Stacking keys by slot: higher is nearer the top.
+        var keys = ManualBuffer<UInt64>()
+        var grids = ManualBuffer<Grid>()
+        /// In the tree's output order: the first holding a point wins.
+        var outputs = ManualBuffer<OutputEntry>()
+        var freeSlots: [Int32] = []
     }
 
     let cellShift: Int
-    private var entries = ManualBuffer<Entry>()
-    private var freeSlots: [Int32] = []
-    private var grids = ManualBuffer<Grid>()
+    private let state: UnsafeMutablePointer<State>
 
     init(cellShift: Int) {
         precondition((3...12).contains(cellShift), "cell size must be 8 to 4096 pixels")
         self.cellShift = cellShift
+        state = .allocate(capacity: 1)
+        state.initialize(to: State())
     }
 
     deinit {
-        for i in 0..<entries.count { entries[i].items.deallocate() }
-        entries.deallocate()
-        for g in 0..<grids.count { releaseCells(of: Int32(g)) }
-        grids.deallocate()
+        for i in 0..<state.pointee.entries.count { state.pointee.entries.pointer(at: i).pointee.deallocate() }
+        state.pointee.entries.deallocate()
+        state.pointee.hot.deallocate()
+        state.pointee.keys.deallocate()
+        for g in 0..<state.pointee.grids.count where state.pointee.grids[g].live { releaseCells(of: Int32(g)) }
+        state.pointee.grids.deallocate()
+        state.pointee.outputs.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
     }
+
+    private var entries: ManualBuffer<Entry> { state.pointee.entries }
+    private var hot: ManualBuffer<HotEntry> { state.pointee.hot }
+    private var keys: ManualBuffer<UInt64> { state.pointee.keys }
+    private var grids: ManualBuffer<Grid> { state.pointee.grids }
 
     // MARK: Query
 
-    @inline(__always)
-    func query(grid g: Int32, x: Double, y: Double) -> Found? {
-        let grid = grids.pointer(at: Int(g))
-        // The caller checked the point lies on the output, so both are within the grid.
-        let column = Int(x) &>> cellShift, row = Int(y) &>> cellShift
-        let cell = grid.pointee.cells.pointer(at: row &* grid.pointee.columns &+ column)
-        let slots = cell.pointee.slots
-        var i = 0
-        while i < slots.count {
-            let entry = entries.pointer(at: Int(slots[i]))
-            i &+= 1
-            let lx = x - entry.pointee.originX, ly = y - entry.pointee.originY
-            guard lx >= entry.pointee.boxMinX, lx < entry.pointee.boxMaxX,
-                  ly >= entry.pointee.boxMinY, ly < entry.pointee.boxMaxY else { continue }
-            let items = entry.pointee.items
-            var j = 0
-            while j < items.count {
-                let item = items.pointer(at: j)
-                if lx >= item.pointee.minX, lx < item.pointee.maxX, ly >= item.pointee.minY, ly < item.pointee.maxY {
-                    return Found(surface: item.pointee.surface, localX: lx - item.pointee.originX, localY: ly - item.pointee.originY)
+    /// The surface at a global point: the output holding it, its cell, then the cell's
+    /// toplevels front to back. The arithmetic matches `SurfaceTree.referenceHitTest`.
+    func hitTest(_ point: Point<GlobalSpace>) -> HitResult? {
+        let state = self.state
+        let outputs = state.pointee.outputs
+        var o = 0
+        while o < outputs.count {
+            let output = outputs.pointer(at: o)
+            o &+= 1
+            guard point.x >= output.pointee.minX, point.x < output.pointee.maxX,
+                  point.y >= output.pointee.minY, point.y < output.pointee.maxY else { continue }
+            let x = point.x - output.pointee.originX, y = point.y - output.pointee.originY
+            let grid = state.pointee.grids.pointer(at: Int(output.pointee.grid))
+            let ix = Int(x), iy = Int(y)
+            let column = ix &>> cellShift, row = iy &>> cellShift
+            let subShift = cellShift &- 3
+            let bit: UInt64 = 1 &<< UInt64((((iy &>> subShift) & 7) &<< 3) | ((ix &>> subShift) & 7))
+            let list = grid.pointee.cells.pointer(at: row &* grid.pointee.columns &+ column).pointee.list
+            guard list.count > 0 else { return nil }
+            let hot = state.pointee.hot.base.unsafelyUnwrapped
+            var i = 0
+            while i < list.count {
+                let listed = list.pointer(at: i)
+                i &+= 1
+                if listed.pointee.mask & bit == 0 { continue }
+                let entry = hot + Int(listed.pointee.slot)
+                let lx = x - entry.pointee.originX, ly = y - entry.pointee.originY
+                let px = SIMD4<Double>(repeating: lx), py = SIMD4<Double>(repeating: ly)
+                var group = Self.pointer(to: &entry.pointee.first)
+                var g = 0
+                while true {
+                    let inside = (px .>= group.pointee.minX) .& (px .< group.pointee.maxX)
+                        .& (py .>= group.pointee.minY) .& (py .< group.pointee.maxY)
+                    if any(inside) {
+                        let lane = Int(SIMD4<Int64>(repeating: 4).replacing(with: SIMD4<Int64>(0, 1, 2, 3), where: inside).min())
+                        let info = entry.pointee.infos.unsafelyUnwrapped + (g &* 4 &+ lane)
+                        return HitResult(
+                            surface: SurfaceID(info.pointee.surface), output: output.pointee.id,
+                            local: Point(x: lx - Double(info.pointee.originX), y: ly - Double(info.pointee.originY)))
+                    }
+                    guard g < Int(entry.pointee.restCount) else { break }
+                    if g == 0 {
+                        guard lx >= Double(entry.pointee.restMinX), lx < Double(entry.pointee.restMaxX),
+                              ly >= Double(entry.pointee.restMinY), ly < Double(entry.pointee.restMaxY) else { break }
+                    }
+                    group = entry.pointee.rest.unsafelyUnwrapped + g
+                    g &+= 1
                 }
-                j &+= 1
             }
+            return nil
         }
         return nil
     }
 
-    // MARK: Grids
+    private static let lanes = SIMD4<Int64>(0, 1, 2, 3)
 
-    func addGrid(width: Int, height: Int) -> Int32 {
+    @inline(__always)
+    private static func pointer(to group: UnsafeMutablePointer<ItemGroup>) -> UnsafeMutablePointer<ItemGroup> { group }
+
+    // MARK: Outputs
+
+    /// Adds an output after the others, with its grid; returns the grid.
+    func addOutput(_ id: OutputID, rect: Rect<GlobalSpace>) -> Int32 {
         var grid = Grid()
         grid.live = true
-        grid.width = width
-        grid.height = height
-        grid.columns = max(1, (width + (1 << cellShift) - 1) >> cellShift)
-        grid.rows = max(1, (height + (1 << cellShift) - 1) >> cellShift)
+        grid.width = rect.width
+        grid.height = rect.height
+        grid.columns = max(1, (rect.width + (1 << cellShift) - 1) >> cellShift)
+        grid.rows = max(1, (rect.height + (1 << cellShift) - 1) >> cellShift)
         grid.cells.reserve(grid.columns * grid.rows)
         for _ in 0..<(grid.columns * grid.rows) { grid.cells.append(Cell()) }
-        for g in 0..<grids.count where !grids[g].live {
-            grids[g] = grid
-            return Int32(g)
+        var g = grids.count
+        for free in 0..<grids.count where !grids[free].live {
+            g = free
+            break
         }
-        grids.append(grid)
-        return Int32(grids.count - 1)
+        if g == grids.count { state.pointee.grids.append(grid) } else { grids[g] = grid }
+        state.pointee.outputs.append(OutputEntry(
+            minX: Double(rect.minX), minY: Double(rect.minY), maxX: Double(rect.maxX), maxY: Double(rect.maxY),
+            originX: Double(rect.x), originY: Double(rect.y), grid: Int32(g), id: id))
+        return Int32(g)
     }
 
-    func removeGrid(_ g: Int32) {
+    /// Its toplevels must be gone already.
+    func removeOutput(_ id: OutputID) {
+        let outputs = state.pointee.outputs
+        guard let at = (0..<outputs.count).first(where: { outputs[$0].id == id }) else { return }
+        let g = outputs[at].grid
+        state.pointee.outputs.remove(at: at)
         releaseCells(of: g)
         grids[Int(g)] = Grid()
     }
 
     private func releaseCells(of g: Int32) {
-        let grid = grids.pointer(at: Int(g))
-        for c in 0..<grid.pointee.cells.count { grid.pointee.cells[c].slots.deallocate() }
+        let grid = state.pointee.grids.pointer(at: Int(g))
+        for c in 0..<grid.pointee.cells.count { grid.pointee.cells.pointer(at: c).pointee.list.deallocate() }
         grid.pointee.cells.deallocate()
     }
 
@@ -138,16 +247,19 @@ public final class HitTestIndex {
 
     func insertToplevel(_ node: SurfaceNode, stack: [SurfaceNode], at position: Int) {
         let slot: Int32
-        if let reused = freeSlots.popLast() {
+        if let reused = state.pointee.freeSlots.popLast() {
             slot = reused
             entries[Int(slot)] = Entry()
+            hot[Int(slot)] = HotEntry()
         } else {
-            entries.append(Entry())
+            state.pointee.entries.append(Entry())
+            state.pointee.hot.append(HotEntry())
+            state.pointee.keys.append(0)
             slot = Int32(entries.count - 1)
         }
         node.indexSlot = slot
         entries[Int(slot)].grid = node.output!.grid
-        entries[Int(slot)].key = key(for: stack, at: position)
+        keys[Int(slot)] = key(for: stack, at: position)
         flatten(node, into: slot)
         place(slot, origin: node.position)
     }
@@ -155,10 +267,11 @@ public final class HitTestIndex {
     func removeToplevel(_ node: SurfaceNode) {
         let slot = node.indexSlot
         guard slot >= 0 else { return }
-        setCells(of: slot, to: .empty)
-        entries[Int(slot)].items.deallocate()
+        setCells(of: slot, to: nil)
+        entries.pointer(at: Int(slot)).pointee.deallocate()
         entries[Int(slot)] = Entry()
-        freeSlots.append(slot)
+        hot[Int(slot)] = HotEntry()
+        state.pointee.freeSlots.append(slot)
         node.indexSlot = -1
     }
 
@@ -181,10 +294,10 @@ public final class HitTestIndex {
     func restackToplevel(_ node: SurfaceNode, stack: [SurfaceNode]) {
         let slot = node.indexSlot
         guard slot >= 0, let position = stack.firstIndex(where: { $0 === node }) else { return }
-        let cells = entries[Int(slot)].cells
-        setCells(of: slot, to: .empty)
-        entries[Int(slot)].key = key(for: stack, at: position)
-        setCells(of: slot, to: cells)
+        let placed = entries[Int(slot)].placed
+        setCells(of: slot, to: nil)
+        keys[Int(slot)] = key(for: stack, at: position)
+        setCells(of: slot, to: placed)
     }
 
     // MARK: Stacking keys
@@ -194,8 +307,8 @@ public final class HitTestIndex {
     /// A key between the neighbours' keys at `position` in `stack` (bottom first);
     /// renumbers the whole stack, keeping its order, when they leave no room.
     private func key(for stack: [SurfaceNode], at position: Int) -> UInt64 {
-        let below = position > 0 ? entries[Int(stack[position - 1].indexSlot)].key : nil
-        let above = position + 1 < stack.count ? entries[Int(stack[position + 1].indexSlot)].key : nil
+        let below = position > 0 ? keys[Int(stack[position - 1].indexSlot)] : nil
+        let above = position + 1 < stack.count ? keys[Int(stack[position + 1].indexSlot)] : nil
         switch (below, above) {
         case (nil, nil):
             return UInt64(1) << 62
@@ -211,52 +324,72 @@ public final class HitTestIndex {
         }
     }
 
-    /// Order is kept, so the cells' lists stay sorted; only the keys change.
+    /// Order is kept, so the cells' lists stay sorted; only the keys change, in the
+    /// table and in every cell of the output. Rare: it takes 2^32 insertions between two neighbours.
     private func renumber(_ stack: [SurfaceNode], skipping skipped: Int) {
         var next = (UInt64(1) << 62) - UInt64(stack.count / 2) * Self.keySpacing
         for (i, node) in stack.enumerated() {
-            if i != skipped { entries[Int(node.indexSlot)].key = next }
+            if i != skipped { keys[Int(node.indexSlot)] = next }
             next += Self.keySpacing
+        }
+        guard let anyone = stack.first(where: { $0.indexSlot >= 0 }) else { return }
+        let grid = grids.pointer(at: Int(entries[Int(anyone.indexSlot)].grid))
+        for c in 0..<grid.pointee.cells.count {
+            let list = grid.pointee.cells.pointer(at: c).pointee.list
+            for i in 0..<list.count { list.pointer(at: i).pointee.key = keys[Int(list[i].slot)] }
         }
     }
 
     // MARK: Flattening
 
     private func flatten(_ top: SurfaceNode, into slot: Int32) {
-        let entry = entries.pointer(at: Int(slot))
-        entry.pointee.items.removeAll()
+        var items: [Item] = []
         var box: Rect<SurfaceSpace>? = nil
-        appendItems(of: top, origin: .zero, to: &entry.pointee.items, box: &box)
+        appendItems(of: top, origin: .zero, to: &items, box: &box)
+        let entry = entries.pointer(at: Int(slot))
         entry.pointee.box = box
-        if let box {
-            entry.pointee.boxMinX = Double(box.minX)
-            entry.pointee.boxMinY = Double(box.minY)
-            entry.pointee.boxMaxX = Double(box.maxX)
-            entry.pointee.boxMaxY = Double(box.maxY)
-        } else {
-            entry.pointee.boxMinX = 0; entry.pointee.boxMinY = 0
-            entry.pointee.boxMaxX = 0; entry.pointee.boxMaxY = 0
+        entry.pointee.groups.removeAll()
+        entry.pointee.infos.removeAll()
+        var first = ItemGroup()
+        var rest: Rect<SurfaceSpace>? = nil
+        for (i, item) in items.enumerated() {
+            if i >= 4 {
+                if i % 4 == 0 { entry.pointee.groups.append(ItemGroup()) }
+                rest = rest.map { union($0, item.rect) } ?? item.rect
+            }
+            let group = i < 4 ? Self.pointer(to: &first) : entry.pointee.groups.pointer(at: i / 4 - 1)
+            group.pointee.minX[i % 4] = Double(item.rect.minX)
+            group.pointee.minY[i % 4] = Double(item.rect.minY)
+            group.pointee.maxX[i % 4] = Double(item.rect.maxX)
+            group.pointee.maxY[i % 4] = Double(item.rect.maxY)
+            entry.pointee.infos.append(item.info)
         }
+        let fast = hot.pointer(at: Int(slot))
+        fast.pointee.first = first
+        fast.pointee.rest = entry.pointee.groups.base
+        fast.pointee.infos = entry.pointee.infos.base
+        fast.pointee.restCount = Int32(entry.pointee.groups.count)
+        fast.pointee.restMinX = Float(rest?.minX ?? 1)
+        fast.pointee.restMinY = Float(rest?.minY ?? 1)
+        fast.pointee.restMaxX = Float(rest?.maxX ?? 0)
+        fast.pointee.restMaxY = Float(rest?.maxY ?? 0)
+    }
+
+    private func union(_ a: Rect<SurfaceSpace>, _ b: Rect<SurfaceSpace>) -> Rect<SurfaceSpace> {
+        let x0 = min(a.minX, b.minX), y0 = min(a.minY, b.minY)
+        return Rect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
     }
 
     /// The same order as the reference walk: popups, subsurfaces above, the surface, subsurfaces below.
-    private func appendItems(of node: SurfaceNode, origin parentOrigin: Offset, to items: inout ManualBuffer<Item>, box: inout Rect<SurfaceSpace>?) {
+    private func appendItems(of node: SurfaceNode, origin parentOrigin: Offset, to items: inout [Item], box: inout Rect<SurfaceSpace>?) {
         guard node.properties.takesPointerInput else { return }
         let origin = node.parent == nil ? Offset.zero : parentOrigin + node.position
         for child in node.popups.reversed() { appendItems(of: child, origin: origin, to: &items, box: &box) }
         for child in node.above.reversed() { appendItems(of: child, origin: origin, to: &items, box: &box) }
-        for rect in node.effectiveInputRegion.rects {
+        for rect in node.inputRects {
             let placed: Rect<SurfaceSpace> = rect.absolute(from: origin)
-            items.append(Item(
-                minX: Double(placed.minX), minY: Double(placed.minY), maxX: Double(placed.maxX), maxY: Double(placed.maxY),
-                originX: Double(origin.dx), originY: Double(origin.dy), surface: node.id.raw))
-            if let current = box {
-                let x0 = min(current.minX, placed.minX), y0 = min(current.minY, placed.minY)
-                let x1 = max(current.maxX, placed.maxX), y1 = max(current.maxY, placed.maxY)
-                box = Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
-            } else {
-                box = placed
-            }
+            items.append(Item(rect: placed, info: ItemInfo(surface: node.id.raw, originX: Float(origin.dx), originY: Float(origin.dy))))
+            box = box.map { union($0, placed) } ?? placed
         }
         for child in node.below.reversed() { appendItems(of: child, origin: origin, to: &items, box: &box) }
     }
@@ -266,96 +399,135 @@ public final class HitTestIndex {
     private func place(_ slot: Int32, origin: Offset) {
         let entry = entries.pointer(at: Int(slot))
         entry.pointee.origin = origin
-        entry.pointee.originX = Double(origin.dx)
-        entry.pointee.originY = Double(origin.dy)
-        setCells(of: slot, to: cellRange(of: entry.pointee))
+        let fast = hot.pointer(at: Int(slot))
+        fast.pointee.originX = Double(origin.dx)
+        fast.pointee.originY = Double(origin.dy)
+        setCells(of: slot, to: placedBox(of: entry))
     }
 
-    private func cellRange(of entry: Entry) -> CellRange {
-        guard let box = entry.box else { return .empty }
-        let grid = grids[Int(entry.grid)]
-        let x0 = max(box.minX + entry.origin.dx, 0), y0 = max(box.minY + entry.origin.dy, 0)
-        let x1 = min(box.maxX + entry.origin.dx, grid.width), y1 = min(box.maxY + entry.origin.dy, grid.height)
-        guard x0 < x1, y0 < y1 else { return .empty }
-        return CellRange(x0: x0 >> cellShift, y0: y0 >> cellShift, x1: (x1 - 1) >> cellShift, y1: (y1 - 1) >> cellShift)
+    private func placedBox(of entry: UnsafeMutablePointer<Entry>) -> Rect<OutputSpace>? {
+        guard let box = entry.pointee.box else { return nil }
+        let grid = grids.pointer(at: Int(entry.pointee.grid))
+        let origin = entry.pointee.origin
+        let x0 = max(box.minX + origin.dx, 0), y0 = max(box.minY + origin.dy, 0)
+        let x1 = min(box.maxX + origin.dx, grid.pointee.width), y1 = min(box.maxY + origin.dy, grid.pointee.height)
+        guard x0 < x1, y0 < y1 else { return nil }
+        return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
     }
 
-    /// Leaves the cells that are no longer covered and joins the new ones; cells in both stay as they are.
-    private func setCells(of slot: Int32, to new: CellRange) {
-        let old = entries[Int(slot)].cells
-        guard old != new else { return }
-        let grid = grids.pointer(at: Int(entries[Int(slot)].grid))
+    private func cellRange(of box: Rect<OutputSpace>?) -> CellRange {
+        guard let box else { return .empty }
+        return CellRange(x0: box.minX >> cellShift, y0: box.minY >> cellShift, x1: (box.maxX - 1) >> cellShift, y1: (box.maxY - 1) >> cellShift)
+    }
+
+    /// The sub-cells of cell (column, row) that `box` covers, row-major, bit 0 top-left.
+    private func mask(of box: Rect<OutputSpace>, column: Int, row: Int) -> UInt64 {
+        let subShift = cellShift - 3
+        let left = column << cellShift, top = row << cellShift
+        let sx0 = max(0, (box.minX - left) >> subShift), sx1 = min(7, (box.maxX - 1 - left) >> subShift)
+        let sy0 = max(0, (box.minY - top) >> subShift), sy1 = min(7, (box.maxY - 1 - top) >> subShift)
+        guard sx0 <= sx1, sy0 <= sy1 else { return 0 }
+        let rowBits = (UInt64(0xFF) >> UInt64(7 - (sx1 - sx0))) << UInt64(sx0)
+        let rows = (UInt64.max >> UInt64(8 * (7 - (sy1 - sy0)))) << UInt64(8 * sy0)
+        return (rowBits &* 0x0101_0101_0101_0101) & rows
+    }
+
+    /// Leaves the cells no longer covered, joins the new ones, and updates the sub-cell
+    /// masks of cells in both where the box's edge moved within them.
+    private func setCells(of slot: Int32, to newBox: Rect<OutputSpace>?) {
+        let entry = entries.pointer(at: Int(slot))
+        let oldBox = entry.pointee.placed
+        guard oldBox != newBox else { return }
+        let old = cellRange(of: oldBox), new = cellRange(of: newBox)
+        let grid = grids.pointer(at: Int(entry.pointee.grid))
         let columns = grid.pointee.columns
-        if !old.isEmpty {
+        let key = keys[Int(slot)]
+        if let oldBox {
             for y in old.y0...old.y1 {
-                for x in old.x0...old.x1 where !new.contains(x, y) {
-                    remove(slot, from: grid.pointee.cells.pointer(at: y * columns + x))
+                for x in old.x0...old.x1 {
+                    let cell = grid.pointee.cells.pointer(at: y * columns + x)
+                    if !new.contains(x, y) {
+                        remove(slot, key: key, from: cell)
+                    } else if let newBox {
+                        let fresh = mask(of: newBox, column: x, row: y)
+                        if fresh != mask(of: oldBox, column: x, row: y) {
+                            let at = find(slot, key: key, in: cell)
+                            cell.pointee.list.pointer(at: at).pointee.mask = fresh
+                        }
+                    }
                 }
             }
         }
-        if !new.isEmpty {
+        if let newBox {
             for y in new.y0...new.y1 {
                 for x in new.x0...new.x1 where !old.contains(x, y) {
-                    insert(slot, into: grid.pointee.cells.pointer(at: y * columns + x))
+                    let cell = grid.pointee.cells.pointer(at: y * columns + x)
+                    let at = position(ofKey: key, in: cell.pointee.list)
+                    cell.pointee.list.insert(CellEntry(key: key, mask: mask(of: newBox, column: x, row: y), slot: UInt32(slot)), at: at)
                 }
             }
         }
-        entries[Int(slot)].cells = new
+        entry.pointee.placed = newBox
+        entry.pointee.cells = new
     }
 
-    /// The first position whose key is below `key`: cells are sorted by descending key.
+    /// The first position whose key is not above `key`, in a list sorted by descending key.
+    /// Branch-free: the halving depends only on the length, and the compare becomes a select.
     @inline(__always)
-    private func position(ofKey key: UInt64, in slots: ManualBuffer<UInt32>) -> Int {
-        var low = 0, high = slots.count
-        while low < high {
-            let mid = (low + high) >> 1
-            if entries[Int(slots[mid])].key > key { low = mid + 1 } else { high = mid }
+    private func position(ofKey key: UInt64, in list: ManualBuffer<CellEntry>) -> Int {
+        guard list.count > 0 else { return 0 }
+        let base = list.base.unsafelyUnwrapped
+        var low = 0, length = list.count
+        while length > 1 {
+            let half = length >> 1
+            low = base[low + half].key > key ? low + half : low
+            length -= half
         }
-        return low
+        return low + (base[low].key > key ? 1 : 0)
     }
 
-    private func insert(_ slot: Int32, into cell: UnsafeMutablePointer<Cell>) {
-        let at = position(ofKey: entries[Int(slot)].key, in: cell.pointee.slots)
-        cell.pointee.slots.insert(UInt32(slot), at: at)
+    private func find(_ slot: Int32, key: UInt64, in cell: UnsafeMutablePointer<Cell>) -> Int {
+        let at = position(ofKey: key, in: cell.pointee.list)
+        precondition(at < cell.pointee.list.count && cell.pointee.list[at].slot == UInt32(slot), "hit-test index cell lost a toplevel")
+        return at
     }
 
-    private func remove(_ slot: Int32, from cell: UnsafeMutablePointer<Cell>) {
-        let at = position(ofKey: entries[Int(slot)].key, in: cell.pointee.slots)
-        precondition(at < cell.pointee.slots.count && cell.pointee.slots[at] == UInt32(slot), "hit-test index cell lost a toplevel")
-        cell.pointee.slots.remove(at: at)
+    private func remove(_ slot: Int32, key: UInt64, from cell: UnsafeMutablePointer<Cell>) {
+        cell.pointee.list.remove(at: find(slot, key: key, in: cell))
     }
 
     // MARK: Inspection for tests
 
-    /// Toplevel slots listed in the cell holding the output-local point, front first.
-    func slots(grid g: Int32, x: Int, y: Int) -> [UInt32] {
-        let grid = grids[Int(g)]
-        let cell = grid.cells[(y >> cellShift) * grid.columns + (x >> cellShift)]
-        return (0..<cell.slots.count).map { cell.slots[$0] }
-    }
-
-    /// Checks every cell is sorted front first and every entry is listed in exactly its cells.
+    /// Checks each cell is sorted front first with the right keys and masks, and each
+    /// toplevel is listed in exactly the cells its box covers.
     func checkConsistency() -> String? {
+        var listed = [Int: Int]()
         for g in 0..<grids.count where grids[g].live {
             let grid = grids[g]
             for row in 0..<grid.rows {
                 for column in 0..<grid.columns {
-                    let slots = grid.cells[row * grid.columns + column].slots
-                    for i in 0..<slots.count {
-                        let entry = entries[Int(slots[i])]
-                        if entry.grid != Int32(g) || !entry.cells.contains(column, row) {
-                            return "cell (\(column),\(row)) of grid \(g) lists slot \(slots[i]) that does not cover it"
+                    let list = grid.cells[row * grid.columns + column].list
+                    for i in 0..<list.count {
+                        let item = list[i]
+                        let entry = entries[Int(item.slot)]
+                        listed[Int(item.slot), default: 0] += 1
+                        guard entry.grid == Int32(g), entry.cells.contains(column, row), let box = entry.placed else {
+                            return "cell (\(column),\(row)) of grid \(g) lists slot \(item.slot) that does not cover it"
                         }
-                        if i > 0, entries[Int(slots[i - 1])].key <= entry.key {
-                            return "cell (\(column),\(row)) of grid \(g) is out of stacking order at \(i)"
-                        }
+                        if item.key != keys[Int(item.slot)] { return "cell (\(column),\(row)) holds a stale key for slot \(item.slot)" }
+                        if item.mask != mask(of: box, column: column, row: row) { return "cell (\(column),\(row)) holds a stale mask for slot \(item.slot)" }
+                        if i > 0, list[i - 1].key <= item.key { return "cell (\(column),\(row)) of grid \(g) is out of stacking order at \(i)" }
                     }
                 }
             }
         }
         for slot in 0..<entries.count where entries[slot].grid >= 0 {
             let entry = entries[slot]
-            if entry.cells != cellRange(of: entry) { return "slot \(slot) covers \(entry.cells), expected \(cellRange(of: entry))" }
+            let expected = placedBox(of: entries.pointer(at: slot))
+            if entry.placed != expected { return "slot \(slot) is placed at \(String(describing: entry.placed)), expected \(String(describing: expected))" }
+            let range = cellRange(of: expected)
+            let cells = range.isEmpty ? 0 : (range.x1 - range.x0 + 1) * (range.y1 - range.y0 + 1)
+            if listed[slot, default: 0] != cells { return "slot \(slot) is listed in \(listed[slot, default: 0]) cells, expected \(cells)" }
         }
         return nil
     }

@@ -80,9 +80,11 @@ final class SurfaceNode {
     weak var output: OutputNode?
     /// Relative to the parent surface; for a toplevel, relative to its output.
     var position: Offset
-    var size: Size
+    var size: Size { didSet { inputRects = effectiveInputRegion.rects } }
     /// nil means the whole surface, as a wl_surface without an input region.
-    var inputRegion: Region<SurfaceSpace>?
+    var inputRegion: Region<SurfaceSpace>? { didSet { inputRects = effectiveInputRegion.rects } }
+    /// The input region clipped to the surface, kept ready for hit testing.
+    private(set) var inputRects: [Rect<SurfaceSpace>]
     var properties: SurfaceProperties
     /// Subsurfaces stacked under the parent, bottom first.
     var below: [SurfaceNode] = []
@@ -101,6 +103,7 @@ final class SurfaceNode {
         self.position = position
         self.size = size
         self.properties = properties
+        inputRects = size.width > 0 && size.height > 0 ? [Rect(x: 0, y: 0, width: size.width, height: size.height)] : []
     }
 
     var bounds: Rect<SurfaceSpace> { Rect(x: 0, y: 0, width: size.width, height: size.height) }
@@ -279,18 +282,8 @@ public final class SurfaceTree {
     // MARK: Hit testing
 
     /// The fast path: the incremental index.
-    @inlinable
     public func hitTest(_ point: Point<GlobalSpace>) -> HitResult? {
-        hitTestIndexed(point)
-    }
-
-    @usableFromInline
-    func hitTestIndexed(_ point: Point<GlobalSpace>) -> HitResult? {
-        guard let outputIndex = outputNodeIndex(at: point) else { return nil }
-        let output = outputNodes[outputIndex]
-        let inOutput: Point<OutputSpace> = point.relative(to: output.rect.origin)
-        guard let found = index.query(grid: output.grid, x: inOutput.x, y: inOutput.y) else { return nil }
-        return HitResult(surface: SurfaceID(found.surface), output: output.id, local: Point(x: found.localX, y: found.localY))
+        index.hitTest(point)
     }
 
     /// The reference: a plain recursive walk, front to back, as UIKit's hitTest:withEvent:.
@@ -302,30 +295,30 @@ public final class SurfaceTree {
         let inOutput: Point<OutputSpace> = point.relative(to: output.rect.origin)
         for top in output.toplevels.reversed() {
             let inToplevel: Point<SurfaceSpace> = inOutput.relative(to: top.position)
-            if let (node, local) = Self.walk(top, offset: .zero, inToplevel) {
+            if let (node, local) = Self.walk(top, isToplevel: true, offset: .zero, inToplevel) {
                 return HitResult(surface: node.id, output: output.id, local: local)
             }
         }
         return nil
     }
 
-    private static func walk(_ node: SurfaceNode, offset: Offset, _ inToplevel: Point<SurfaceSpace>) -> (SurfaceNode, Point<SurfaceSpace>)? {
+    private static func walk(_ node: SurfaceNode, isToplevel: Bool, offset: Offset, _ inToplevel: Point<SurfaceSpace>) -> (SurfaceNode, Point<SurfaceSpace>)? {
         guard node.properties.takesPointerInput else { return nil }
-        let origin = node.parent == nil ? Offset.zero : offset + node.position
+        let origin = isToplevel ? Offset.zero : offset + node.position
         for child in node.popups.reversed() {
-            if let hit = walk(child, offset: origin, inToplevel) { return hit }
+            if let hit = walk(child, isToplevel: false, offset: origin, inToplevel) { return hit }
         }
         for child in node.above.reversed() {
-            if let hit = walk(child, offset: origin, inToplevel) { return hit }
+            if let hit = walk(child, isToplevel: false, offset: origin, inToplevel) { return hit }
         }
-        for rect in node.effectiveInputRegion.rects {
+        for rect in node.inputRects {
             let inToplevelRect: Rect<SurfaceSpace> = rect.absolute(from: origin)
             if inToplevelRect.contains(inToplevel) {
                 return (node, inToplevel.relative(to: origin))
             }
         }
         for child in node.below.reversed() {
-            if let hit = walk(child, offset: origin, inToplevel) { return hit }
+            if let hit = walk(child, isToplevel: false, offset: origin, inToplevel) { return hit }
         }
         return nil
     }
@@ -349,7 +342,7 @@ public final class SurfaceTree {
     public func addOutput(_ id: OutputID, name: String, rect: Rect<GlobalSpace>) throws(SurfaceTreeError) {
         guard outputNode(id) == nil else { throw .duplicateOutput(id) }
         guard rect.width >= 0, rect.height >= 0 else { throw .negativeSize(Size(width: rect.width, height: rect.height)) }
-        let grid = index.addGrid(width: rect.width, height: rect.height)
+        let grid = index.addOutput(id, rect: rect)
         outputNodes.append(OutputNode(id: id, name: name, rect: rect, grid: grid))
     }
 
@@ -357,7 +350,7 @@ public final class SurfaceTree {
     public func removeOutput(_ id: OutputID) throws(SurfaceTreeError) {
         guard let i = outputNodes.firstIndex(where: { $0.id == id }) else { throw .unknownOutput(id) }
         for top in outputNodes[i].toplevels.reversed() { try remove(top.id) }
-        index.removeGrid(outputNodes[i].grid)
+        index.removeOutput(id)
         outputNodes.remove(at: i)
     }
 

@@ -80,6 +80,14 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var client: ClientID
     public var local: Point<SurfaceSpace>?
     public var reason: DeliveryReason
+
+    public init(kind: DeliveryKind, surface: SurfaceID?, client: ClientID, local: Point<SurfaceSpace>?, reason: DeliveryReason) {
+        self.kind = kind
+        self.surface = surface
+        self.client = client
+        self.local = local
+        self.reason = reason
+    }
 }
 
 /// One record per routed event, with the times of its stages from the router's clock.

@@ -1,0 +1,151 @@
+import Testing
+import TouchRouterCore
+import TouchRouterReplay
+
+@Suite("Keyboard focus: the first responder")
+struct KeyboardFocusTests {
+    @Test("only a shown surface that accepts keyboard focus can become first responder")
+    func canBecome() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100) { $0.acceptsKeyboardFocus = false }
+        h.toplevel(2, 0, 0, 100, 100) { $0.hidden = true }
+        h.toplevel(3, 0, 0, 100, 100)
+        #expect(!h.router.setKeyboardFocus(SurfaceID(1)))
+        #expect(!h.router.setKeyboardFocus(SurfaceID(2)))
+        #expect(!h.router.setKeyboardFocus(SurfaceID(99)))
+        #expect(h.router.keyboardFocus == nil)
+        #expect(h.router.setKeyboardFocus(SurfaceID(3)))
+        #expect(h.delivery.take() == [.keyboardEnter(SurfaceID(3), []), .modifiers(SurfaceID(3), KeyboardModifiers())])
+    }
+
+    @Test("keys go to the first responder, with modifiers when they change and held keys on enter")
+    func keys() {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(2, 0, 0, 100, 100)
+        h.router.setKeyboardFocus(SurfaceID(1))
+        _ = h.delivery.take()
+        h.key(EvdevCode.keyLeftShift, .pressed)
+        h.key(30, .pressed)
+        var shift = KeyboardModifiers()
+        shift.depressed = KeyboardModifiers.shift
+        #expect(h.delivery.take() == [
+            .key(SurfaceID(1), EvdevCode.keyLeftShift, .pressed), .modifiers(SurfaceID(1), shift), .key(SurfaceID(1), 30, .pressed),
+        ])
+        h.router.setKeyboardFocus(SurfaceID(2))
+        #expect(h.delivery.take() == [
+            .keyboardLeave(SurfaceID(1)), .keyboardEnter(SurfaceID(2), [EvdevCode.keyLeftShift, 30]), .modifiers(SurfaceID(2), shift),
+        ])
+        h.key(EvdevCode.keyCapsLock, .pressed)
+        #expect(h.router.modifiers.locked == KeyboardModifiers.capsLock)
+    }
+
+    @Test("when the focused surface is unmapped, focus falls back to the previously focused one")
+    func fallBackOnUnmap() throws {
+        let h = Harness()
+        let log = OutcomeLog()
+        h.router.traceSink = log
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(2, 0, 0, 100, 100)
+        h.toplevel(3, 0, 0, 100, 100)
+        h.router.setKeyboardFocus(SurfaceID(1))
+        h.router.setKeyboardFocus(SurfaceID(2))
+        h.router.setKeyboardFocus(SurfaceID(3))
+        try h.tree.updateProperties(SurfaceID(2)) { $0.mapped = false }
+        #expect(h.router.keyboardFocus == SurfaceID(3), "unmapping another surface leaves focus alone")
+        _ = h.delivery.take()
+        try h.tree.updateProperties(SurfaceID(3)) { $0.mapped = false }
+        #expect(h.router.keyboardFocus == SurfaceID(1), "2 is unmapped, so the one before it")
+        #expect(h.delivery.take().prefix(2) == [.keyboardLeave(SurfaceID(3)), .keyboardEnter(SurfaceID(1), [])])
+        #expect(log.focusChanges.last?.cause == .surfaceCannotTakeFocus)
+    }
+
+    @Test("when the focused surface is removed, its nearest ancestor that can takes focus, else history")
+    func fallBackOnRemove() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(2, 0, 0, 100, 100)
+        h.subsurface(3, of: 2, 0, 0, 10, 10)
+        h.router.setKeyboardFocus(SurfaceID(1))
+        h.router.setKeyboardFocus(SurfaceID(3))
+        try h.tree.remove(SurfaceID(3))
+        #expect(h.router.keyboardFocus == SurfaceID(2))
+        _ = h.delivery.take()
+        try h.tree.remove(SurfaceID(2))
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+        #expect(h.delivery.take().first == .keyboardEnter(SurfaceID(1), []), "no leave is sent to a removed surface")
+        try h.tree.remove(SurfaceID(1))
+        #expect(h.router.keyboardFocus == nil)
+    }
+
+    @Test("with the on-press policy a touch or click focuses the nearest surface that can take focus")
+    func focusOnPress() {
+        let h = Harness()
+        h.router.focusPolicy = .onPress
+        h.toplevel(1, 0, 0, 100, 100)
+        h.subsurface(2, of: 1, 0, 0, 50, 50) { $0.acceptsKeyboardFocus = false }
+        h.toplevel(3, 500, 0, 100, 100)
+        h.down(0, 10, 10)
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+        h.pointer(550, 50)
+        h.button(.pressed)
+        #expect(h.router.keyboardFocus == SurfaceID(3))
+    }
+}
+
+@Suite("Pointer focus")
+struct PointerFocusTests {
+    @Test("enter and leave follow the surface under the pointer, each group ends with a frame")
+    func enterLeave() {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(2, 200, 0, 100, 100)
+        h.pointer(50, 50)
+        h.pointer(250, 50)
+        h.pointer(500, 500)
+        let (c1, c2) = (h.client(1), h.client(2))
+        #expect(h.delivery.take() == [
+            .pointerEnter(SurfaceID(1), Point(50, 50)), .pointerMotion(SurfaceID(1), Point(50, 50)), .pointerFrame(c1),
+            .pointerLeave(SurfaceID(1)), .pointerEnter(SurfaceID(2), Point(50, 50)), .pointerMotion(SurfaceID(2), Point(50, 50)),
+            .pointerFrame(c1), .pointerFrame(c2),
+            .pointerLeave(SurfaceID(2)), .pointerFrame(c2),
+        ])
+        #expect(h.router.pointerFocus == nil)
+    }
+
+    @Test("while a button is held the pointer stays with the surface it was pressed on")
+    func implicitGrab() {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(2, 200, 0, 100, 100)
+        h.pointer(50, 50)
+        h.button(.pressed)
+        h.pointer(250, 50)
+        _ = h.delivery.take()
+        h.pointer(260, 50)
+        #expect(h.delivery.take() == [.pointerMotion(SurfaceID(1), Point(260, 50)), .pointerFrame(h.client(1))])
+        h.button(.released)
+        h.pointer(270, 50)
+        #expect(h.router.pointerFocus == SurfaceID(2))
+    }
+
+    @Test("relative motion is clamped to the output")
+    func clamped() {
+        let h = Harness()
+        h.send(.pointerMotion(device: DeviceID(1), time: .zero, dx: -50, dy: 5000))
+        #expect(h.router.pointerPosition.x == 0)
+        #expect(h.router.pointerPosition.y < 1000 && h.router.pointerPosition.y > 999)
+    }
+
+    @Test("a removed pointer focus is cleared without a leave to the dead surface")
+    func removedFocus() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.pointer(50, 50)
+        _ = h.delivery.take()
+        try h.tree.remove(SurfaceID(1))
+        #expect(h.router.pointerFocus == nil)
+        h.pointer(60, 60)
+        #expect(h.delivery.take().isEmpty)
+    }
+}

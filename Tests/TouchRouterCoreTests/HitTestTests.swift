@@ -1,0 +1,160 @@
+import Testing
+import TouchRouterCore
+
+@Suite("Hit testing: the deepest, topmost surface whose input region holds the point")
+struct HitTestTests {
+    @Test("topmost toplevel wins; local coordinates subtract every offset")
+    func topmost() {
+        let h = Harness(outputs: [Rect(x: 100, y: 50, width: 1000, height: 1000)])
+        h.toplevel(1, 0, 0, 500, 500)
+        h.toplevel(2, 200, 200, 500, 500)
+        h.subsurface(3, of: 2, 10, 20, 50, 50)
+        #expect(h.hit(150, 100) == SurfaceID(1))
+        #expect(h.hit(550, 500) == SurfaceID(2))
+        let deep = h.tree.hitTest(Point(100 + 200 + 10 + 5.5, 50 + 200 + 20 + 7.25))
+        #expect(deep?.surface == SurfaceID(3))
+        #expect(deep?.local == Point(5.5, 7.25))
+        #expect(h.hit(99, 60) == nil, "left of the output")
+    }
+
+    @Test("hidden, transparent, unmapped and interaction-disabled surfaces fall through, with their subtrees",
+          arguments: ["hidden", "transparent", "unmapped", "interaction disabled"])
+    func fallsThrough(_ kind: String) throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 500, 500)
+        h.toplevel(2, 100, 100, 200, 200)
+        h.subsurface(3, of: 2, 50, 50, 20, 20)
+        #expect(h.hit(120, 120) == SurfaceID(2))
+        #expect(h.hit(155, 155) == SurfaceID(3))
+        try h.tree.updateProperties(SurfaceID(2)) { p in
+            switch kind {
+            case "hidden": p.hidden = true
+            case "transparent": p.opacity = 0.009
+            case "unmapped": p.mapped = false
+            default: p.interactionEnabled = false
+            }
+        }
+        #expect(h.hit(120, 120) == SurfaceID(1))
+        #expect(h.hit(155, 155) == SurfaceID(1), "the subsurface goes with its parent")
+    }
+
+    @Test("an opacity of 0.01 still takes input")
+    func opacityThreshold() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100) { $0.opacity = 0.01 }
+        #expect(h.hit(50, 50) == SurfaceID(1))
+    }
+
+    @Test("the input region, clipped to the surface, decides; an empty one takes nothing")
+    func inputRegion() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 500, 500)
+        h.toplevel(2, 100, 100, 200, 200)
+        var region = Region(Rect<SurfaceSpace>(x: 0, y: 0, width: 200, height: 200))
+        region.subtract(Rect(x: 50, y: 50, width: 100, height: 100))
+        region.add(Rect(x: 150, y: 150, width: 500, height: 500))
+        try h.tree.setInputRegion(SurfaceID(2), region)
+        #expect(h.hit(110, 110) == SurfaceID(2))
+        #expect(h.hit(200, 200) == SurfaceID(1), "the hole")
+        #expect(h.hit(299, 299) == SurfaceID(2))
+        #expect(h.hit(350, 350) == SurfaceID(1), "region beyond the surface is clipped")
+        try h.tree.setInputRegion(SurfaceID(2), Region())
+        #expect(h.hit(110, 110) == SurfaceID(1))
+        try h.tree.setInputRegion(SurfaceID(2), nil)
+        #expect(h.hit(200, 200) == SurfaceID(2))
+    }
+
+    @Test("subsurfaces below the parent lose to it; above win; place_above/below the parent reorders")
+    func subsurfaceStacking() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.subsurface(2, of: 1, 0, 0, 100, 100, below: true)
+        h.subsurface(3, of: 1, 50, 0, 100, 100)
+        #expect(h.hit(10, 10) == SurfaceID(1))
+        #expect(h.hit(60, 10) == SurfaceID(3))
+        try h.tree.place(SurfaceID(3), below: SurfaceID(1))
+        #expect(h.hit(60, 10) == SurfaceID(1))
+        #expect(h.hit(120, 10) == SurfaceID(3), "outside the parent a subsurface still takes input")
+        try h.tree.place(SurfaceID(2), above: SurfaceID(1))
+        #expect(h.hit(10, 10) == SurfaceID(2))
+        #expect(h.tree.subsurfaces(of: SurfaceID(1)).above == [SurfaceID(2)])
+        #expect(h.tree.subsurfaces(of: SurfaceID(1)).below == [SurfaceID(3)])
+        try h.tree.place(SurfaceID(3), above: SurfaceID(2))
+        #expect(h.hit(60, 10) == SurfaceID(3))
+        #expect(throws: SurfaceTreeError.self) { try h.tree.place(SurfaceID(3), above: SurfaceID(99)) }
+    }
+
+    @Test("popups go above their parent and its subsurfaces, even outside it")
+    func popups() throws {
+        let h = Harness()
+        h.toplevel(1, 100, 100, 200, 200)
+        h.subsurface(2, of: 1, 0, 0, 200, 200)
+        h.popup(3, of: 2, -50, 150, 100, 100)
+        #expect(h.hit(60, 260) == SurfaceID(3))
+        #expect(h.hit(120, 260) == SurfaceID(3))
+        #expect(h.hit(160, 150) == SurfaceID(2))
+        let hit = h.tree.hitTest(Point(60, 260))
+        #expect(hit?.local == Point(10, 10))
+    }
+
+    @Test("raise, lower and place reorder toplevels")
+    func toplevelStacking() throws {
+        let h = Harness()
+        for id: UInt32 in 1...3 { h.toplevel(id, 0, 0, 100, 100) }
+        #expect(h.hit(50, 50) == SurfaceID(3))
+        try h.tree.raise(SurfaceID(1))
+        #expect(h.hit(50, 50) == SurfaceID(1))
+        try h.tree.lower(SurfaceID(1))
+        #expect(h.hit(50, 50) == SurfaceID(3))
+        try h.tree.place(SurfaceID(1), above: SurfaceID(3))
+        #expect(h.hit(50, 50) == SurfaceID(1))
+        try h.tree.place(SurfaceID(1), below: SurfaceID(2))
+        #expect(h.tree.output(OutputID(1))?.toplevels == [SurfaceID(1), SurfaceID(2), SurfaceID(3)])
+        #expect(h.tree.indexConsistencyProblem() == nil)
+    }
+
+    @Test("moving, resizing and removing update the index in place")
+    func incremental() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.subsurface(2, of: 1, 90, 90, 50, 50)
+        try h.tree.move(SurfaceID(1), to: Offset(dx: 500, dy: 500))
+        #expect(h.hit(50, 50) == nil)
+        #expect(h.hit(550, 550) == SurfaceID(1))
+        #expect(h.hit(630, 630) == SurfaceID(2))
+        try h.tree.resize(SurfaceID(2), to: Size(width: 10, height: 10))
+        #expect(h.hit(630, 630) == nil)
+        let removed = try h.tree.remove(SurfaceID(1))
+        #expect(removed == [SurfaceID(2), SurfaceID(1)])
+        #expect(h.hit(550, 550) == nil)
+        #expect(h.tree.indexConsistencyProblem() == nil)
+    }
+
+    @Test("each output is a root; toplevels do not reach past their output")
+    func outputs() throws {
+        let h = Harness(outputs: [Rect(x: 0, y: 0, width: 100, height: 100), Rect(x: 100, y: 0, width: 100, height: 100)])
+        h.toplevel(1, 50, 0, 100, 100, output: 1)
+        h.toplevel(2, 0, 0, 100, 100, output: 2)
+        #expect(h.hit(75, 50) == SurfaceID(1))
+        #expect(h.hit(125, 50) == SurfaceID(2), "the part of 1 hanging off output 1 takes nothing")
+        try h.tree.removeOutput(OutputID(2))
+        #expect(!h.tree.contains(SurfaceID(2)))
+        #expect(h.hit(125, 50) == nil)
+    }
+
+    @Test("bad operations throw and change nothing")
+    func errors() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        #expect(throws: SurfaceTreeError.duplicateSurface(SurfaceID(1))) {
+            try h.tree.addToplevel(SurfaceID(1), client: ClientID(1), output: OutputID(1), position: .zero, size: Size(width: 1, height: 1))
+        }
+        #expect(throws: SurfaceTreeError.unknownOutput(OutputID(9))) {
+            try h.tree.addToplevel(SurfaceID(2), client: ClientID(1), output: OutputID(9), position: .zero, size: Size(width: 1, height: 1))
+        }
+        #expect(throws: SurfaceTreeError.negativeSize(Size(width: -1, height: 1))) { try h.tree.resize(SurfaceID(1), to: Size(width: -1, height: 1)) }
+        #expect(throws: SurfaceTreeError.unknownSurface(SurfaceID(7))) { try h.tree.move(SurfaceID(7), to: .zero) }
+        #expect(h.hit(50, 50) == SurfaceID(1))
+        #expect(h.tree.surfaceCount == 1)
+    }
+}
