@@ -1,4 +1,5 @@
-/// A touch point's id on its device: libinput's seat slot, wl_touch's id.
+/// A touch point's id: libinput's seat slot, unique across every device of the seat,
+/// which is what wl_touch's id must be. A down for an id already down is dropped.
 public struct TouchID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var raw: Int32
     @inlinable public init(_ raw: Int32) { self.raw = raw }

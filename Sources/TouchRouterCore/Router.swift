@@ -271,8 +271,9 @@ public final class Router {
 
     // MARK: Touch
 
+    /// Touch ids are seat slots, unique across the seat's devices, as wl_touch needs them.
     private func touchIndex(_ device: DeviceID, _ id: TouchID) -> Int? {
-        for i in touches.indices where touches[i].id == id && touches[i].device == device { return i }
+        for i in touches.indices where touches[i].id == id { return i }
         return nil
     }
 
