@@ -40,6 +40,8 @@ let package = Package(
         ),
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"]),
+        // Runs the built `touch-router` as a person would.
+        .testTarget(name: "TouchRouterCLITests", dependencies: ["touch-router"]),
     ],
     swiftLanguageModes: [.v6]
 )

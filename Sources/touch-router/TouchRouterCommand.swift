@@ -12,9 +12,22 @@ struct TouchRouterCommand: ParsableCommand {
         subcommands: [Route.self, Bench.self])
 }
 
-/// Prints a message to standard error and exits with status 1.
+/// A failure to report as it is: the message already names file, line and what was wrong.
 struct Failure: Error, CustomStringConvertible {
     var description: String
+}
+
+/// Runs `body`; a `Failure` is printed to standard error, unprefixed, and the exit status is 1.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as Failure {
+        FileHandle.standardError.write(Data((failure.description + "\n").utf8))
+        throw ExitCode.failure
+    } catch let error as InputFileError {
+        FileHandle.standardError.write(Data((error.description + "\n").utf8))
+        throw ExitCode.failure
+    }
 }
 
 func readFile(_ path: String, what: String) throws -> String {
@@ -41,15 +54,11 @@ struct Route: ParsableCommand {
     var format: TraceFormat = .text
 
     func run() throws {
-        do {
-            let sceneFile = try Scene.parse(try readFile(scene, what: "scene"), file: scene)
-            let loaded = try sceneFile.load()
+        try reportingFailures {
+            let loaded = try Scene.parse(try readFile(scene, what: "scene"), file: scene).load()
             let parsed = try Script.parse(try readFile(script, what: "script"), file: script)
             let replay = Replay(scene: loaded)
-            let writer = TraceWriter(format: format, names: loaded.names) { print($0) }
-            replay.run(parsed, trace: writer)
-        } catch let error as InputFileError {
-            throw Failure(description: error.description)
+            replay.run(parsed, trace: TraceWriter(format: format, names: loaded.names) { print($0) })
         }
     }
 }
@@ -101,12 +110,11 @@ struct HitTest: ParsableCommand {
         benchmark.runs = runs
         var reports: [HitTestBenchmark.Report] = []
         if let scene {
-            let loaded: LoadedScene
-            do {
+            var loaded: LoadedScene?
+            try reportingFailures {
                 loaded = try Scene.parse(try readFile(scene, what: "scene"), file: scene).load(cellShift: cellShift)
-            } catch let error as InputFileError {
-                throw Failure(description: error.description)
             }
+            guard let loaded else { return }
             let toplevels = loaded.tree.outputs.flatMap(\.toplevels)
             let leafCount = loaded.tree.allSurfaces.filter { loaded.tree.children(of: $0).isEmpty }.count
             reports.append(benchmark.run(label: scene, leaves: leafCount, seed: seed) { (loaded.tree, toplevels) })

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// Runs the `touch-router` built beside this test bundle.
+struct ToolRun {
+    var status: Int32
+    var output: String
+    var errors: String
+
+    static let executable: URL = {
+        let me = URL(fileURLWithPath: try! FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        return me.deletingLastPathComponent().appendingPathComponent("touch-router")
+    }()
+
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/touch-router/Samples")
+
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        status = process.terminationStatus
+        output = String(decoding: outData, as: UTF8.self)
+        errors = String(decoding: errData, as: UTF8.self)
+    }
+}
+
+@Suite("touch-router on the command line")
+struct CommandLineTests {
+    func temporary(_ name: String, _ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-test-\(getpid())-\(name)")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url.path
+    }
+
+    @Test("route plays the sample and prints the trace")
+    func routeSample() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: ToolRun.executable.path), "built beside the tests: \(ToolRun.executable.path)")
+        let run = try ToolRun(["route", "--scene", ToolRun.samples.appendingPathComponent("kiosk-scene.json").path,
+                               "--script", ToolRun.samples.appendingPathComponent("demo.script").path])
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains("0.000ms #1 touch down 0 400 300 → delivered (hit)"))
+        #expect(run.errors.isEmpty)
+    }
+
+    @Test("a malformed scene exits non-zero naming file, line and what was expected")
+    func malformedScene() throws {
+        let scene = try temporary("bad.json", "{\"outputs\": [\n  {\"name\": \"A\", \"width\": -5, \"height\": 10}]}")
+        let script = try temporary("ok.script", "0 touch frame\n")
+        let run = try ToolRun(["route", "--scene", scene, "--script", script])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("\(scene):2:26: error: outputs[0].width: expected a whole number of 1 or more, found the number -5"), "\(run.errors)")
+        #expect(run.output.isEmpty)
+    }
+
+    @Test("a malformed script exits non-zero naming file, line and what was expected")
+    func malformedScript() throws {
+        let script = try temporary("bad.script", "0 touch down 0 1 2\n5 pointer button push BTN_LEFT\n")
+        let run = try ToolRun(["route", "--scene", ToolRun.samples.appendingPathComponent("kiosk-scene.json").path, "--script", script])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("\(script):2:18: error: expected press or release, found \"push\""), "\(run.errors)")
+    }
+
+    @Test("a missing file is named")
+    func missingFile() throws {
+        let run = try ToolRun(["route", "--scene", "/nonexistent/scene.json", "--script", "/nonexistent/x"])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("/nonexistent/scene.json: error: cannot read the scene file"))
+    }
+
+    @Test("bench hit-test prints JSON for machines with per-structure, per-point-set medians")
+    func benchJSON() throws {
+        let run = try ToolRun(["bench", "hit-test", "--leaves", "100", "--runs", "1", "--json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        for structure in ["index", "reference"] {
+            let sets = try #require(object[structure] as? [String: [String: Any]])
+            #expect(sets["random"]?["median_ns"] is Double || sets["random"]?["median_ns"] is Int)
+            #expect(sets["miss"] != nil)
+        }
+        #expect(object["agreed"] as? Bool == true)
+        #expect(object["leaves"] as? Int == 100)
+    }
+
+    @Test("bench rejects leaf counts outside 100 to 100000")
+    func benchRange() throws {
+        let run = try ToolRun(["bench", "hit-test", "--leaves", "50"])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("--leaves takes 100 to 100000, not 50"))
+    }
+}
