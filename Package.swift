@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(
             name: "RoutingBenchmarks",
             dependencies: [
-                "TouchRouterCore", "TouchRouterBench",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Sources/Benchmarks/RoutingBenchmarks",

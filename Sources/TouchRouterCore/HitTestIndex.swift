@@ -14,7 +14,7 @@
 /// Storage is manual (no Swift arrays on the query path) so that a query neither
 /// allocates nor retains.
 public final class HitTestIndex {
-    public static let defaultCellShift = 7
+    public static let defaultCellShift = 8
 
     /// One rectangle of a surface's input region, in its toplevel's space.
     struct Item {
@@ -420,6 +420,13 @@ public final class HitTestIndex {
         return CellRange(x0: box.minX >> cellShift, y0: box.minY >> cellShift, x1: (box.maxX - 1) >> cellShift, y1: (box.maxY - 1) >> cellShift)
     }
 
+    /// The box holds the whole cell, so its mask is full.
+    @inline(__always)
+    private func covers(_ box: Rect<OutputSpace>, column: Int, row: Int) -> Bool {
+        let left = column << cellShift, top = row << cellShift, size = 1 << cellShift
+        return box.minX <= left && box.maxX >= left + size && box.minY <= top && box.maxY >= top + size
+    }
+
     /// The sub-cells of cell (column, row) that `box` covers, row-major, bit 0 top-left.
     private func mask(of box: Rect<OutputSpace>, column: Int, row: Int) -> UInt64 {
         let subShift = cellShift - 3
@@ -448,7 +455,7 @@ public final class HitTestIndex {
                     let cell = grid.pointee.cells.pointer(at: y * columns + x)
                     if !new.contains(x, y) {
                         remove(slot, key: key, from: cell)
-                    } else if let newBox {
+                    } else if let newBox, !(covers(oldBox, column: x, row: y) && covers(newBox, column: x, row: y)) {
                         let fresh = mask(of: newBox, column: x, row: y)
                         if fresh != mask(of: oldBox, column: x, row: y) {
                             let at = find(slot, key: key, in: cell)

@@ -52,13 +52,28 @@ public protocol RouterClock: AnyObject {
 
 /// A clock that moves only when told to (swift-nio's EmbeddedEventLoop.advanceTime).
 public final class ManualClock: RouterClock {
-    public private(set) var current: RouterTime
+    // Behind a `let` pointer: stored class properties pay a dynamic exclusivity check per access.
+    private let storage: UnsafeMutablePointer<(current: RouterTime, tick: Int64)>
+
+    public private(set) var current: RouterTime {
+        get { storage.pointee.current }
+        set { storage.pointee.current = newValue }
+    }
+
     /// Added to the time on every read, so consecutive stamps differ in traces.
-    public var tickPerRead: Int64
+    public var tickPerRead: Int64 {
+        get { storage.pointee.tick }
+        set { storage.pointee.tick = newValue }
+    }
 
     public init(start: RouterTime = .zero, tickPerRead: Int64 = 0) {
-        current = start
-        self.tickPerRead = tickPerRead
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: (start, tickPerRead))
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
     }
 
     public func now() -> RouterTime {

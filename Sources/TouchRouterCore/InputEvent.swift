@@ -27,7 +27,8 @@ public struct DeviceCapabilities: OptionSet, Hashable, Sendable {
     public static let all: DeviceCapabilities = [.keyboard, .pointer, .touch, .gesture, .switch]
 }
 
-/// One input event as libinput (or replay, or injection) supplies it. Positions are in
+/// One input event as libinput (or replay, or injection) supplies it: plain data, so
+/// queueing and copying it never counts references. Positions are in
 /// the global layout, already mapped from the device to its output. `time` is the
 /// device's own timestamp; the router stamps arrival separately.
 public enum InputEvent: Sendable {
@@ -48,7 +49,8 @@ public enum InputEvent: Sendable {
     case pinch(device: DeviceID, time: RouterTime, phase: GesturePhase, fingers: Int32, dx: Double, dy: Double, scale: Double, rotation: Double, cancelled: Bool)
     case hold(device: DeviceID, time: RouterTime, phase: GesturePhase, fingers: Int32, cancelled: Bool)
     case switchToggle(device: DeviceID, time: RouterTime, kind: SwitchKind, state: SwitchState)
-    case deviceAdded(device: DeviceID, time: RouterTime, name: String, capabilities: DeviceCapabilities)
+    /// The device's name, which would make every event costly to copy, is given with `Router.nameDevice`.
+    case deviceAdded(device: DeviceID, time: RouterTime, capabilities: DeviceCapabilities)
     case deviceRemoved(device: DeviceID, time: RouterTime)
 
     public var device: DeviceID {
@@ -57,7 +59,7 @@ public enum InputEvent: Sendable {
              .touchFrame(let d, _), .key(let d, _, _, _), .pointerMotion(let d, _, _, _), .pointerMotionAbsolute(let d, _, _),
              .pointerButton(let d, _, _, _), .pointerAxis(let d, _, _, _, _, _), .swipe(let d, _, _, _, _, _, _),
              .pinch(let d, _, _, _, _, _, _, _, _), .hold(let d, _, _, _, _), .switchToggle(let d, _, _, _),
-             .deviceAdded(let d, _, _, _), .deviceRemoved(let d, _):
+             .deviceAdded(let d, _, _), .deviceRemoved(let d, _):
             d
         }
     }
@@ -68,7 +70,7 @@ public enum InputEvent: Sendable {
              .touchFrame(_, let t), .key(_, let t, _, _), .pointerMotion(_, let t, _, _), .pointerMotionAbsolute(_, let t, _),
              .pointerButton(_, let t, _, _), .pointerAxis(_, let t, _, _, _, _), .swipe(_, let t, _, _, _, _, _),
              .pinch(_, let t, _, _, _, _, _, _, _), .hold(_, let t, _, _, _), .switchToggle(_, let t, _, _),
-             .deviceAdded(_, let t, _, _), .deviceRemoved(_, let t):
+             .deviceAdded(_, let t, _), .deviceRemoved(_, let t):
             t
         }
     }

@@ -75,9 +75,12 @@ final class SurfaceNode {
     let role: SurfaceRole
     let client: ClientID
     var label: String
-    weak var parent: SurfaceNode?
+    // Not weak: a parent owns its children and removes them with itself, and an output
+    // removes its toplevels first, so these never outlive their target. A weak reference
+    // would give every node a side table and slow down each retain and release.
+    unowned(unsafe) var parent: SurfaceNode?
     /// Set on toplevels only; descendants find it through their toplevel.
-    weak var output: OutputNode?
+    unowned(unsafe) var output: OutputNode?
     /// Relative to the parent surface; for a toplevel, relative to its output.
     var position: Offset
     var size: Size { didSet { inputRects = effectiveInputRegion.rects } }
@@ -187,8 +190,19 @@ public struct OutputSnapshot: Hashable, Sendable {
 /// Every change updates the hit-test index in place, so `hitTest` and
 /// `referenceHitTest` always agree.
 public final class SurfaceTree {
-    private var nodes: [SurfaceID: SurfaceNode] = [:]
-    private var outputNodes: [OutputNode] = []
+    // Behind a `let` pointer: stored class properties pay a dynamic exclusivity check per access.
+    private let tables: UnsafeMutablePointer<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode])> = {
+        let tables = UnsafeMutablePointer<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode])>.allocate(capacity: 1)
+        tables.initialize(to: ([:], []))
+        return tables
+    }()
+    private var nodes: [SurfaceID: SurfaceNode] { _read { yield tables.pointee.nodes } _modify { yield &tables.pointee.nodes } }
+    private var outputNodes: [OutputNode] { _read { yield tables.pointee.outputs } _modify { yield &tables.pointee.outputs } }
+
+    deinit {
+        tables.deinitialize(count: 1)
+        tables.deallocate()
+    }
     let index: HitTestIndex
     public weak var observer: (any SurfaceTreeObserver)?
 

@@ -17,7 +17,7 @@ public struct EventSyntaxError: Error, Equatable, CustomStringConvertible {
 ///     swipe|pinch|hold begin FINGERS | swipe update DX DY | pinch update DX DY SCALE ROTATION
 ///     swipe|pinch|hold end [cancelled]
 ///     switch lid|tablet-mode on|off
-///     device add ID keyboard,pointer,touch,gesture,switch [NAME…] | device remove ID
+///     device add ID keyboard,pointer,touch,gesture,switch | device remove ID
 ///
 /// Positions are global layout coordinates. Every event comes from device 0 unless it
 /// names a device (`device add`/`device remove`).
@@ -119,8 +119,7 @@ public enum EventSyntax {
                     guard let capability = known[part] else { throw reader.unexpected("keyboard, pointer, touch, gesture or switch, separated by commas") }
                     capabilities.insert(capability)
                 }
-                let name = reader.rest().joined(separator: " ")
-                return .deviceAdded(device: id, time: time, name: name.isEmpty ? "device \(id.raw)" : name, capabilities: capabilities)
+                event = .deviceAdded(device: id, time: time, capabilities: capabilities)
             case "remove":
                 event = .deviceRemoved(device: DeviceID(UInt32(try reader.integer("the device id", range: 0...Int(UInt32.max)))), time: time)
             default: throw reader.unexpected("add or remove")
@@ -154,10 +153,10 @@ public enum EventSyntax {
         case .hold(_, _, let phase, let fingers, let cancelled):
             return gesture("hold", phase, fingers, cancelled, update: "")
         case .switchToggle(_, _, let kind, let state): return "switch \(kind.rawValue) \(state.rawValue)"
-        case .deviceAdded(let device, _, let name, let capabilities):
+        case .deviceAdded(let device, _, let capabilities):
             let words = [(DeviceCapabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch"), (.gesture, "gesture"), (.switch, "switch")]
                 .filter { capabilities.contains($0.0) }.map(\.1)
-            return "device add \(device.raw) \(words.joined(separator: ",")) \(name)"
+            return "device add \(device.raw) \(words.joined(separator: ","))"
         case .deviceRemoved(let device, _): return "device remove \(device.raw)"
         }
     }
@@ -215,11 +214,6 @@ private struct WordReader {
         if let named = EvdevNames.codeByName[String(text)] { return named }
         if let number = UInt32(text), number <= 0x2ff { return number }
         throw unexpected("an evdev name such as \(prefix == "KEY_" ? "KEY_A" : "BTN_LEFT") or a code from 0 to 767")
-    }
-
-    mutating func rest() -> [Substring] {
-        defer { index = words.count }
-        return Array(words[min(index, words.count)...])
     }
 
     func expectEnd() throws(EventSyntaxError) {

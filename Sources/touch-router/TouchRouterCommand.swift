@@ -66,7 +66,7 @@ struct Route: ParsableCommand {
 extension TraceFormat: ExpressibleByArgument {}
 
 struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self])
+    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self, RouteEvents.self])
 }
 
 struct HitTest: ParsableCommand {
@@ -88,7 +88,7 @@ struct HitTest: ParsableCommand {
     @Option(help: "Measure this scene file instead of a synthetic scene.")
     var scene: String?
 
-    @Option(help: "Cell size of the index as a power of two (7 is 128 px).")
+    @Option(help: "Cell size of the index as a power of two (8 is 256 px).")
     var cellShift: Int = HitTestIndex.defaultCellShift
 
     @Option(help: "Timed runs over each point set.")
@@ -129,6 +129,44 @@ struct HitTest: ParsableCommand {
             print(BenchFormatting.json(reports))
         } else {
             print(BenchFormatting.table(reports))
+        }
+    }
+}
+
+struct RouteEvents: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Times routing steps (queue, dispatch, focus, delivery to a discarding stand-in) on the synthetic scene.")
+
+    @Option(parsing: .upToNextOption, help: "Leaf surfaces (100 to 100000); several give one table each.")
+    var leaves: [Int] = [10_000]
+
+    @Option(help: "Seed of the synthetic scene and of the points.")
+    var seed: UInt64 = 1
+
+    @Flag(help: "Print JSON for machines instead of a table.")
+    var json = false
+
+    func validate() throws {
+        for n in leaves where !(100...100_000).contains(n) {
+            throw ValidationError("--leaves takes 100 to 100000, not \(n)")
+        }
+    }
+
+    func run() throws {
+        let reports = leaves.map { RouteBenchmark().run(leaves: $0, seed: seed) }
+        if json {
+            let rows = reports.map { r in
+                "{\"leaves\":\(r.leaves)," + r.rows.map { "\"\($0.name)\":{\"median_ns\":\(String(format: $0.median, digits: 1)),\"p99_ns\":\(String(format: $0.p99, digits: 1))}" }.joined(separator: ",") + "}"
+            }
+            print(rows.count == 1 ? rows[0] : "[" + rows.joined(separator: ",\n") + "]")
+        } else {
+            for r in reports {
+                print("\(r.leaves) leaves")
+                for row in r.rows {
+                    print("  \(row.name.padding(to: 40)) median \(String(format: row.median, digits: 1)) ns/step   p99 \(String(format: row.p99, digits: 1)) ns")
+                }
+            }
         }
     }
 }

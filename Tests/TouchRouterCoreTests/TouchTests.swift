@@ -149,7 +149,9 @@ struct TouchTests {
     func deviceRemoved() {
         let h = Harness()
         h.toplevel(1, 0, 0, 100, 100)
-        h.send(.deviceAdded(device: DeviceID(0), time: .zero, name: "panel", capabilities: .touch))
+        h.router.nameDevice(DeviceID(0), "panel")
+        h.send(.deviceAdded(device: DeviceID(0), time: .zero, capabilities: .touch))
+        #expect(h.router.deviceName(DeviceID(0)) == "panel")
         #expect(h.router.knownDevices[DeviceID(0)] == .touch)
         h.down(0, 10, 10)
         _ = h.delivery.take()

@@ -18,7 +18,7 @@ struct ScriptTests {
         "pointer axis vertical 15 discrete 1 source wheel", "pointer axis horizontal -2.5 source finger",
         "swipe begin 3", "swipe update 4 -2", "swipe end cancelled", "pinch begin 2", "pinch update 1 1 1.5 10", "pinch end",
         "hold begin 3", "hold end", "switch tablet-mode on", "switch lid off",
-        "device add 4 pointer,touch Goodix Capacitive", "device remove 4",
+        "device add 4 pointer,touch", "device remove 4",
     ])
     func roundTrip(_ text: String) throws {
         let event = try EventSyntax.parse(text.split(separator: " "), time: .zero)

@@ -1,6 +1,62 @@
 import Benchmark
+import TouchRouterBench
+import TouchRouterCore
+import TouchRouterReplay
+
+/// Allocation counts on the hot paths: a hit test, a routed touch motion and a routed
+/// pointer motion, each on the synthetic 10,000-leaf scene. `.ci/run` checks every
+/// allocation count is zero; times are reported, never checked.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark("noop", configuration: .init(metrics: [.mallocCountTotal])) { benchmark in
-        blackHole(1)
+    let configuration = Benchmark.Configuration(
+        metrics: [.mallocCountTotal, .wallClock],
+        scalingFactor: .kilo,
+        maxDuration: .seconds(2),
+        maxIterations: 200)
+
+    Benchmark("allocations: hit test, 10000 leaves", configuration: configuration) { benchmark in
+        let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
+        var generator = SeededGenerator(seed: 9)
+        let points = (0..<1024).map { _ in Point<GlobalSpace>(Double(Int.random(in: 0..<3840, using: &generator)), Double(Int.random(in: 0..<2160, using: &generator))) }
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations {
+            blackHole(tree.hitTest(points[i & 1023]))
+        }
+        benchmark.stopMeasurement()
+    }
+
+    Benchmark("allocations: routed touch motion, 10000 leaves", configuration: configuration) { benchmark in
+        let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
+        let delivery = DiscardingDelivery()
+        let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
+        let device = DeviceID(0), id = TouchID(0)
+        router.enqueue(.touchDown(device: device, time: .zero, id: id, position: Point(1920, 1080)))
+        router.enqueue(.touchFrame(device: device, time: .zero))
+        router.dispatchAll()
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations {
+            let step = Double(i & 255)
+            router.enqueue(.touchMotion(device: device, time: .zero, id: id, position: Point(1700 + step, 1000 + step)))
+            router.enqueue(.touchFrame(device: device, time: .zero))
+            router.dispatchAll()
+        }
+        benchmark.stopMeasurement()
+        blackHole(delivery.count)
+    }
+
+    Benchmark("allocations: routed pointer motion, 10000 leaves", configuration: configuration) { benchmark in
+        let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
+        let delivery = DiscardingDelivery()
+        let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
+        var generator = SeededGenerator(seed: 11)
+        let points = (0..<1024).map { _ in Point<GlobalSpace>(Double(Int.random(in: 0..<3840, using: &generator)), Double(Int.random(in: 0..<2160, using: &generator))) }
+        router.enqueue(.pointerMotionAbsolute(device: DeviceID(1), time: .zero, position: points[0]))
+        router.dispatchAll()
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations {
+            router.enqueue(.pointerMotionAbsolute(device: DeviceID(1), time: .zero, position: points[i & 1023]))
+            router.dispatchAll()
+        }
+        benchmark.stopMeasurement()
+        blackHole(delivery.count)
     }
 }

@@ -1,0 +1,72 @@
+import TouchRouterCore
+import TouchRouterReplay
+
+/// Times whole routing steps (enqueue, dispatch, delivery to a stand-in that discards)
+/// on the synthetic scene: what one input event costs the compositor before the wire.
+public struct RouteBenchmark {
+    public struct Report: Sendable {
+        public var leaves: Int
+        /// Per event kind: median over runs of ns per event, and p99 over batches.
+        public var rows: [(name: String, median: Double, p99: Double)]
+    }
+
+    public var events = 65_536
+    public var runs = 7
+
+    public init() {}
+
+    public func run(leaves: Int, seed: UInt64) -> Report {
+        let (tree, _) = SyntheticScene.build(leaves: leaves, seed: seed)
+        let delivery = DiscardingDelivery()
+        let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
+        var generator = SeededGenerator(seed: seed ^ 0xB0B)
+        let points = (0..<events).map { _ in
+            Point<GlobalSpace>(Double(Int.random(in: 0..<(3840 * 4), using: &generator)) / 4, Double(Int.random(in: 0..<(2160 * 4), using: &generator)) / 4)
+        }
+        let device = DeviceID(0)
+        var rows: [(String, Double, Double)] = []
+
+        router.enqueue(.touchDown(device: device, time: .zero, id: TouchID(0), position: Point(1920, 1080)))
+        router.dispatchAll()
+        rows.append(measure("touch motion (bound)", points) { point in
+            router.enqueue(.touchMotion(device: device, time: .zero, id: TouchID(0), position: point))
+            router.dispatchNext()
+        })
+        rows.append(measure("touch frame", points) { _ in
+            router.enqueue(.touchMotion(device: device, time: .zero, id: TouchID(0), position: Point(1920, 1080)))
+            router.enqueue(.touchFrame(device: device, time: .zero))
+            router.dispatchAll()
+        })
+        router.enqueue(.touchUp(device: device, time: .zero, id: TouchID(0)))
+        router.dispatchAll()
+        rows.append(measure("touch down + up + frame", points) { point in
+            router.enqueue(.touchDown(device: device, time: .zero, id: TouchID(1), position: point))
+            router.enqueue(.touchUp(device: device, time: .zero, id: TouchID(1)))
+            router.enqueue(.touchFrame(device: device, time: .zero))
+            router.dispatchAll()
+        })
+        rows.append(measure("pointer motion (hit test, enter/leave)", points) { point in
+            router.enqueue(.pointerMotionAbsolute(device: DeviceID(1), time: .zero, position: point))
+            router.dispatchNext()
+        })
+        Stopwatch.keep(UInt32(truncatingIfNeeded: delivery.count))
+        return Report(leaves: leaves, rows: rows)
+    }
+
+    private func measure(_ name: String, _ points: [Point<GlobalSpace>], _ step: (Point<GlobalSpace>) -> Void) -> (String, Double, Double) {
+        let batch = HitTestBenchmark.batch
+        var runMeans: [Double] = [], batchMeans: [Double] = []
+        for _ in 0..<runs {
+            let runStart = Stopwatch.now()
+            var i = 0
+            while i + batch <= points.count {
+                let start = Stopwatch.now()
+                for j in i..<(i + batch) { step(points[j]) }
+                batchMeans.append(Double(Stopwatch.now() - start) / Double(batch))
+                i += batch
+            }
+            runMeans.append(Double(Stopwatch.now() - runStart) / Double(points.count))
+        }
+        return (name, HitTestBenchmark.percentile(runMeans, 0.5), HitTestBenchmark.percentile(batchMeans, 0.99))
+    }
+}
