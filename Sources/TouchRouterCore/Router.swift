@@ -419,7 +419,7 @@ public final class Router {
                 }
                 focusOnPress(surface)
                 markDecided()
-                emulatePointerPress(surface: surface, client: client, time: time, at: position)
+                emulatePointerPress(time: time, at: position)
                 touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .emulatedPointer(surface, client)))
                 return .delivered(.pointerEmulation)
             }
@@ -470,12 +470,11 @@ public final class Router {
             record(.touchMotion, surface, client, local, .boundTouch)
             noteTouchFrame(for: client)
             return .delivered(.boundTouch)
-        case .emulatedPointer(let surface, let client):
+        case .emulatedPointer(let surface, _):
             guard tree.contains(surface) else { return .dropped(.surfaceGone) }
             markDecided()
             movePointer(to: position, time: time)
             flushPointerFrames()
-            _ = client
             return .delivered(.pointerEmulation)
         case .compositor(let responder, let link):
             markDecided()
@@ -496,9 +495,9 @@ public final class Router {
             record(.touchUp, surface, client, nil, .boundTouch)
             noteTouchFrame(for: client)
             return .delivered(.boundTouch)
-        case .emulatedPointer(let surface, let client):
+        case .emulatedPointer:
             markDecided()
-            releaseEmulatedButton(surface: surface, client: client, time: time)
+            releaseEmulatedButton(time: time)
             return .delivered(.pointerEmulation)
         case .compositor(let responder, let link):
             markDecided()
@@ -517,9 +516,9 @@ public final class Router {
             markDecided()
             cancelTouches(of: client, reason: .cancel)
             return .delivered(.cancel)
-        case .emulatedPointer(let surface, let client):
+        case .emulatedPointer:
             markDecided()
-            releaseEmulatedButton(surface: surface, client: client, time: event.time)
+            releaseEmulatedButton(time: event.time)
             return .delivered(.pointerEmulation)
         case .compositor(let responder, let link):
             markDecided()
@@ -559,7 +558,8 @@ public final class Router {
 
     // MARK: Pointer emulation
 
-    private func emulatePointerPress(surface: SurfaceID, client: ClientID, time: RouterTime, at position: Point<GlobalSpace>) {
+    /// Emulated input goes wherever the pointer focus is, which the move puts on the touched surface.
+    private func emulatePointerPress(time: RouterTime, at position: Point<GlobalSpace>) {
         movePointer(to: position, time: time)
         if pressedButtons.isEmpty { pointerGrab = pointerFocus }
         if !pressedButtons.contains(EvdevCode.buttonLeft) { pressedButtons.append(EvdevCode.buttonLeft) }
@@ -571,7 +571,7 @@ public final class Router {
         flushPointerFrames()
     }
 
-    private func releaseEmulatedButton(surface: SurfaceID, client: ClientID, time: RouterTime) {
+    private func releaseEmulatedButton(time: RouterTime) {
         pressedButtons.removeAll { $0 == EvdevCode.buttonLeft }
         if let focus = pointerFocus, let focusClient = tree.client(of: focus) {
             delivery.pointerButton(surface: focus, client: focusClient, time: time, button: EvdevCode.buttonLeft, state: .released)
@@ -804,8 +804,8 @@ public final class Router {
             switch point.target {
             case .client(_, let client):
                 if !cancelledClients.contains(client) { cancelledClients.append(client) }
-            case .emulatedPointer(let surface, let client):
-                releaseEmulatedButton(surface: surface, client: client, time: event.time)
+            case .emulatedPointer:
+                releaseEmulatedButton(time: event.time)
             case .compositor(let responder, let link):
                 _ = responder.respond(to: .touchCancel(device: device, time: event.time, id: point.id), at: link)
             case .swallowed:
@@ -897,8 +897,8 @@ public final class Router {
             switch point.target {
             case .client(_, let client):
                 if !cancelledClients.contains(client) { cancelledClients.append(client) }
-            case .emulatedPointer(let surface, let client):
-                releaseEmulatedButton(surface: surface, client: client, time: clock.now())
+            case .emulatedPointer:
+                releaseEmulatedButton(time: clock.now())
             case .compositor(let responder, let link):
                 _ = responder.respond(to: .touchCancel(device: point.device, time: clock.now(), id: point.id), at: link)
             case .swallowed:

@@ -98,9 +98,7 @@ struct HitTest: ParsableCommand {
     var json = false
 
     func validate() throws {
-        for n in leaves where !(100...100_000).contains(n) {
-            throw ValidationError("--leaves takes 100 to 100000, not \(n)")
-        }
+        try validateLeafCounts(leaves)
         guard (3...12).contains(cellShift) else { throw ValidationError("--cell-shift takes 3 to 12") }
         guard runs >= 1 else { throw ValidationError("--runs takes 1 or more") }
     }
@@ -148,9 +146,7 @@ struct RouteEvents: ParsableCommand {
     var json = false
 
     func validate() throws {
-        for n in leaves where !(100...100_000).contains(n) {
-            throw ValidationError("--leaves takes 100 to 100000, not \(n)")
-        }
+        try validateLeafCounts(leaves)
     }
 
     func run() throws {
@@ -168,5 +164,11 @@ struct RouteEvents: ParsableCommand {
                 }
             }
         }
+    }
+}
+
+func validateLeafCounts(_ leaves: [Int]) throws {
+    for n in leaves where !(100...100_000).contains(n) {
+        throw ValidationError("--leaves takes 100 to 100000, not \(n)")
     }
 }

@@ -33,8 +33,7 @@ struct FallbackChainTests {
     @Test("each link is asked in order; the first that handles it ends the walk")
     func linksInOrder() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 500, 500)
         h.subsurface(2, of: 1, 10, 10, 300, 300)
         h.router.setKeyboardFocus(SurfaceID(2))
@@ -59,8 +58,7 @@ struct FallbackChainTests {
     @Test("with nothing taking it, an event is discarded after every link")
     func discarded() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.send(.switchToggle(device: DeviceID(3), time: .zero, kind: .tabletMode, state: .on))
         #expect(log.last == .discarded(declined: 2))
         let shell = ScriptedResponder(.handled)
@@ -72,8 +70,7 @@ struct FallbackChainTests {
     @Test("touchpad gestures go to compositor responders from the surface under the pointer")
     func gestures() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 500, 500)
         let output = ScriptedResponder(.handled)
         h.router.attach(output, to: .output(h.output))
@@ -85,8 +82,7 @@ struct FallbackChainTests {
     @Test("responders attached to a removed surface go with it")
     func detachOnRemove() throws {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 500, 500)
         h.router.setCapabilities([], for: h.client(1))
         let responder = ScriptedResponder(.handled)
@@ -132,8 +128,7 @@ struct RouterTests {
     @Test("every stage is stamped by the injected clock, in order")
     func stamps() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.clock.advance(to: RouterTime(nanoseconds: 5_000))
         h.router.enqueue(.touchDown(device: DeviceID(0), time: RouterTime(nanoseconds: 4_000), id: TouchID(0), position: Point(10, 10)))
@@ -151,8 +146,7 @@ struct RouterTests {
     @Test("ignoring interaction nests, cancels live touches, drops touch and pointer, passes keys")
     func ignoreInteraction() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.router.setKeyboardFocus(SurfaceID(1))
         h.down(0, 10, 10)

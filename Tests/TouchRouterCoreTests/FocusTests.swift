@@ -43,8 +43,7 @@ struct KeyboardFocusTests {
     @Test("when the focused surface is unmapped, focus falls back to the previously focused one")
     func fallBackOnUnmap() throws {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.toplevel(2, 0, 0, 100, 100)
         h.toplevel(3, 0, 0, 100, 100)

@@ -1,10 +1,11 @@
 import TouchRouterCore
 import TouchRouterReplay
 
-/// A router over a fresh tree with one 1000×1000 output, recording every delivery.
+/// A router over a fresh tree with one 1000×1000 output, recording every delivery and outcome.
 final class Harness {
     let tree: SurfaceTree
     let delivery = RecordingDelivery()
+    let log = OutcomeLog()
     let clock = ManualClock(start: RouterTime(nanoseconds: 1_000), tickPerRead: 10)
     let router: Router
     let output = OutputID(1)
@@ -14,6 +15,7 @@ final class Harness {
         tree = SurfaceTree()
         for (i, rect) in outputs.enumerated() { try! tree.addOutput(OutputID(UInt32(i + 1)), name: "OUT-\(i + 1)", rect: rect) }
         router = Router(tree: tree, delivery: delivery, clock: clock)
+        router.traceSink = log
     }
 
     /// Adds a toplevel owned by a new client (or `client`), returning its id.

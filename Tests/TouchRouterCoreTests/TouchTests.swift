@@ -41,8 +41,7 @@ struct TouchTests {
     @Test("exclusive surface: its touch is delivered only while no other surface on the output tracks one")
     func exclusiveBlockedByOthers() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.toplevel(2, 500, 0, 100, 100) { $0.exclusiveTouch = true }
         h.down(0, 50, 50)
@@ -64,8 +63,7 @@ struct TouchTests {
     @Test("non-exclusive surface: its touch is blocked while an exclusive surface tracks one")
     func exclusiveBlocksOthers() {
         let h = Harness(outputs: [Rect(x: 0, y: 0, width: 1000, height: 1000), Rect(x: 1000, y: 0, width: 1000, height: 1000)])
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100) { $0.exclusiveTouch = true }
         h.toplevel(2, 500, 0, 100, 100)
         h.toplevel(3, 0, 0, 100, 100, output: 2)
@@ -82,8 +80,7 @@ struct TouchTests {
     @Test("multiple touch off: the surface gets only the first touch of a sequence")
     func multipleTouchOff() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100) { $0.multipleTouch = false }
         h.down(0, 10, 10)
         h.down(1, 20, 20)
@@ -102,8 +99,7 @@ struct TouchTests {
     @Test("surface removed mid-touch: that touch ends for it, others go on, nothing dangles")
     func removedMidTouch() throws {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.subsurface(3, of: 1, 0, 0, 20, 20)
         h.toplevel(2, 500, 0, 100, 100)
@@ -164,8 +160,7 @@ struct TouchTests {
     @Test("a repeated down for a live touch id is dropped, an unknown id's motion too")
     func duplicateAndUnknown() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.down(0, 10, 10)
         h.down(0, 20, 20)
@@ -198,8 +193,7 @@ struct EmulationTests {
     @Test("only one touch at a time drives the pointer")
     func emulationBusy() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.router.setCapabilities(.pointer, for: h.client(1))
         h.down(0, 10, 10)
@@ -210,8 +204,7 @@ struct EmulationTests {
     @Test("a client with neither passes the touch on; a compositor responder can take it for its whole sequence")
     func chainTakesTouch() {
         let h = Harness()
-        let log = OutcomeLog()
-        h.router.traceSink = log
+        let log = h.log
         h.toplevel(1, 0, 0, 100, 100)
         h.router.setCapabilities([], for: h.client(1))
         h.down(0, 10, 10)
