@@ -79,11 +79,7 @@ struct HitTest: ParsableCommand {
             over runs, and p50/p99 over batches of \(HitTestBenchmark.batch) queries.
             """)
 
-    @Option(parsing: .upToNextOption, help: "Leaf surfaces (100 to 100000); several give one row each.")
-    var leaves: [Int] = [10_000]
-
-    @Option(help: "Seed of the synthetic scene and of the points.")
-    var seed: UInt64 = 1
+    @OptionGroup var synthetic: SyntheticSceneOptions
 
     @Option(help: "Measure this scene file instead of a synthetic scene.")
     var scene: String?
@@ -98,7 +94,6 @@ struct HitTest: ParsableCommand {
     var json = false
 
     func validate() throws {
-        try validateLeafCounts(leaves)
         guard (3...12).contains(cellShift) else { throw ValidationError("--cell-shift takes 3 to 12") }
         guard runs >= 1 else { throw ValidationError("--runs takes 1 or more") }
     }
@@ -115,11 +110,11 @@ struct HitTest: ParsableCommand {
             guard let loaded else { return }
             let toplevels = loaded.tree.outputs.flatMap(\.toplevels)
             let leafCount = loaded.tree.allSurfaces.filter { loaded.tree.children(of: $0).isEmpty }.count
-            reports.append(benchmark.run(label: scene, leaves: leafCount, seed: seed) { (loaded.tree, toplevels) })
+            reports.append(benchmark.run(label: scene, leaves: leafCount, seed: synthetic.seed) { (loaded.tree, toplevels) })
         } else {
-            for n in leaves {
-                reports.append(benchmark.run(label: "synthetic", leaves: n, seed: seed) {
-                    SyntheticScene.build(leaves: n, seed: seed, cellShift: cellShift)
+            for n in synthetic.leaves {
+                reports.append(benchmark.run(label: "synthetic", leaves: n, seed: synthetic.seed) {
+                    SyntheticScene.build(leaves: n, seed: synthetic.seed, cellShift: cellShift)
                 })
             }
         }
@@ -136,21 +131,13 @@ struct RouteEvents: ParsableCommand {
         commandName: "route",
         abstract: "Times routing steps (queue, dispatch, focus, delivery to a discarding stand-in) on the synthetic scene.")
 
-    @Option(parsing: .upToNextOption, help: "Leaf surfaces (100 to 100000); several give one table each.")
-    var leaves: [Int] = [10_000]
-
-    @Option(help: "Seed of the synthetic scene and of the points.")
-    var seed: UInt64 = 1
+    @OptionGroup var synthetic: SyntheticSceneOptions
 
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
-    func validate() throws {
-        try validateLeafCounts(leaves)
-    }
-
     func run() throws {
-        let reports = leaves.map { RouteBenchmark().run(leaves: $0, seed: seed) }
+        let reports = synthetic.leaves.map { RouteBenchmark().run(leaves: $0, seed: synthetic.seed) }
         if json {
             let rows = reports.map { r in
                 "{\"leaves\":\(r.leaves)," + r.rows.map { "\"\($0.name)\":{\"median_ns\":\(String(format: $0.median, digits: 1)),\"p99_ns\":\(String(format: $0.p99, digits: 1))}" }.joined(separator: ",") + "}"
@@ -167,8 +154,17 @@ struct RouteEvents: ParsableCommand {
     }
 }
 
-func validateLeafCounts(_ leaves: [Int]) throws {
-    for n in leaves where !(100...100_000).contains(n) {
-        throw ValidationError("--leaves takes 100 to 100000, not \(n)")
+/// The synthetic scenes both benchmarks measure.
+struct SyntheticSceneOptions: ParsableArguments {
+    @Option(parsing: .upToNextOption, help: "Leaf surfaces (100 to 100000); several give one result each.")
+    var leaves: [Int] = [10_000]
+
+    @Option(help: "Seed of the synthetic scene and of the points.")
+    var seed: UInt64 = 1
+
+    func validate() throws {
+        for n in leaves where !(100...100_000).contains(n) {
+            throw ValidationError("--leaves takes 100 to 100000, not \(n)")
+        }
     }
 }
