@@ -39,6 +39,8 @@ public struct HitTestBenchmark {
     /// The reference walk is slow on large scenes: it gets this many seconds per point set.
     public var referenceBudgetSeconds = 0.4
     public var moves = 20_000
+    /// Skips timing the reference walk, which takes minutes on large scenes.
+    public var indexOnly = false
 
     public init() {}
 
@@ -59,6 +61,7 @@ public struct HitTestBenchmark {
         var reference: [String: Percentiles] = [:]
         for (name, points) in pointSets {
             index[name] = measure(points: points, runs: runs) { tree.hitTest($0)?.surface.raw ?? 0 }
+            if indexOnly { continue }
             let estimate = measure(points: Array(points.prefix(Self.batch * 4)), runs: 1) { tree.referenceHitTest($0)?.surface.raw ?? 0 }
             let affordable = Int(referenceBudgetSeconds * 1e9 / max(estimate.medianNanoseconds, 1)) / max(runs, 1)
             let count = min(points.count, max(Self.batch * 8, affordable / Self.batch * Self.batch))

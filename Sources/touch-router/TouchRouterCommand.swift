@@ -90,6 +90,9 @@ struct HitTest: ParsableCommand {
     @Option(help: "Timed runs over each point set.")
     var runs: Int = 7
 
+    @Flag(help: "Time only the index, not the reference walk (which takes minutes on large scenes).")
+    var indexOnly = false
+
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
@@ -101,6 +104,7 @@ struct HitTest: ParsableCommand {
     func run() throws {
         var benchmark = HitTestBenchmark()
         benchmark.runs = runs
+        benchmark.indexOnly = indexOnly
         var reports: [HitTestBenchmark.Report] = []
         if let scene {
             var loaded: LoadedScene?
