@@ -60,12 +60,12 @@ public struct HitTestBenchmark {
         var index: [String: Percentiles] = [:]
         var reference: [String: Percentiles] = [:]
         for (name, points) in pointSets {
-            index[name] = measure(points: points, runs: runs) { tree.hitTest($0)?.surface.raw ?? 0 }
+            index[name] = Self.measure(points: points, runs: runs) { tree.hitTest($0)?.surface.raw ?? 0 }
             if indexOnly { continue }
-            let estimate = measure(points: Array(points.prefix(Self.batch * 4)), runs: 1) { tree.referenceHitTest($0)?.surface.raw ?? 0 }
+            let estimate = Self.measure(points: Array(points.prefix(Self.batch * 4)), runs: 1) { tree.referenceHitTest($0)?.surface.raw ?? 0 }
             let affordable = Int(referenceBudgetSeconds * 1e9 / max(estimate.medianNanoseconds, 1)) / max(runs, 1)
             let count = min(points.count, max(Self.batch * 8, affordable / Self.batch * Self.batch))
-            reference[name] = measure(points: Array(points.prefix(count)), runs: runs) { tree.referenceHitTest($0)?.surface.raw ?? 0 }
+            reference[name] = Self.measure(points: Array(points.prefix(count)), runs: runs) { tree.referenceHitTest($0)?.surface.raw ?? 0 }
         }
 
         let outputRects = outputs.map(\.rect)
@@ -111,7 +111,9 @@ public struct HitTestBenchmark {
         return found
     }
 
-    func measure(points: [Point<GlobalSpace>], runs: Int, _ query: (Point<GlobalSpace>) -> UInt32) -> Percentiles {
+    /// Times `query` over every point, `runs` times, in batches of `batch`: the median of the
+    /// runs' means, and p50/p99 of the batches' means.
+    static func measure(points: [Point<GlobalSpace>], runs: Int, _ query: (Point<GlobalSpace>) -> UInt32) -> Percentiles {
         var runMeans: [Double] = []
         var batchMeans: [Double] = []
         var sink: UInt32 = 0

@@ -54,19 +54,10 @@ public struct RouteBenchmark {
     }
 
     private func measure(_ name: String, _ points: [Point<GlobalSpace>], _ step: (Point<GlobalSpace>) -> Void) -> (String, Double, Double) {
-        let batch = HitTestBenchmark.batch
-        var runMeans: [Double] = [], batchMeans: [Double] = []
-        for _ in 0..<runs {
-            let runStart = Stopwatch.now()
-            var i = 0
-            while i + batch <= points.count {
-                let start = Stopwatch.now()
-                for j in i..<(i + batch) { step(points[j]) }
-                batchMeans.append(Double(Stopwatch.now() - start) / Double(batch))
-                i += batch
-            }
-            runMeans.append(Double(Stopwatch.now() - runStart) / Double(points.count))
+        let timing = HitTestBenchmark.measure(points: points, runs: runs) { point in
+            step(point)
+            return 0
         }
-        return (name, HitTestBenchmark.percentile(runMeans, 0.5), HitTestBenchmark.percentile(batchMeans, 0.99))
+        return (name, timing.medianNanoseconds, timing.p99Nanoseconds)
     }
 }

@@ -59,7 +59,6 @@ public final class HitTestIndex {
         var placed: Rect<OutputSpace>? = nil
         var groups = ManualBuffer<ItemGroup>()
         var infos = ManualBuffer<ItemInfo>()
-        var cells = CellRange.empty
 
         mutating func deallocate() {
             groups.deallocate()
@@ -102,8 +101,7 @@ public final class HitTestIndex {
         var id: OutputID
     }
 
-    /// Everything mutable sits behind one `let` pointer: a class's stored properties
-    /// pay a dynamic exclusivity check on every access, which a query cannot afford.
+    /// Everything mutable, unchecked (see `UncheckedState`): a query cannot afford the checks.
     struct State {
         var entries = ManualBuffer<Entry>()
         var hot = ManualBuffer<HotEntry>()
@@ -116,13 +114,11 @@ public final class HitTestIndex {
     }
 
     let cellShift: Int
-    private let state: UnsafeMutablePointer<State>
+    private let state = UncheckedState(State())
 
     init(cellShift: Int) {
         precondition((3...12).contains(cellShift), "cell size must be 8 to 4096 pixels")
         self.cellShift = cellShift
-        state = .allocate(capacity: 1)
-        state.initialize(to: State())
     }
 
     deinit {
@@ -133,8 +129,7 @@ public final class HitTestIndex {
         for g in 0..<state.pointee.grids.count where state.pointee.grids[g].live { releaseCells(of: Int32(g)) }
         state.pointee.grids.deallocate()
         state.pointee.outputs.deallocate()
-        state.deinitialize(count: 1)
-        state.deallocate()
+        state.release()
     }
 
     private var entries: ManualBuffer<Entry> { state.pointee.entries }
@@ -475,7 +470,6 @@ public final class HitTestIndex {
             }
         }
         entry.pointee.placed = newBox
-        entry.pointee.cells = new
     }
 
     /// The first position whose key is not above `key`, in a list sorted by descending key.
@@ -518,7 +512,7 @@ public final class HitTestIndex {
                         let item = list[i]
                         let entry = entries[Int(item.slot)]
                         listed[Int(item.slot), default: 0] += 1
-                        guard entry.grid == Int32(g), entry.cells.contains(column, row), let box = entry.placed else {
+                        guard entry.grid == Int32(g), cellRange(of: entry.placed).contains(column, row), let box = entry.placed else {
                             return "cell (\(column),\(row)) of grid \(g) lists slot \(item.slot) that does not cover it"
                         }
                         if item.key != keys[Int(item.slot)] { return "cell (\(column),\(row)) holds a stale key for slot \(item.slot)" }

@@ -52,8 +52,7 @@ public protocol RouterClock: AnyObject {
 
 /// A clock that moves only when told to (swift-nio's EmbeddedEventLoop.advanceTime).
 public final class ManualClock: RouterClock {
-    // Behind a `let` pointer: stored class properties pay a dynamic exclusivity check per access.
-    private let storage: UnsafeMutablePointer<(current: RouterTime, tick: Int64)>
+    private let storage: UncheckedState<(current: RouterTime, tick: Int64)>
 
     public private(set) var current: RouterTime {
         get { storage.pointee.current }
@@ -67,13 +66,11 @@ public final class ManualClock: RouterClock {
     }
 
     public init(start: RouterTime = .zero, tickPerRead: Int64 = 0) {
-        storage = .allocate(capacity: 1)
-        storage.initialize(to: (start, tickPerRead))
+        storage = UncheckedState((start, tickPerRead))
     }
 
     deinit {
-        storage.deinitialize(count: 1)
-        storage.deallocate()
+        storage.release()
     }
 
     public func now() -> RouterTime {

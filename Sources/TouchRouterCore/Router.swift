@@ -42,36 +42,31 @@ public enum FocusPolicy: Sendable {
 public final class Router {
     public let tree: SurfaceTree
     public var delivery: any InputDelivery {
-        get { settings.pointee.delivery }
-        set { settings.pointee.delivery = newValue }
+        get { state.pointee.delivery }
+        set { state.pointee.delivery = newValue }
     }
     public var traceSink: (any RoutingTraceSink)? {
-        get { settings.pointee.traceSink }
-        set { settings.pointee.traceSink = newValue }
+        get { state.pointee.traceSink }
+        set { state.pointee.traceSink = newValue }
     }
     public var focusPolicy: FocusPolicy {
-        get { settings.pointee.focusPolicy }
-        set { settings.pointee.focusPolicy = newValue }
+        get { state.pointee.focusPolicy }
+        set { state.pointee.focusPolicy = newValue }
     }
     /// What a client that was never described has bound. The Wayland layer sets each client.
     public var defaultClientCapabilities: ClientCapabilities {
-        get { settings.pointee.defaultClientCapabilities }
-        set { settings.pointee.defaultClientCapabilities = newValue }
+        get { state.pointee.defaultClientCapabilities }
+        set { state.pointee.defaultClientCapabilities = newValue }
     }
     private let clock: any RouterClock
 
-    private struct Settings {
+    /// All mutable state, unchecked (see `UncheckedState`); the accessors below keep the
+    /// handlers' code as it reads.
+    private struct State {
         var delivery: any InputDelivery
         var traceSink: (any RoutingTraceSink)?
         var focusPolicy = FocusPolicy.explicit
         var defaultClientCapabilities = ClientCapabilities.all
-    }
-    private let settings: UnsafeMutablePointer<Settings>
-
-    /// The router's mutable state sits behind one `let` pointer: a class's stored
-    /// properties pay a dynamic exclusivity check on every access, which took 40% of a
-    /// routed event. The accessors below keep the handlers' code as it reads.
-    private struct State {
         var queue: ContiguousArray<QueuedEvent> = []
         var queueHead = 0
         var nextSequence: UInt64 = 1
@@ -96,17 +91,10 @@ public final class Router {
         var decidedAt: RouterTime?
     }
 
-    private let state: UnsafeMutablePointer<State> = {
-        let state = UnsafeMutablePointer<State>.allocate(capacity: 1)
-        state.initialize(to: State())
-        return state
-    }()
+    private let state: UncheckedState<State>
 
     deinit {
-        state.deinitialize(count: 1)
-        state.deallocate()
-        settings.deinitialize(count: 1)
-        settings.deallocate()
+        state.release()
     }
 
     private var queue: ContiguousArray<QueuedEvent> {
@@ -174,8 +162,7 @@ public final class Router {
 
     public init(tree: SurfaceTree, delivery: any InputDelivery, clock: any RouterClock) {
         self.tree = tree
-        settings = .allocate(capacity: 1)
-        settings.initialize(to: Settings(delivery: delivery))
+        state = UncheckedState(State(delivery: delivery))
         self.clock = clock
         queue.reserveCapacity(256)
         touches.reserveCapacity(16)
@@ -341,10 +328,10 @@ public final class Router {
             return touchDown(event, device: device, time: time, id: id, position: position)
         case .touchMotion(let device, let time, let id, let position):
             return touchMotion(device: device, time: time, id: id, position: position)
-        case .touchUp(let device, let time, let id):
-            return touchUp(event, device: device, time: time, id: id)
-        case .touchCancel(let device, _, let id):
-            return touchCancel(event, device: device, id: id)
+        case .touchUp(_, let time, let id):
+            return touchUp(event, time: time, id: id)
+        case .touchCancel(_, _, let id):
+            return touchCancel(event, id: id)
         case .touchFrame:
             return touchFrame()
         case .key(_, let time, let key, let state):
@@ -370,7 +357,7 @@ public final class Router {
     }
 
     private func ignore(_ event: InputEvent) -> RouteOutcome {
-        if case .touchDown(let device, _, let id, _) = event, touchIndex(device, id) == nil {
+        if case .touchDown(let device, _, let id, _) = event, touchIndex(id) == nil {
             touches.append(TouchPoint(device: device, id: id, output: nil, target: .swallowed(.interactionIgnored)))
         }
         return .dropped(.interactionIgnored)
@@ -379,13 +366,13 @@ public final class Router {
     // MARK: Touch
 
     /// Touch ids are seat slots, unique across the seat's devices, as wl_touch needs them.
-    private func touchIndex(_ device: DeviceID, _ id: TouchID) -> Int? {
+    private func touchIndex(_ id: TouchID) -> Int? {
         for i in touches.indices where touches[i].id == id { return i }
         return nil
     }
 
     private func touchDown(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
-        guard touchIndex(device, id) == nil else { return .dropped(.duplicateTouch) }
+        guard touchIndex(id) == nil else { return .dropped(.duplicateTouch) }
         guard let hit = tree.hitTest(position) else {
             let output = tree.output(at: position)
             let (outcome, target) = compositorChain(event, from: nil, output: output)
@@ -461,7 +448,7 @@ public final class Router {
     }
 
     private func touchMotion(device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
-        guard let i = touchIndex(device, id) else { return .dropped(.unknownTouch) }
+        guard let i = touchIndex(id) else { return .dropped(.unknownTouch) }
         switch touches[i].target {
         case .client(let surface, let client):
             guard let local = tree.localPoint(position, in: surface) else { return .dropped(.surfaceGone) }
@@ -485,8 +472,8 @@ public final class Router {
         }
     }
 
-    private func touchUp(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID) -> RouteOutcome {
-        guard let i = touchIndex(device, id) else { return .dropped(.unknownTouch) }
+    private func touchUp(_ event: InputEvent, time: RouterTime, id: TouchID) -> RouteOutcome {
+        guard let i = touchIndex(id) else { return .dropped(.unknownTouch) }
         let point = touches.remove(at: i)
         switch point.target {
         case .client(let surface, let client):
@@ -508,8 +495,8 @@ public final class Router {
         }
     }
 
-    private func touchCancel(_ event: InputEvent, device: DeviceID, id: TouchID) -> RouteOutcome {
-        guard let i = touchIndex(device, id) else { return .dropped(.unknownTouch) }
+    private func touchCancel(_ event: InputEvent, id: TouchID) -> RouteOutcome {
+        guard let i = touchIndex(id) else { return .dropped(.unknownTouch) }
         let point = touches.remove(at: i)
         switch point.target {
         case .client(_, let client):
@@ -799,23 +786,31 @@ public final class Router {
 
     private func deviceRemoved(_ event: InputEvent, device: DeviceID) -> RouteOutcome {
         devices[device] = nil
+        markDecided()
+        let cancelledAny = cancelLiveTouches(time: event.time) { $0.device == device }
+        touches.removeAll { $0.device == device }
+        return cancelledAny ? .delivered(.cancel) : .recorded
+    }
+
+    /// Ends the touches that `matching` picks for whoever has them: wl_touch.cancel once
+    /// per client, a button release for an emulated pointer, a cancel to a compositor
+    /// responder. True when some client got a cancel.
+    private func cancelLiveTouches(time: RouterTime, matching: (TouchPoint) -> Bool) -> Bool {
         var cancelledClients: [ClientID] = []
-        for point in touches where point.device == device {
+        for point in touches where matching(point) {
             switch point.target {
             case .client(_, let client):
                 if !cancelledClients.contains(client) { cancelledClients.append(client) }
             case .emulatedPointer:
-                releaseEmulatedButton(time: event.time)
+                releaseEmulatedButton(time: time)
             case .compositor(let responder, let link):
-                _ = responder.respond(to: .touchCancel(device: device, time: event.time, id: point.id), at: link)
+                _ = responder.respond(to: .touchCancel(device: point.device, time: time, id: point.id), at: link)
             case .swallowed:
                 break
             }
         }
-        markDecided()
         for client in cancelledClients { cancelTouches(of: client, reason: .cancel) }
-        touches.removeAll { $0.device == device }
-        return cancelledClients.isEmpty ? .recorded : .delivered(.cancel)
+        return !cancelledClients.isEmpty
     }
 
     // MARK: Keyboard focus
@@ -892,20 +887,7 @@ public final class Router {
         }
         let saved = recordDeliveries
         recordDeliveries.removeAll(keepingCapacity: true)
-        var cancelledClients: [ClientID] = []
-        for point in touches {
-            switch point.target {
-            case .client(_, let client):
-                if !cancelledClients.contains(client) { cancelledClients.append(client) }
-            case .emulatedPointer:
-                releaseEmulatedButton(time: clock.now())
-            case .compositor(let responder, let link):
-                _ = responder.respond(to: .touchCancel(device: point.device, time: clock.now(), id: point.id), at: link)
-            case .swallowed:
-                break
-            }
-        }
-        for client in cancelledClients { cancelTouches(of: client, reason: .cancel) }
+        _ = cancelLiveTouches(time: clock.now()) { _ in true }
         for i in touches.indices { touches[i].target = .swallowed(.interactionIgnored) }
         pointerGrab = nil
         if pointerFocus != nil {

@@ -190,18 +190,12 @@ public struct OutputSnapshot: Hashable, Sendable {
 /// Every change updates the hit-test index in place, so `hitTest` and
 /// `referenceHitTest` always agree.
 public final class SurfaceTree {
-    // Behind a `let` pointer: stored class properties pay a dynamic exclusivity check per access.
-    private let tables: UnsafeMutablePointer<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode])> = {
-        let tables = UnsafeMutablePointer<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode])>.allocate(capacity: 1)
-        tables.initialize(to: ([:], []))
-        return tables
-    }()
+    private let tables = UncheckedState<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode])>(([:], []))
     private var nodes: [SurfaceID: SurfaceNode] { _read { yield tables.pointee.nodes } _modify { yield &tables.pointee.nodes } }
     private var outputNodes: [OutputNode] { _read { yield tables.pointee.outputs } _modify { yield &tables.pointee.outputs } }
 
     deinit {
-        tables.deinitialize(count: 1)
-        tables.deallocate()
+        tables.release()
     }
     let index: HitTestIndex
     public weak var observer: (any SurfaceTreeObserver)?
