@@ -26,6 +26,9 @@ public struct HitTestBenchmark {
         public var index: [String: Percentiles]
         public var reference: [String: Percentiles]
         public var missPointsOnOutput: Int
+        /// After the random points: answer cells with a cached answer, and how many are mixed.
+        public var answerCells: Int
+        public var mixedAnswerCells: Int
         public var moveRandom: Percentiles
         public var moveDrag: Percentiles
         /// Every point checked after the moves gave the same answer from both.
@@ -58,9 +61,14 @@ public struct HitTestBenchmark {
         if !misses.isEmpty { pointSets.append(("miss", misses)) }
 
         var index: [String: Percentiles] = [:]
+        var answerCounts = (current: 0, mixed: 0)
         var reference: [String: Percentiles] = [:]
         for (name, points) in pointSets {
             index[name] = Self.measure(points: points, runs: runs) { tree.hitTest($0)?.surface.raw ?? 0 }
+            if name == "random" { answerCounts = tree.cachedHitTestCounts() }
+            index["\(name)-uncached"] = Self.measure(points: points, runs: runs, beforeEachBatch: tree.forgetCachedHitTests) {
+                tree.hitTest($0)?.surface.raw ?? 0
+            }
             if indexOnly { continue }
             let estimate = Self.measure(points: Array(points.prefix(Self.batch * 4)), runs: 1) { tree.referenceHitTest($0)?.surface.raw ?? 0 }
             let affordable = Int(referenceBudgetSeconds * 1e9 / max(estimate.medianNanoseconds, 1)) / max(runs, 1)
@@ -87,6 +95,7 @@ public struct HitTestBenchmark {
             label: label, leaves: leaves, toplevels: toplevels.count, surfaces: tree.surfaceCount, seed: seed,
             cellSize: 1 << tree.cellShift, buildMilliseconds: Double(buildNanoseconds) / 1e6,
             index: index, reference: reference, missPointsOnOutput: misses.count,
+            answerCells: answerCounts.current, mixedAnswerCells: answerCounts.mixed,
             moveRandom: moveRandom, moveDrag: moveDrag, agreed: agreed)
     }
 
@@ -112,21 +121,26 @@ public struct HitTestBenchmark {
     }
 
     /// Times `query` over every point, `runs` times, in batches of `batch`: the median of the
-    /// runs' means, and p50/p99 of the batches' means.
-    static func measure(points: [Point<GlobalSpace>], runs: Int, _ query: (Point<GlobalSpace>) -> UInt32) -> Percentiles {
+    /// runs' means, and p50/p99 of the batches' means. `beforeEachBatch` runs untimed.
+    static func measure(
+        points: [Point<GlobalSpace>], runs: Int, beforeEachBatch: () -> Void = {}, _ query: (Point<GlobalSpace>) -> UInt32
+    ) -> Percentiles {
         var runMeans: [Double] = []
         var batchMeans: [Double] = []
         var sink: UInt32 = 0
         let batches = points.count / Self.batch
         points.withUnsafeBufferPointer { buffer in
             for _ in 0..<max(runs, 1) {
-                let runStart = Stopwatch.now()
+                var runNanoseconds: Int64 = 0
                 for b in 0..<batches {
+                    beforeEachBatch()
                     let start = Stopwatch.now()
                     for i in (b * Self.batch)..<((b + 1) * Self.batch) { sink &+= query(buffer[i]) }
-                    batchMeans.append(Double(Stopwatch.now() - start) / Double(Self.batch))
+                    let elapsed = Stopwatch.now() - start
+                    runNanoseconds += elapsed
+                    batchMeans.append(Double(elapsed) / Double(Self.batch))
                 }
-                runMeans.append(Double(Stopwatch.now() - runStart) / Double(max(batches * Self.batch, 1)))
+                runMeans.append(Double(runNanoseconds) / Double(max(batches * Self.batch, 1)))
             }
         }
         Stopwatch.keep(sink)

@@ -11,6 +11,14 @@
 /// windows overlap, the topmost ones usually hold the point, so the walk stops early
 /// whatever the number of windows.
 ///
+/// In front of the grid sits a cache of answers for small square "answer cells"
+/// (16 px with the default grid): an answer cell is either wholly one surface's, wholly
+/// empty, or mixed. A query whose answer cell is known and not mixed costs one load and
+/// one compare. Answers are filled in lazily by queries and dropped, a grid cell at a
+/// time, by bumping that grid cell's stamp whenever a toplevel over it changes, so a
+/// change costs no more than before and a touch moving over a still scene reuses the
+/// answers of the cells it crosses.
+///
 /// Storage is manual (no Swift arrays on the query path) so that a query neither
 /// allocates nor retains.
 public final class HitTestIndex {
@@ -87,11 +95,37 @@ public final class HitTestIndex {
         var list = ManualBuffer<CellEntry>()
     }
 
+    /// A surface an answer names, and its origin in the output.
+    struct AnswerTarget: Equatable {
+        var surface: UInt32 = 0
+        var originX: Int16 = 0, originY: Int16 = 0
+    }
+
+    /// What the points of one answer cell hit: those inside `front`'s rectangle (relative
+    /// to the answer cell; empty when none) hit `front`; the others hit the surface in
+    /// `Grid.answersBehind`, or nothing. A mixed cell is one that needs the grid's walk.
+    /// `stamp` is the grid cell's stamp when the answer was found, shifted left by two,
+    /// with what lies behind the front in the low two bits. Sixteen bytes, so that four
+    /// share a cache line: a query's cost is mostly the miss that loads its answer.
+    struct CachedAnswer: Equatable {
+        static let nothingBehind: UInt32 = 1, surfaceBehind: UInt32 = 2, mixed: UInt32 = 3
+        var stamp: UInt32 = 0
+        var frontMinX: UInt8 = 0, frontMinY: UInt8 = 0, frontMaxX: UInt8 = 0, frontMaxY: UInt8 = 0
+        var front = AnswerTarget()
+    }
+
     struct Grid {
         var live = false
         var width = 0, height = 0
         var columns = 0, rows = 0
         var cells = ManualBuffer<Cell>()
+        /// Per grid cell, bumped when anything over it changes; starts at 1 so that a
+        /// zeroed answer is never current.
+        var stamps = ManualBuffer<UInt32>()
+        var answerColumns = 0, answerRows = 0
+        var answers = ManualBuffer<CachedAnswer>()
+        /// Read only for points outside the front of an answer with a surface behind.
+        var answersBehind = ManualBuffer<AnswerTarget>()
     }
 
     struct OutputEntry {
@@ -113,12 +147,18 @@ public final class HitTestIndex {
         var freeSlots: [Int32] = []
     }
 
+    public static let cellShifts = 6...12
+
     let cellShift: Int
+    /// Answer cells are 16 px, or a grid cell's sub-cell where that is smaller, so that an
+    /// answer cell lies in one sub-cell.
+    let answerShift: Int
     private let state = UncheckedState(State())
 
     init(cellShift: Int) {
-        precondition((3...12).contains(cellShift), "cell size must be 8 to 4096 pixels")
+        precondition(Self.cellShifts.contains(cellShift), "cell size must be 64 to 4096 pixels")
         self.cellShift = cellShift
+        self.answerShift = min(4, cellShift - 3)
     }
 
     deinit {
@@ -139,10 +179,10 @@ public final class HitTestIndex {
 
     // MARK: Query
 
-    /// The surface at a global point: the output holding it, its cell, then the cell's
-    /// toplevels front to back. The arithmetic matches `SurfaceTree.referenceHitTest`.
+    /// The surface at a global point: the output holding it, then its answer cell's cached
+    /// answer if it is current, else the grid cell's toplevels front to back. The
+    /// arithmetic matches `SurfaceTree.referenceHitTest`.
     func hitTest(_ point: Point<GlobalSpace>) -> HitResult? {
-        let state = self.state
         let outputs = state.pointee.outputs
         var o = 0
         while o < outputs.count {
@@ -153,50 +193,128 @@ public final class HitTestIndex {
             let x = point.x - output.pointee.originX, y = point.y - output.pointee.originY
             let grid = state.pointee.grids.pointer(at: Int(output.pointee.grid))
             let ix = Int(x), iy = Int(y)
-            let column = ix &>> cellShift, row = iy &>> cellShift
-            let subShift = cellShift &- 3
-            let bit: UInt64 = 1 &<< UInt64((((iy &>> subShift) & 7) &<< 3) | ((ix &>> subShift) & 7))
-            let list = grid.pointee.cells.pointer(at: row &* grid.pointee.columns &+ column).pointee.list
-            guard list.count > 0 else { return nil }
-            let hot = state.pointee.hot.base.unsafelyUnwrapped
-            var i = 0
-            while i < list.count {
-                let listed = list.pointer(at: i)
-                i &+= 1
-                if listed.pointee.mask & bit == 0 { continue }
-                let entry = hot + Int(listed.pointee.slot)
-                let lx = x - entry.pointee.originX, ly = y - entry.pointee.originY
-                let px = SIMD4<Double>(repeating: lx), py = SIMD4<Double>(repeating: ly)
-                var group = Self.pointer(to: &entry.pointee.first)
-                var g = 0
-                while true {
-                    let inside = (px .>= group.pointee.minX) .& (px .< group.pointee.maxX)
-                        .& (py .>= group.pointee.minY) .& (py .< group.pointee.maxY)
-                    if any(inside) {
-                        let lane = Int(SIMD4<Int64>(repeating: 4).replacing(with: SIMD4<Int64>(0, 1, 2, 3), where: inside).min())
-                        let info = entry.pointee.infos.unsafelyUnwrapped + (g &* 4 &+ lane)
-                        return HitResult(
-                            surface: SurfaceID(info.pointee.surface), output: output.pointee.id,
-                            local: Point(x: lx - Double(info.pointee.originX), y: ly - Double(info.pointee.originY)))
-                    }
-                    guard g < Int(entry.pointee.restCount) else { break }
-                    if g == 0 {
-                        guard lx >= Double(entry.pointee.restMinX), lx < Double(entry.pointee.restMaxX),
-                              ly >= Double(entry.pointee.restMinY), ly < Double(entry.pointee.restMaxY) else { break }
-                    }
-                    group = entry.pointee.rest.unsafelyUnwrapped + g
-                    g &+= 1
+            let cell = (iy &>> cellShift) &* grid.pointee.columns &+ (ix &>> cellShift)
+            let stamp = grid.pointee.stamps.base.unsafelyUnwrapped[cell]
+            let at = (iy &>> answerShift) &* grid.pointee.answerColumns &+ (ix &>> answerShift)
+            let answer = grid.pointee.answers.pointer(at: at)
+            if answer.pointee.stamp &>> 2 != stamp {
+                let (found, behind) = findAnswer(grid: grid, cell: cell, column: ix &>> answerShift, row: iy &>> answerShift)
+                answer.pointee = found
+                grid.pointee.answersBehind[at] = behind
+            }
+            let within = (1 &<< answerShift) &- 1
+            let ax = UInt8(truncatingIfNeeded: ix & within), ay = UInt8(truncatingIfNeeded: iy & within)
+            let target: AnswerTarget
+            if ax >= answer.pointee.frontMinX, ax < answer.pointee.frontMaxX, ay >= answer.pointee.frontMinY, ay < answer.pointee.frontMaxY {
+                target = answer.pointee.front
+            } else {
+                switch answer.pointee.stamp & 3 {
+                case CachedAnswer.nothingBehind: return nil
+                case CachedAnswer.surfaceBehind: target = grid.pointee.answersBehind[at]
+                default: return walk(grid: grid, cell: cell, x: x, y: y, output: output.pointee.id)
                 }
             }
-            return nil
+            return HitResult(
+                surface: SurfaceID(target.surface), output: output.pointee.id,
+                local: Point(x: x - Double(target.originX), y: y - Double(target.originY)))
         }
         return nil
+    }
+
+    /// The grid cell's toplevels, front to back, skipping those whose box misses the point's sub-cell.
+    private func walk(grid: UnsafeMutablePointer<Grid>, cell: Int, x: Double, y: Double, output: OutputID) -> HitResult? {
+        let ix = Int(x), iy = Int(y)
+        let subShift = cellShift &- 3
+        let bit: UInt64 = 1 &<< UInt64((((iy &>> subShift) & 7) &<< 3) | ((ix &>> subShift) & 7))
+        let list = grid.pointee.cells.pointer(at: cell).pointee.list
+        let hot = state.pointee.hot.base.unsafelyUnwrapped
+        var i = 0
+        while i < list.count {
+            let listed = list.pointer(at: i)
+            i &+= 1
+            if listed.pointee.mask & bit == 0 { continue }
+            let entry = hot + Int(listed.pointee.slot)
+            let lx = x - entry.pointee.originX, ly = y - entry.pointee.originY
+            let px = SIMD4<Double>(repeating: lx), py = SIMD4<Double>(repeating: ly)
+            var group = Self.pointer(to: &entry.pointee.first)
+            var g = 0
+            while true {
+                let inside = (px .>= group.pointee.minX) .& (px .< group.pointee.maxX)
+                    .& (py .>= group.pointee.minY) .& (py .< group.pointee.maxY)
+                if any(inside) {
+                    let lane = Int(SIMD4<Int64>(repeating: 4).replacing(with: Self.lanes, where: inside).min())
+                    let info = entry.pointee.infos.unsafelyUnwrapped + (g &* 4 &+ lane)
+                    return HitResult(
+                        surface: SurfaceID(info.pointee.surface), output: output,
+                        local: Point(x: x - (entry.pointee.originX + Double(info.pointee.originX)),
+                                     y: y - (entry.pointee.originY + Double(info.pointee.originY))))
+                }
+                guard g < Int(entry.pointee.restCount) else { break }
+                if g == 0 {
+                    guard lx >= Double(entry.pointee.restMinX), lx < Double(entry.pointee.restMaxX),
+                          ly >= Double(entry.pointee.restMinY), ly < Double(entry.pointee.restMaxY) else { break }
+                }
+                group = entry.pointee.rest.unsafelyUnwrapped + g
+                g &+= 1
+            }
+        }
+        return nil
+    }
+
+    /// What the points of answer cell (column, row) hit. Items are taken front to back,
+    /// clipped to the answer cell, skipping those that miss it or hide wholly behind the
+    /// front: the first is the front; if it holds the whole cell, or the next one does,
+    /// or there is no next one, the answer is complete; otherwise the cell is mixed.
+    @inline(never)
+    private func findAnswer(grid: UnsafeMutablePointer<Grid>, cell: Int, column: Int, row: Int) -> (CachedAnswer, behind: AnswerTarget) {
+        let stamp = grid.pointee.stamps[cell] &<< 2
+        let mixed = (CachedAnswer(stamp: stamp | CachedAnswer.mixed), AnswerTarget())
+        let x0 = column << answerShift, y0 = row << answerShift
+        let width = min(1 << answerShift, grid.pointee.width - x0), height = min(1 << answerShift, grid.pointee.height - y0)
+        let subShift = cellShift - 3
+        let bit: UInt64 = 1 << UInt64((((y0 >> subShift) & 7) << 3) | ((x0 >> subShift) & 7))
+        let list = grid.pointee.cells.pointer(at: cell).pointee.list
+        var answer: CachedAnswer? = nil
+        for i in 0..<list.count where list[i].mask & bit != 0 {
+            let entry = hot.pointer(at: Int(list[i].slot))
+            let ox = Int(entry.pointee.originX), oy = Int(entry.pointee.originY)
+            for g in 0...Int(entry.pointee.restCount) {
+                let group = g == 0 ? Self.pointer(to: &entry.pointee.first) : entry.pointee.rest.unsafelyUnwrapped + (g - 1)
+                for lane in 0..<4 {
+                    // Unused lanes are infinite and empty: the first test drops them.
+                    guard group.pointee.minX[lane] < Double(x0 + width - ox), group.pointee.maxX[lane] > Double(x0 - ox),
+                          group.pointee.minY[lane] < Double(y0 + height - oy), group.pointee.maxY[lane] > Double(y0 - oy) else { continue }
+                    let minX = max(Int(group.pointee.minX[lane]) + ox - x0, 0), maxX = min(Int(group.pointee.maxX[lane]) + ox - x0, width)
+                    let minY = max(Int(group.pointee.minY[lane]) + oy - y0, 0), maxY = min(Int(group.pointee.maxY[lane]) + oy - y0, height)
+                    let whole = minX == 0 && minY == 0 && maxX == width && maxY == height
+                    let info = entry.pointee.infos.unsafelyUnwrapped[g * 4 + lane]
+                    guard let target = AnswerTarget(surface: info.surface, origin: (ox + Int(info.originX), oy + Int(info.originY))) else {
+                        return mixed
+                    }
+                    guard var found = answer else {
+                        answer = CachedAnswer(
+                            stamp: stamp | CachedAnswer.nothingBehind,
+                            frontMinX: UInt8(minX), frontMinY: UInt8(minY), frontMaxX: UInt8(maxX), frontMaxY: UInt8(maxY),
+                            front: target)
+                        if whole { return (answer!, AnswerTarget()) }
+                        continue
+                    }
+                    if minX >= Int(found.frontMinX), maxX <= Int(found.frontMaxX), minY >= Int(found.frontMinY), maxY <= Int(found.frontMaxY) {
+                        continue
+                    }
+                    guard whole else { return mixed }
+                    found.stamp = stamp | CachedAnswer.surfaceBehind
+                    return (found, target)
+                }
+            }
+        }
+        return (answer ?? CachedAnswer(stamp: stamp | CachedAnswer.nothingBehind), AnswerTarget())
     }
 
     private static let lanes = SIMD4<Int64>(0, 1, 2, 3)
 
     @inline(__always)
-    private static func pointer(to group: UnsafeMutablePointer<ItemGroup>) -> UnsafeMutablePointer<ItemGroup> { group }
+    private static func pointer<T>(to value: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<T> { value }
 
     // MARK: Outputs
 
@@ -209,7 +327,17 @@ public final class HitTestIndex {
         grid.columns = max(1, (rect.width + (1 << cellShift) - 1) >> cellShift)
         grid.rows = max(1, (rect.height + (1 << cellShift) - 1) >> cellShift)
         grid.cells.reserve(grid.columns * grid.rows)
-        for _ in 0..<(grid.columns * grid.rows) { grid.cells.append(Cell()) }
+        for _ in 0..<(grid.columns * grid.rows) {
+            grid.cells.append(Cell())
+            grid.stamps.append(1)
+        }
+        grid.answerColumns = (grid.columns << cellShift) >> answerShift
+        grid.answerRows = (grid.rows << cellShift) >> answerShift
+        grid.answers.reserve(grid.answerColumns * grid.answerRows)
+        for _ in 0..<(grid.answerColumns * grid.answerRows) {
+            grid.answers.append(CachedAnswer())
+            grid.answersBehind.append(AnswerTarget())
+        }
         var g = grids.count
         for free in 0..<grids.count where !grids[free].live {
             g = free
@@ -236,6 +364,9 @@ public final class HitTestIndex {
         let grid = state.pointee.grids.pointer(at: Int(g))
         for c in 0..<grid.pointee.cells.count { grid.pointee.cells.pointer(at: c).pointee.list.deallocate() }
         grid.pointee.cells.deallocate()
+        grid.pointee.stamps.deallocate()
+        grid.pointee.answers.deallocate()
+        grid.pointee.answersBehind.deallocate()
     }
 
     // MARK: Toplevels
@@ -436,12 +567,16 @@ public final class HitTestIndex {
 
     /// Leaves the cells no longer covered, joins the new ones, and updates the sub-cell
     /// masks of cells in both where the box's edge moved within them.
+    /// Drops the cached answers of both boxes' cells even when the boxes are equal, since
+    /// what lies inside them may have changed.
     private func setCells(of slot: Int32, to newBox: Rect<OutputSpace>?) {
         let entry = entries.pointer(at: Int(slot))
         let oldBox = entry.pointee.placed
-        guard oldBox != newBox else { return }
         let old = cellRange(of: oldBox), new = cellRange(of: newBox)
         let grid = grids.pointer(at: Int(entry.pointee.grid))
+        forgetAnswers(in: old, of: grid)
+        forgetAnswers(in: new, of: grid)
+        guard oldBox != newBox else { return }
         let columns = grid.pointee.columns
         let key = keys[Int(slot)]
         if let oldBox {
@@ -472,6 +607,59 @@ public final class HitTestIndex {
         entry.pointee.placed = newBox
     }
 
+    private static let stampLimit: UInt32 = 1 << 30
+
+    private func forgetAnswers(in range: CellRange, of grid: UnsafeMutablePointer<Grid>) {
+        guard !range.isEmpty else { return }
+        let columns = grid.pointee.columns
+        for y in range.y0...range.y1 {
+            for x in range.x0...range.x1 {
+                let stamp = grid.pointee.stamps.pointer(at: y * columns + x)
+                stamp.pointee &+= 1
+                if stamp.pointee == Self.stampLimit { restartStamp(column: x, row: y, of: grid) }
+            }
+        }
+    }
+
+    /// A stamp about to outgrow its answers' field starts again at 1; the cell's answers
+    /// are zeroed first, so none made under an old stamp of the same value survives.
+    private func restartStamp(column: Int, row: Int, of grid: UnsafeMutablePointer<Grid>) {
+        let perCell = 1 << (cellShift - answerShift)
+        for r in (row * perCell)..<((row + 1) * perCell) {
+            for c in (column * perCell)..<((column + 1) * perCell) {
+                grid.pointee.answers[r * grid.pointee.answerColumns + c] = CachedAnswer()
+            }
+        }
+        grid.pointee.stamps[row * grid.pointee.columns + column] = 1
+    }
+
+    /// How many answer cells hold a current answer, and how many of those are mixed.
+    func answerCounts() -> (current: Int, mixed: Int) {
+        var current = 0, mixed = 0
+        for g in 0..<grids.count where grids[g].live {
+            let grid = grids.pointer(at: g)
+            for row in 0..<grid.pointee.answerRows {
+                for column in 0..<grid.pointee.answerColumns {
+                    let cached = grid.pointee.answers[row * grid.pointee.answerColumns + column]
+                    let cell = ((row << answerShift) >> cellShift) * grid.pointee.columns + ((column << answerShift) >> cellShift)
+                    guard cached.stamp >> 2 == grid.pointee.stamps[cell] else { continue }
+                    current += 1
+                    if cached.stamp & 3 == CachedAnswer.mixed { mixed += 1 }
+                }
+            }
+        }
+        return (current, mixed)
+    }
+
+    /// Every cached answer of every output, as after a change to all of them (benchmarks
+    /// use it to time queries that find no answer cached).
+    func forgetAllAnswers() {
+        for g in 0..<grids.count where grids[g].live {
+            let grid = grids.pointer(at: g)
+            forgetAnswers(in: CellRange(x0: 0, y0: 0, x1: grid.pointee.columns - 1, y1: grid.pointee.rows - 1), of: grid)
+        }
+    }
+
     /// The first position whose key is not above `key`, in a list sorted by descending key.
     /// Branch-free: the halving depends only on the length, and the compare becomes a select.
     @inline(__always)
@@ -499,8 +687,9 @@ public final class HitTestIndex {
 
     // MARK: Inspection for tests
 
-    /// Checks each cell is sorted front first with the right keys and masks, and each
-    /// toplevel is listed in exactly the cells its box covers.
+    /// Checks each cell is sorted front first with the right keys and masks, each current
+    /// cached answer is what a fresh look would find, and each toplevel is listed in
+    /// exactly the cells its box covers.
     func checkConsistency() -> String? {
         var listed = [Int: Int]()
         for g in 0..<grids.count where grids[g].live {
@@ -518,6 +707,20 @@ public final class HitTestIndex {
                         if item.key != keys[Int(item.slot)] { return "cell (\(column),\(row)) holds a stale key for slot \(item.slot)" }
                         if item.mask != mask(of: box, column: column, row: row) { return "cell (\(column),\(row)) holds a stale mask for slot \(item.slot)" }
                         if i > 0, list[i - 1].key <= item.key { return "cell (\(column),\(row)) of grid \(g) is out of stacking order at \(i)" }
+                    }
+                }
+            }
+        }
+        for g in 0..<grids.count where grids[g].live {
+            let grid = grids.pointer(at: g)
+            for row in 0..<grid.pointee.answerRows {
+                for column in 0..<grid.pointee.answerColumns {
+                    let cached = grid.pointee.answers[row * grid.pointee.answerColumns + column]
+                    let cell = ((row << answerShift) >> cellShift) * grid.pointee.columns + ((column << answerShift) >> cellShift)
+                    guard cached.stamp >> 2 == grid.pointee.stamps[cell] else { continue }
+                    let (fresh, behind) = findAnswer(grid: grid, cell: cell, column: column, row: row)
+                    if cached != fresh || (fresh.stamp & 3 == CachedAnswer.surfaceBehind && grid.pointee.answersBehind[row * grid.pointee.answerColumns + column] != behind) {
+                        return "answer cell (\(column),\(row)) of grid \(g) holds a stale answer"
                     }
                 }
             }
@@ -592,5 +795,13 @@ struct ManualBuffer<Element> {
         base?.deallocate()
         base = nil
         capacity = 0
+    }
+}
+
+extension HitTestIndex.AnswerTarget {
+    /// Nil where the origin does not fit in 16 bits; such a cell is left to the grid's walk.
+    init?(surface: UInt32, origin: (Int, Int)) {
+        guard let x = Int16(exactly: origin.0), let y = Int16(exactly: origin.1) else { return nil }
+        self.init(surface: surface, originX: x, originY: y)
     }
 }

@@ -219,6 +219,14 @@ public final class SurfaceTree {
     /// Checks the index's own bookkeeping; nil when sound, else what is wrong.
     public func indexConsistencyProblem() -> String? { index.checkConsistency() }
 
+    /// Drops the index's cached answers, as a change over every output would; the next
+    /// queries walk the grid. For benchmarks that time queries with nothing cached.
+    public func forgetCachedHitTests() { index.forgetAllAnswers() }
+
+    /// How many of the index's answer cells hold a cached answer, and how many of those
+    /// are mixed (their queries walk the grid).
+    public func cachedHitTestCounts() -> (current: Int, mixed: Int) { index.answerCounts() }
+
     public var allSurfaces: [SurfaceID] { nodes.keys.sorted() }
 
     public func contains(_ id: SurfaceID) -> Bool { nodes[id] != nil }
@@ -303,14 +311,17 @@ public final class SurfaceTree {
         let inOutput: Point<OutputSpace> = point.relative(to: output.rect.origin)
         for top in output.toplevels.reversed() {
             let inToplevel: Point<SurfaceSpace> = inOutput.relative(to: top.position)
-            if let (node, local) = Self.walk(top, isToplevel: true, offset: .zero, inToplevel) {
-                return HitResult(surface: node.id, output: output.id, local: local)
+            if let (node, origin) = Self.walk(top, isToplevel: true, offset: .zero, inToplevel) {
+                // One subtraction of the surface's whole offset, so the local point is exact
+                // whenever the point is, however far the toplevel lies from the output's origin.
+                return HitResult(surface: node.id, output: output.id, local: inOutput.relative(to: top.position + origin))
             }
         }
         return nil
     }
 
-    private static func walk(_ node: SurfaceNode, isToplevel: Bool, offset: Offset, _ inToplevel: Point<SurfaceSpace>) -> (SurfaceNode, Point<SurfaceSpace>)? {
+    /// The surface holding the point, and its origin in its toplevel.
+    private static func walk(_ node: SurfaceNode, isToplevel: Bool, offset: Offset, _ inToplevel: Point<SurfaceSpace>) -> (SurfaceNode, Offset)? {
         guard node.properties.takesPointerInput else { return nil }
         let origin = isToplevel ? Offset.zero : offset + node.position
         for child in node.popups.reversed() {
@@ -321,9 +332,7 @@ public final class SurfaceTree {
         }
         for rect in node.inputRects {
             let inToplevelRect: Rect<SurfaceSpace> = rect.absolute(from: origin)
-            if inToplevelRect.contains(inToplevel) {
-                return (node, inToplevel.relative(to: origin))
-            }
+            if inToplevelRect.contains(inToplevel) { return (node, origin) }
         }
         for child in node.below.reversed() {
             if let hit = walk(child, isToplevel: false, offset: origin, inToplevel) { return hit }

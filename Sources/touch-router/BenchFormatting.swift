@@ -17,6 +17,7 @@ enum BenchFormatting {
                 + "\"cell_px\":\(r.cellSize),\"build_ms\":\(number(r.buildMilliseconds)),"
                 + "\"index\":\(sets(r.index)),\"reference\":\(sets(r.reference)),"
                 + "\"miss_points_on_output\":\(r.missPointsOnOutput),"
+                + "\"answer_cells\":{\"cached\":\(r.answerCells),\"mixed\":\(r.mixedAnswerCells)},"
                 + "\"move_window\":{\"random\":\(move(r.moveRandom)),\"drag\":\(move(r.moveDrag))},\"agreed\":\(r.agreed)}"
         }
         return rows.count == 1 ? rows[0] : "[" + rows.joined(separator: ",\n") + "]"
@@ -38,12 +39,14 @@ enum BenchFormatting {
         }
         lines += align([header] + rows)
         lines.append("")
-        let moveHeader = ["leaves", "cell px", "build ms", "move (random) median ns", "p99 ns", "move (drag ≤8px) median ns", "p99 ns", "miss points", "agreed"]
+        let moveHeader = ["leaves", "cell px", "build ms", "move (random) median ns", "p99 ns", "move (drag ≤8px) median ns", "p99 ns", "miss points", "mixed answer cells", "agreed"]
         let moveRows = reports.map { r in
             [String(r.leaves), String(r.cellSize), String(format: r.buildMilliseconds, digits: 2),
              String(format: r.moveRandom.medianNanoseconds, digits: 0), String(format: r.moveRandom.p99Nanoseconds, digits: 0),
              String(format: r.moveDrag.medianNanoseconds, digits: 0), String(format: r.moveDrag.p99Nanoseconds, digits: 0),
-             String(r.missPointsOnOutput), r.agreed ? "yes" : "NO"]
+             String(r.missPointsOnOutput),
+             r.answerCells == 0 ? "-" : String(format: 100 * Double(r.mixedAnswerCells) / Double(r.answerCells), digits: 1) + "%",
+             r.agreed ? "yes" : "NO"]
         }
         lines += align([moveHeader] + moveRows)
         return lines.joined(separator: "\n")

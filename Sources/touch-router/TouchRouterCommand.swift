@@ -97,7 +97,7 @@ struct HitTest: ParsableCommand {
     var json = false
 
     func validate() throws {
-        guard (3...12).contains(cellShift) else { throw ValidationError("--cell-shift takes 3 to 12") }
+        guard HitTestIndex.cellShifts.contains(cellShift) else { throw ValidationError("--cell-shift takes \(HitTestIndex.cellShifts.lowerBound) to \(HitTestIndex.cellShifts.upperBound)") }
         guard runs >= 1 else { throw ValidationError("--runs takes 1 or more") }
     }
 

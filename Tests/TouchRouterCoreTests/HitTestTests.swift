@@ -130,6 +130,36 @@ struct HitTestTests {
         #expect(h.tree.indexConsistencyProblem() == nil)
     }
 
+    @Test("cached answers: an answer cell split by one edge answers both sides, and a move drops the answers under it")
+    func cachedAnswers() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 300, 300)
+        // Its left edge runs through the middle of the 16-px answer cell at x 96..<112.
+        h.toplevel(2, 104, 0, 100, 100)
+        #expect(h.hit(100, 50) == SurfaceID(1))
+        #expect(h.hit(108, 50) == SurfaceID(2))
+        #expect(h.tree.hitTest(Point(103.75, 50))?.local == Point(103.75, 50))
+        #expect(h.tree.hitTest(Point(104.25, 50))?.local == Point(0.25, 50))
+        let counts = h.tree.cachedHitTestCounts()
+        #expect(counts.current == 1, "the four queries share one answer cell")
+        #expect(counts.mixed == 0, "one edge leaves the cell answered: front, then what lies behind")
+        #expect(h.tree.indexConsistencyProblem() == nil)
+
+        try h.tree.move(SurfaceID(2), to: Offset(dx: 400, dy: 0))
+        #expect(h.tree.cachedHitTestCounts().current == 0)
+        #expect(h.hit(108, 50) == SurfaceID(1))
+        h.subsurface(3, of: 1, 100, 40, 4, 4)
+        #expect(h.hit(108, 50) == SurfaceID(1))
+        #expect(h.hit(101, 41) == SurfaceID(3))
+        #expect(h.tree.cachedHitTestCounts().mixed == 0, "the subsurface lies in front of its parent's whole cell")
+        h.subsurface(4, of: 1, 98, 46, 4, 4)
+        #expect(h.hit(99, 47) == SurfaceID(4))
+        #expect(h.hit(101, 41) == SurfaceID(3))
+        #expect(h.hit(110, 58) == SurfaceID(1))
+        #expect(h.tree.cachedHitTestCounts().mixed == 1, "two partial surfaces in one cell leave it to the grid's walk")
+        #expect(h.tree.indexConsistencyProblem() == nil)
+    }
+
     @Test("each output is a root; toplevels do not reach past their output")
     func outputs() throws {
         let h = Harness(outputs: [Rect(x: 0, y: 0, width: 100, height: 100), Rect(x: 100, y: 0, width: 100, height: 100)])
