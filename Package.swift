@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "TouchRouterCore", targets: ["TouchRouterCore"]),
         .library(name: "TouchRouterReplay", targets: ["TouchRouterReplay"]),
+        .library(name: "TouchRouterWayland", targets: ["TouchRouterWayland"]),
         .executable(name: "touch-router", targets: ["touch-router"]),
     ],
     dependencies: [
@@ -19,12 +20,21 @@ let package = Package(
         .target(name: "TouchRouterCore"),
         // Scene files, input scripts, trace formatting and deterministic stand-ins.
         .target(name: "TouchRouterReplay", dependencies: ["TouchRouterCore"]),
+        // libwayland-server and libxkbcommon, linked through pkg-config (Debian: libwayland-dev, libxkbcommon-dev).
+        .systemLibrary(
+            name: "CWaylandServer", pkgConfig: "wayland-server",
+            providers: [.apt(["libwayland-dev", "libxkbcommon-dev"])]),
+        // The committed wayland-scanner output (meson-helpers/generate-protocols.sh) and the
+        // small C functions Swift cannot do without: variadic calls, interface addresses, container_of.
+        .target(name: "CWaylandShim", dependencies: ["CWaylandServer"], linkerSettings: [.linkedLibrary("wayland-server"), .linkedLibrary("xkbcommon")]),
+        // The compositor session: protocol objects that translate between clients and the core.
+        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "CWaylandShim"]),
         // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
         .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         .executableTarget(
             name: "touch-router",
             dependencies: [
-                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterWayland",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]

@@ -9,7 +9,7 @@ struct TouchRouterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touch-router",
         abstract: "Routes touch, keyboard and pointer input to Wayland surfaces, as UIKit delivers events.",
-        subcommands: [Route.self, Bench.self])
+        subcommands: [Run.self, Msg.self, Route.self, Bench.self])
 }
 
 /// A failure to report as it is: the message already names file, line and what was wrong.

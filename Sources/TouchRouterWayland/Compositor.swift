@@ -1,0 +1,364 @@
+import CWaylandShim
+import TouchRouterCore
+
+// wl_compositor, wl_surface, wl_region, wl_callback, wl_subcompositor, wl_subsurface.
+
+enum CompositorGlobal {
+    static let version: Int32 = 5
+
+    nonisolated(unsafe) static let table = implementation(wl_compositor_interface(
+        create_surface: { client, resource, id in
+            let session = WaylandObject.of(resource, as: BoundGlobal.self).session
+            guard let created = createResource(client, tr_wl_surface_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            session.surfaceCreated(SurfaceObject(resource: created, session: session))
+        },
+        create_region: { client, resource, id in
+            let session = WaylandObject.of(resource, as: BoundGlobal.self).session
+            guard let created = createResource(client, tr_wl_region_interface(), version: 1, id: id) else { return }
+            WaylandObject.install(RegionObject(resource: created, session: session), implementation: RegionObject.table)
+        }))
+}
+
+/// The resource of a bound global whose requests need only the session.
+final class BoundGlobal: WaylandObject {}
+
+/// A wl_region: a set of rectangles, as the core's `Region`.
+final class RegionObject: WaylandObject {
+    var region = Region<SurfaceSpace>()
+
+    nonisolated(unsafe) static let table = implementation(wl_region_interface(
+        destroy: destroyRequest,
+        add: { _, resource, x, y, width, height in
+            guard width > 0, height > 0 else { return }
+            WaylandObject.of(resource, as: RegionObject.self).region.add(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+        },
+        subtract: { _, resource, x, y, width, height in
+            guard width > 0, height > 0 else { return }
+            WaylandObject.of(resource, as: RegionObject.self).region.subtract(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+        }))
+}
+
+/// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
+final class FrameCallback: WaylandObject {
+    override func resourceDestroyed() { session.frameCallbackDestroyed(self) }
+}
+
+/// The double-buffered part of a wl_surface.
+struct SurfaceState {
+    var bufferAttached = false
+    /// The attached buffer's size in buffer pixels; nil for a null attach.
+    var bufferSize: Size? = nil
+    var buffer: BufferReference? = nil
+    var inputRegionSet = false
+    /// nil: the whole surface.
+    var inputRegion: Region<SurfaceSpace>? = nil
+    var scale: Int32 = 1
+    var transform: Int32 = 0
+    var offset = Offset.zero
+    var frameCallbacks: [FrameCallback] = []
+    var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
+
+    /// Folds a later commit's state over this one, as a synchronized subsurface caches it.
+    mutating func merge(_ later: SurfaceState) {
+        if later.bufferAttached {
+            bufferAttached = true
+            bufferSize = later.bufferSize
+            buffer = later.buffer
+        }
+        if later.inputRegionSet {
+            inputRegionSet = true
+            inputRegion = later.inputRegion
+        }
+        scale = later.scale
+        transform = later.transform
+        offset = offset + later.offset
+        frameCallbacks += later.frameCallbacks
+        subsurfacePositions += later.subsurfacePositions
+    }
+}
+
+/// A wl_buffer the surface holds until it is done with it; forgets it if the client destroys it first.
+final class BufferReference {
+    private(set) var resource: OpaquePointer?
+    private var listener: Listener?
+
+    init(_ resource: OpaquePointer) {
+        self.resource = resource
+        let listener = Listener { [weak self] _ in
+            self?.resource = nil
+            self?.listener?.remove()
+        }
+        wl_resource_add_destroy_listener(resource, listener.wlListener)
+        listener.didLink()
+        self.listener = listener
+    }
+
+    /// Sends wl_buffer.release: the compositor never reads pixels, so it is done at commit.
+    func release() {
+        if let resource { wl_buffer_send_release(resource) }
+        listener?.remove()
+        resource = nil
+    }
+
+    deinit { listener?.remove() }
+}
+
+enum SurfaceRoleKind: String {
+    case none, toplevel, popup, subsurface
+}
+
+final class SurfaceObject: WaylandObject {
+    private(set) var id = SurfaceID(0)
+    var pending = SurfaceState()
+    var current = SurfaceState()
+    /// What a synchronized subsurface committed, waiting for its parent's commit.
+    var cached: SurfaceState? = nil
+    var role = SurfaceRoleKind.none
+    weak var xdgSurface: XdgSurfaceObject?
+    weak var subsurface: SubsurfaceObject?
+    /// Subsurfaces, bottom first, split at the parent itself.
+    var below: [SubsurfaceObject] = []
+    var above: [SubsurfaceObject] = []
+    /// The surface is in the core's tree (its role's parent is).
+    var inTree = false
+    /// A subsurface was restacked; the core follows on this surface's next commit.
+    var pendingRestack = false
+
+    func assignID(_ id: SurfaceID) { self.id = id }
+
+    /// Surface-local size: the buffer's, divided by the scale, turned by the transform.
+    var size: Size {
+        guard let buffer = current.bufferSize else { return Size(width: 0, height: 0) }
+        let scale = Int(max(current.scale, 1))
+        let turned = current.transform & 1 == 1
+        let width = (turned ? buffer.height : buffer.width) / scale, height = (turned ? buffer.width : buffer.height) / scale
+        return Size(width: width, height: height)
+    }
+
+    var hasBuffer: Bool { current.bufferSize != nil }
+
+    override func resourceDestroyed() { session.surfaceDestroyed(self) }
+
+    nonisolated(unsafe) static let table = implementation(wl_surface_interface(
+        destroy: destroyRequest,
+        attach: { _, resource, buffer, x, y in
+            let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+            surface.pending.bufferAttached = true
+            if surface.version >= 5, x != 0 || y != 0 {
+                surface.postError(WL_SURFACE_ERROR_INVALID_OFFSET.rawValue, "wl_surface@\(wl_resource_get_id(resource)).attach: x and y must be 0 from version 5; use wl_surface.offset")
+                return
+            }
+            surface.pending.offset = surface.pending.offset + Offset(dx: Int(x), dy: Int(y))
+            guard let buffer else {
+                surface.pending.bufferSize = nil
+                surface.pending.buffer = nil
+                return
+            }
+            var width: Int32 = 0, height: Int32 = 0
+            guard tr_shm_buffer_size(buffer, &width, &height) != 0 else {
+                surface.postError(WL_SURFACE_ERROR_INVALID_SIZE.rawValue, "wl_surface@\(wl_resource_get_id(resource)).attach: only wl_shm buffers are supported")
+                return
+            }
+            surface.pending.bufferSize = Size(width: Int(width), height: Int(height))
+            surface.pending.buffer = BufferReference(buffer)
+        },
+        damage: { _, _, _, _, _, _ in },
+        frame: { client, resource, id in
+            let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+            guard let created = createResource(client, tr_wl_callback_interface(), version: 1, id: id) else { return }
+            let callback = FrameCallback(resource: created, session: surface.session)
+            WaylandObject.install(callback, implementation: nil)
+            surface.pending.frameCallbacks.append(callback)
+        },
+        set_opaque_region: { _, _, _ in },
+        set_input_region: { _, resource, region in
+            let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+            surface.pending.inputRegionSet = true
+            surface.pending.inputRegion = region.map { WaylandObject.of($0, as: RegionObject.self).region }
+        },
+        commit: { _, resource in
+            WaylandObject.of(resource, as: SurfaceObject.self).commit()
+        },
+        set_buffer_transform: { _, resource, transform in
+            let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+            guard (0...7).contains(transform) else {
+                surface.postError(WL_SURFACE_ERROR_INVALID_TRANSFORM.rawValue, "wl_surface@\(wl_resource_get_id(resource)).set_buffer_transform: \(transform) is not a wl_output.transform")
+                return
+            }
+            surface.pending.transform = transform
+        },
+        set_buffer_scale: { _, resource, scale in
+            let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+            guard scale >= 1 else {
+                surface.postError(WL_SURFACE_ERROR_INVALID_SCALE.rawValue, "wl_surface@\(wl_resource_get_id(resource)).set_buffer_scale: \(scale) is not positive")
+                return
+            }
+            surface.pending.scale = scale
+        },
+        damage_buffer: { _, _, _, _, _, _ in },
+        offset: { _, resource, x, y in
+            let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+            surface.pending.offset = surface.pending.offset + Offset(dx: Int(x), dy: Int(y))
+        }))
+
+    /// wl_surface.commit: a synchronized subsurface caches its state for its parent's
+    /// commit; any other surface applies it, then its children's cached state.
+    func commit() {
+        var state = pending
+        pending = SurfaceState(scale: pending.scale, transform: pending.transform)
+        if let subsurface, subsurface.isEffectivelySynchronized {
+            if cached == nil { cached = state } else { cached!.merge(state) }
+            state = SurfaceState()
+            return
+        }
+        if let earlier = cached {
+            var merged = earlier
+            merged.merge(state)
+            state = merged
+            cached = nil
+        }
+        apply(state)
+    }
+
+    /// Makes `state` current and tells the session, then applies what synchronized
+    /// children cached, so a parent's commit shows one consistent tree.
+    func apply(_ state: SurfaceState) {
+        if state.bufferAttached {
+            current.bufferSize = state.bufferSize
+            current.buffer?.release()
+            current.buffer = state.buffer
+        }
+        if state.inputRegionSet { current.inputRegion = state.inputRegion }
+        current.scale = state.scale
+        current.transform = state.transform
+        current.offset = state.offset
+        for (child, position) in state.subsurfacePositions where child.surface != nil { child.position = position }
+        current.buffer?.release()
+        session.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)
+        for child in below + above {
+            guard let surface = child.surface, let cached = surface.cached, child.isEffectivelySynchronized else { continue }
+            surface.cached = nil
+            surface.apply(cached)
+        }
+    }
+
+    /// The input region clipped by the core to the surface's size; nil means all of it.
+    var inputRegionForTree: Region<SurfaceSpace>? { current.inputRegion }
+}
+
+enum SubcompositorGlobal {
+    static let version: Int32 = 1
+
+    nonisolated(unsafe) static let table = implementation(wl_subcompositor_interface(
+        destroy: destroyRequest,
+        get_subsurface: { client, resource, id, surfaceResource, parentResource in
+            let global = WaylandObject.of(resource, as: BoundGlobal.self)
+            let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
+            let parent = WaylandObject.of(parentResource, as: SurfaceObject.self)
+            let name = "wl_subcompositor@\(wl_resource_get_id(resource)).get_subsurface"
+            guard surface.role == .none || (surface.role == .subsurface && surface.subsurface == nil) else {
+                global.postError(WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE.rawValue, "\(name): wl_surface@\(wl_resource_get_id(surfaceResource)) already has the role \(surface.role.rawValue)")
+                return
+            }
+            guard surface !== parent, !parent.isDescendant(of: surface) else {
+                global.postError(WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE.rawValue, "\(name): wl_surface@\(wl_resource_get_id(parentResource)) cannot be the parent of wl_surface@\(wl_resource_get_id(surfaceResource))")
+                return
+            }
+            guard let created = createResource(client, tr_wl_subsurface_interface(), version: 1, id: id) else { return }
+            let subsurface = SubsurfaceObject(resource: created, session: global.session, surface: surface, parent: parent)
+            WaylandObject.install(subsurface, implementation: SubsurfaceObject.table)
+            surface.role = .subsurface
+            surface.subsurface = subsurface
+            parent.above.append(subsurface)
+            global.session.subsurfaceCreated(subsurface)
+        }))
+}
+
+extension SurfaceObject {
+    func isDescendant(of other: SurfaceObject) -> Bool {
+        var next = subsurface?.parent
+        while let surface = next {
+            if surface === other { return true }
+            next = surface.subsurface?.parent
+        }
+        return false
+    }
+}
+
+final class SubsurfaceObject: WaylandObject {
+    weak var surface: SurfaceObject?
+    weak var parent: SurfaceObject?
+    /// Applied on the parent's commit, as wl_subsurface.set_position says.
+    var position = Offset.zero
+    var synchronized = true
+
+    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, parent: SurfaceObject) {
+        self.surface = surface
+        self.parent = parent
+        super.init(resource: resource, session: session)
+    }
+
+    /// Synchronized itself or through any ancestor subsurface.
+    var isEffectivelySynchronized: Bool {
+        if synchronized { return true }
+        return parent?.subsurface?.isEffectivelySynchronized ?? false
+    }
+
+    override func resourceDestroyed() { session.subsurfaceDestroyed(self) }
+
+    /// Takes this subsurface out of its parent's lists and its surface's role.
+    func detach() {
+        parent?.below.removeAll { $0 === self }
+        parent?.above.removeAll { $0 === self }
+        if surface?.subsurface === self { surface?.subsurface = nil }
+    }
+
+    nonisolated(unsafe) static let table = implementation(wl_subsurface_interface(
+        destroy: destroyRequest,
+        set_position: { _, resource, x, y in
+            let subsurface = WaylandObject.of(resource, as: SubsurfaceObject.self)
+            subsurface.parent?.pending.subsurfacePositions.append((subsurface, Offset(dx: Int(x), dy: Int(y))))
+        },
+        place_above: { _, resource, sibling in
+            WaylandObject.of(resource, as: SubsurfaceObject.self).restack(sibling, above: true)
+        },
+        place_below: { _, resource, sibling in
+            WaylandObject.of(resource, as: SubsurfaceObject.self).restack(sibling, above: false)
+        },
+        set_sync: { _, resource in
+            WaylandObject.of(resource, as: SubsurfaceObject.self).synchronized = true
+        },
+        set_desync: { _, resource in
+            let subsurface = WaylandObject.of(resource, as: SubsurfaceObject.self)
+            subsurface.synchronized = false
+            // Leaving synchronized mode applies what was cached, as if committed now.
+            if !subsurface.isEffectivelySynchronized, let surface = subsurface.surface, let cached = surface.cached {
+                surface.cached = nil
+                surface.apply(cached)
+            }
+        }))
+
+    /// place_above / place_below: relative to a sibling or the parent itself. Applied
+    /// at once here (the core restacks on the parent's next commit).
+    func restack(_ siblingResource: OpaquePointer?, above: Bool) {
+        guard let parent, let siblingResource else { return }
+        let sibling = WaylandObject.of(siblingResource, as: SurfaceObject.self)
+        let name = "wl_subsurface@\(wl_resource_get_id(resource)).\(above ? "place_above" : "place_below")"
+        guard sibling === parent || (sibling.subsurface?.parent === parent && sibling !== surface) else {
+            postError(WL_SUBSURFACE_ERROR_BAD_SURFACE.rawValue, "\(name): wl_surface@\(wl_resource_get_id(siblingResource)) is neither the parent nor a sibling")
+            return
+        }
+        parent.below.removeAll { $0 === self }
+        parent.above.removeAll { $0 === self }
+        if sibling === parent {
+            if above { parent.above.insert(self, at: 0) } else { parent.below.append(self) }
+        } else if let siblingSub = sibling.subsurface {
+            if let i = parent.above.firstIndex(where: { $0 === siblingSub }) {
+                parent.above.insert(self, at: above ? i + 1 : i)
+            } else if let i = parent.below.firstIndex(where: { $0 === siblingSub }) {
+                parent.below.insert(self, at: above ? i + 1 : i)
+            }
+        }
+        parent.pendingRestack = true
+    }
+}

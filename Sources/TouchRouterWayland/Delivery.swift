@@ -1,0 +1,105 @@
+import CWaylandShim
+import TouchRouterCore
+
+/// The core's deliveries, sent as wl_touch, wl_keyboard and wl_pointer events to every
+/// matching device the client bound. A surface or client that is already gone gets nothing.
+extension WaylandSession: InputDelivery {
+    private func target(_ surface: SurfaceID) -> OpaquePointer? { surfaces[surface]?.resource }
+    private func fixed(_ value: Double) -> wl_fixed_t { wl_fixed_from_double(value) }
+
+    public func touchDown(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) {
+        guard let resource = target(surface) else { return }
+        let serial = display.nextSerial
+        for touch in devices(.touch, of: client) {
+            wl_touch_send_down(touch.resource, serial, time.waylandMilliseconds, resource, id.raw, fixed(local.x), fixed(local.y))
+        }
+    }
+
+    public func touchMotion(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) {
+        for touch in devices(.touch, of: client) {
+            wl_touch_send_motion(touch.resource, time.waylandMilliseconds, id.raw, fixed(local.x), fixed(local.y))
+        }
+    }
+
+    public func touchUp(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID) {
+        let serial = display.nextSerial
+        for touch in devices(.touch, of: client) {
+            wl_touch_send_up(touch.resource, serial, time.waylandMilliseconds, id.raw)
+        }
+    }
+
+    public func touchFrame(client: ClientID) {
+        for touch in devices(.touch, of: client) { wl_touch_send_frame(touch.resource) }
+    }
+
+    public func touchCancel(client: ClientID) {
+        for touch in devices(.touch, of: client) { wl_touch_send_cancel(touch.resource) }
+    }
+
+    public func keyboardEnter(surface: SurfaceID, client: ClientID, pressedKeys: [UInt32]) {
+        guard let object = surfaces[surface] else { return }
+        sendKeyboardEnter(object, to: devices(.keyboard, of: client), pressedKeys: pressedKeys)
+    }
+
+    public func keyboardLeave(surface: SurfaceID, client: ClientID) {
+        guard let resource = target(surface) else { return }
+        let serial = display.nextSerial
+        for keyboard in devices(.keyboard, of: client) { wl_keyboard_send_leave(keyboard.resource, serial, resource) }
+    }
+
+    public func key(surface: SurfaceID, client: ClientID, time: RouterTime, key: UInt32, state: KeyState) {
+        let serial = display.nextSerial
+        let pressed = state == .pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue
+        for keyboard in devices(.keyboard, of: client) { wl_keyboard_send_key(keyboard.resource, serial, time.waylandMilliseconds, key, pressed) }
+    }
+
+    /// xkbcommon's state is the session's modifier truth (see `SeatTracker`); the core's model is not sent.
+    public func modifiers(surface: SurfaceID, client: ClientID, modifiers: KeyboardModifiers) {}
+
+    public func pointerEnter(surface: SurfaceID, client: ClientID, local: Point<SurfaceSpace>) {
+        guard let resource = target(surface) else { return }
+        let serial = display.nextSerial
+        for pointer in devices(.pointer, of: client) { wl_pointer_send_enter(pointer.resource, serial, resource, fixed(local.x), fixed(local.y)) }
+    }
+
+    public func pointerLeave(surface: SurfaceID, client: ClientID) {
+        guard let resource = target(surface) else { return }
+        let serial = display.nextSerial
+        for pointer in devices(.pointer, of: client) { wl_pointer_send_leave(pointer.resource, serial, resource) }
+    }
+
+    public func pointerMotion(surface: SurfaceID, client: ClientID, time: RouterTime, local: Point<SurfaceSpace>) {
+        for pointer in devices(.pointer, of: client) { wl_pointer_send_motion(pointer.resource, time.waylandMilliseconds, fixed(local.x), fixed(local.y)) }
+    }
+
+    public func pointerButton(surface: SurfaceID, client: ClientID, time: RouterTime, button: UInt32, state: ButtonState) {
+        let serial = display.nextSerial
+        let pressed = state == .pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
+        for pointer in devices(.pointer, of: client) { wl_pointer_send_button(pointer.resource, serial, time.waylandMilliseconds, button, pressed) }
+    }
+
+    public func pointerAxis(surface: SurfaceID, client: ClientID, time: RouterTime, axis: PointerAxis, value: Double, discrete: Int32, source: AxisSource) {
+        let wlAxis = axis == .vertical ? WL_POINTER_AXIS_VERTICAL_SCROLL.rawValue : WL_POINTER_AXIS_HORIZONTAL_SCROLL.rawValue
+        let wlSource: UInt32
+        switch source {
+        case .wheel: wlSource = WL_POINTER_AXIS_SOURCE_WHEEL.rawValue
+        case .finger: wlSource = WL_POINTER_AXIS_SOURCE_FINGER.rawValue
+        case .continuous: wlSource = WL_POINTER_AXIS_SOURCE_CONTINUOUS.rawValue
+        case .wheelTilt: wlSource = WL_POINTER_AXIS_SOURCE_WHEEL_TILT.rawValue
+        }
+        for pointer in devices(.pointer, of: client) {
+            let version = pointer.version
+            if version >= 5 { wl_pointer_send_axis_source(pointer.resource, wlSource) }
+            if discrete != 0 {
+                if version >= 8 { wl_pointer_send_axis_value120(pointer.resource, wlAxis, discrete * 120) }
+                else if version >= 5 { wl_pointer_send_axis_discrete(pointer.resource, wlAxis, discrete) }
+            }
+            if value == 0, version >= 5 { wl_pointer_send_axis_stop(pointer.resource, time.waylandMilliseconds, wlAxis) }
+            else { wl_pointer_send_axis(pointer.resource, time.waylandMilliseconds, wlAxis, fixed(value)) }
+        }
+    }
+
+    public func pointerFrame(client: ClientID) {
+        for pointer in devices(.pointer, of: client) where pointer.version >= 5 { wl_pointer_send_frame(pointer.resource) }
+    }
+}

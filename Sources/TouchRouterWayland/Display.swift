@@ -1,0 +1,136 @@
+import CWaylandShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct WaylandError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+    static func errno(_ what: String) -> WaylandError { WaylandError("\(what): \(String(cString: strerror(Glibc.errno)))") }
+}
+
+/// libwayland-server's display and its event loop, which is the session's only loop:
+/// client sockets, the control socket, frame timers and signals all wait in it.
+final class WaylandDisplay {
+    let display: OpaquePointer
+    let loop: OpaquePointer
+    private(set) var socketName: String = ""
+    private var sources: [OpaquePointer] = []
+    private var callbacks: [Int: () -> Void] = [:]
+    private var fdCallbacks: [Int32: (UInt32) -> Void] = [:]
+    private var nextCallback = 1
+    private var boxes: [TimerBox] = []
+    private(set) var running = false
+
+    init() throws(WaylandError) {
+        guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
+        self.display = display
+        loop = wl_display_get_event_loop(display)
+    }
+
+    /// Listens on the first free wayland-N socket in XDG_RUNTIME_DIR, as every compositor does.
+    func addSocket() throws(WaylandError) {
+        guard getenv("XDG_RUNTIME_DIR") != nil else { throw WaylandError("XDG_RUNTIME_DIR is not set: it says where the Wayland socket goes") }
+        guard let name = wl_display_add_socket_auto(display) else { throw WaylandError.errno("no free Wayland socket in XDG_RUNTIME_DIR") }
+        socketName = String(cString: name)
+    }
+
+    func initShm() throws(WaylandError) {
+        guard wl_display_init_shm(display) == 0 else { throw WaylandError("wl_display_init_shm failed") }
+    }
+
+    var nextSerial: UInt32 { wl_display_next_serial(display) }
+
+    /// Watches a file descriptor for reading; the callback gets libwayland's event mask.
+    func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer {
+        fdCallbacks[fd] = callback
+        let source = wl_event_loop_add_fd(loop, fd, UInt32(WL_EVENT_READABLE), { fd, mask, data in
+            let display = Unmanaged<WaylandDisplay>.fromOpaque(data!).takeUnretainedValue()
+            display.fdCallbacks[fd]?(mask)
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard let source else {
+            fdCallbacks[fd] = nil
+            throw WaylandError.errno("cannot watch descriptor \(fd)")
+        }
+        return source
+    }
+
+    func unwatch(fd: Int32, source: OpaquePointer) {
+        wl_event_source_remove(source)
+        fdCallbacks[fd] = nil
+    }
+
+    /// A repeating timer, every `milliseconds`.
+    func every(milliseconds: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
+        let key = nextCallback
+        nextCallback += 1
+        let box = TimerBox(display: self, key: key, interval: milliseconds)
+        boxes.append(box)
+        callbacks[key] = callback
+        let source = wl_event_loop_add_timer(loop, { data in
+            let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
+            box.display?.callbacks[box.key]?()
+            if let source = box.source { wl_event_source_timer_update(source, box.interval) }
+            return 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+        guard let source else { throw WaylandError.errno("cannot create a timer") }
+        box.source = source
+        wl_event_source_timer_update(source, milliseconds)
+        sources.append(source)
+    }
+
+    /// A signal taken through the loop (a signalfd), not a handler.
+    func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
+        let key = nextCallback
+        nextCallback += 1
+        callbacks[key] = callback
+        let box = TimerBox(display: self, key: key, interval: 0)
+        boxes.append(box)
+        guard let source = wl_event_loop_add_signal(loop, signal, { _, data in
+            let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
+            box.display?.callbacks[box.key]?()
+            return 0
+        }, Unmanaged.passUnretained(box).toOpaque()) else { throw WaylandError.errno("cannot watch signal \(signal)") }
+        sources.append(source)
+    }
+
+    /// Dispatches until `stop()`; flushes clients after each round, since events sent from
+    /// outside a libwayland callback are not flushed for us.
+    func run() {
+        running = true
+        while running {
+            wl_display_flush_clients(display)
+            if wl_event_loop_dispatch(loop, -1) < 0, Glibc.errno != EINTR { break }
+        }
+        wl_display_flush_clients(display)
+    }
+
+    /// One round without waiting longer than `milliseconds`; for tests that drive the loop.
+    func dispatch(milliseconds: Int32) {
+        wl_display_flush_clients(display)
+        _ = wl_event_loop_dispatch(loop, milliseconds)
+        wl_display_flush_clients(display)
+    }
+
+    func stop() { running = false }
+
+    func destroy() {
+        wl_display_destroy_clients(display)
+        for source in sources { wl_event_source_remove(source) }
+        sources.removeAll()
+        wl_display_destroy(display)
+    }
+}
+
+private final class TimerBox {
+    weak var display: WaylandDisplay?
+    let key: Int
+    let interval: Int32
+    var source: OpaquePointer?
+    init(display: WaylandDisplay, key: Int, interval: Int32) {
+        self.display = display
+        self.key = key
+        self.interval = interval
+    }
+}

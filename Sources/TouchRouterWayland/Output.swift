@@ -1,0 +1,62 @@
+import CWaylandShim
+import TouchRouterCore
+
+/// A virtual output: its place in the layout, its mode, and its wl_output global.
+public struct OutputMode: Sendable, Equatable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public var refreshMilliHertz: Int
+
+    public init(width: Int, height: Int, refreshMilliHertz: Int = 60_000) {
+        self.width = width
+        self.height = height
+        self.refreshMilliHertz = refreshMilliHertz
+    }
+
+    /// `WxH` or `WxH@Hz`, as `touch-router run --output` takes it.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "@", maxSplits: 1)
+        let size = parts[0].split(separator: "x")
+        guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]), width > 0, height > 0, width <= 16384, height <= 16384 else { return nil }
+        var refresh = 60_000
+        if parts.count == 2 {
+            guard let hertz = Double(parts[1]), hertz >= 1, hertz <= 1000 else { return nil }
+            refresh = Int((hertz * 1000).rounded())
+        }
+        self.init(width: width, height: height, refreshMilliHertz: refresh)
+    }
+
+    public var description: String { "\(width)x\(height)@\(Double(refreshMilliHertz) / 1000)" }
+}
+
+final class VirtualOutput {
+    let id: OutputID
+    let name: String
+    let rect: Rect<GlobalSpace>
+    let mode: OutputMode
+    var global: OpaquePointer?
+
+    init(id: OutputID, name: String, rect: Rect<GlobalSpace>, mode: OutputMode) {
+        self.id = id
+        self.name = name
+        self.rect = rect
+        self.mode = mode
+    }
+
+    /// Everything a client learns when it binds wl_output, then done.
+    func sendState(to resource: OpaquePointer) {
+        let version = wl_resource_get_version(resource)
+        wl_output_send_geometry(resource, Int32(rect.x), Int32(rect.y), 0, 0, Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue),
+                                "TouchRouter", "virtual", Int32(WL_OUTPUT_TRANSFORM_NORMAL.rawValue))
+        wl_output_send_mode(resource, WL_OUTPUT_MODE_CURRENT.rawValue | WL_OUTPUT_MODE_PREFERRED.rawValue,
+                            Int32(mode.width), Int32(mode.height), Int32(mode.refreshMilliHertz))
+        if version >= 2 { wl_output_send_scale(resource, 1) }
+        if version >= 4 {
+            wl_output_send_name(resource, name)
+            wl_output_send_description(resource, "TouchRouter virtual output \(name) (\(mode))")
+        }
+        if version >= 2 { wl_output_send_done(resource) }
+    }
+
+    nonisolated(unsafe) static let table = implementation(wl_output_interface(release: destroyRequest))
+}

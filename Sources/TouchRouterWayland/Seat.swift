@@ -1,0 +1,112 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// wl_seat, wl_touch, wl_pointer, wl_keyboard, and the keymap.
+
+enum SeatGlobal {
+    static let version: Int32 = 8
+
+    nonisolated(unsafe) static let table = implementation(wl_seat_interface(
+        get_pointer: { client, resource, id in
+            WaylandObject.of(resource, as: BoundGlobal.self).session.seatDeviceRequested(.pointer, client: client, seat: resource, id: id)
+        },
+        get_keyboard: { client, resource, id in
+            WaylandObject.of(resource, as: BoundGlobal.self).session.seatDeviceRequested(.keyboard, client: client, seat: resource, id: id)
+        },
+        get_touch: { client, resource, id in
+            WaylandObject.of(resource, as: BoundGlobal.self).session.seatDeviceRequested(.touch, client: client, seat: resource, id: id)
+        },
+        release: destroyRequest))
+}
+
+/// One wl_touch, wl_pointer or wl_keyboard of a client.
+final class SeatDevice: WaylandObject {
+    enum Kind { case touch, pointer, keyboard }
+    let kind: Kind
+    let clientID: ClientID
+
+    init(resource: OpaquePointer, session: WaylandSession, kind: Kind, clientID: ClientID) {
+        self.kind = kind
+        self.clientID = clientID
+        super.init(resource: resource, session: session)
+    }
+
+    override func resourceDestroyed() { session.seatDeviceDestroyed(self) }
+
+    nonisolated(unsafe) static let touchTable = implementation(wl_touch_interface(release: destroyRequest))
+    nonisolated(unsafe) static let keyboardTable = implementation(wl_keyboard_interface(release: destroyRequest))
+    nonisolated(unsafe) static let pointerTable = implementation(wl_pointer_interface(
+        set_cursor: { _, _, _, _, _, _ in },
+        release: destroyRequest))
+}
+
+/// An xkbcommon keymap and the state that tracks modifiers. The layout comes from
+/// XKB_DEFAULT_* (xkbcommon reads them when a name is left empty) or from the names given.
+final class Keymap {
+    private let context: OpaquePointer
+    private let keymap: OpaquePointer
+    private let state: OpaquePointer
+    let text: String
+
+    init(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil, options: String? = nil) throws(WaylandError) {
+        guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw WaylandError("xkb_context_new failed") }
+        self.context = context
+        let made: OpaquePointer? = withOptionalCString(rules) { rules in
+            withOptionalCString(model) { model in
+                withOptionalCString(layout) { layout in
+                    withOptionalCString(variant) { variant in
+                        withOptionalCString(options) { options in
+                            var names = xkb_rule_names(rules: rules, model: model, layout: layout, variant: variant, options: options)
+                            return xkb_keymap_new_from_names(context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS)
+                        }
+                    }
+                }
+            }
+        }
+        guard let made else {
+            xkb_context_unref(context)
+            throw WaylandError("xkbcommon could not compile a keymap for layout '\(layout ?? getenv("XKB_DEFAULT_LAYOUT").map { String(cString: $0) } ?? "")' (check XKB_DEFAULT_* and that xkb-data is installed)")
+        }
+        keymap = made
+        state = xkb_state_new(made)
+        guard let string = xkb_keymap_get_as_string(made, XKB_KEYMAP_FORMAT_TEXT_V1) else { throw WaylandError("xkb_keymap_get_as_string failed") }
+        text = String(cString: string)
+        free(string)
+    }
+
+    deinit {
+        xkb_state_unref(state)
+        xkb_keymap_unref(keymap)
+        xkb_context_unref(context)
+    }
+
+    /// A sealed memfd with the keymap and its terminating NUL, for wl_keyboard.keymap.
+    func makeFile() throws(WaylandError) -> (fd: Int32, size: UInt32) {
+        let bytes = Array(text.utf8CString)
+        let fd = bytes.withUnsafeBytes { tr_sealed_memfd("touch-router-keymap", $0.baseAddress, $0.count) }
+        guard fd >= 0 else { throw WaylandError.errno("cannot make the keymap file") }
+        return (fd, UInt32(bytes.count))
+    }
+
+    /// Feeds an evdev key to the state; returns the modifiers if they changed.
+    func update(key: UInt32, pressed: Bool) -> KeyboardModifiers? {
+        let changed = xkb_state_update_key(state, key + 8, pressed ? XKB_KEY_DOWN : XKB_KEY_UP)
+        return changed.rawValue == 0 ? nil : modifiers
+    }
+
+    var modifiers: KeyboardModifiers {
+        KeyboardModifiers(
+            depressed: xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED),
+            latched: xkb_state_serialize_mods(state, XKB_STATE_MODS_LATCHED),
+            locked: xkb_state_serialize_mods(state, XKB_STATE_MODS_LOCKED),
+            group: xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE))
+    }
+}
+
+private func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}

@@ -1,0 +1,520 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The monotonic clock: the session is the one part of TouchRouter that reads real time.
+public final class MonotonicClock: RouterClock {
+    public init() {}
+    public func now() -> RouterTime {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return RouterTime(nanoseconds: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+    }
+}
+
+/// What a client has: its id in the core, and its seat devices.
+final class ClientRecord {
+    let id: ClientID
+    let client: OpaquePointer
+    var devices: [SeatDevice] = []
+    var destroyListener: Listener?
+
+    init(id: ClientID, client: OpaquePointer) {
+        self.id = id
+        self.client = client
+    }
+
+    func devices(_ kind: SeatDevice.Kind) -> [SeatDevice] { devices.filter { $0.kind == kind } }
+
+    var capabilities: ClientCapabilities {
+        var capabilities: ClientCapabilities = []
+        for device in devices {
+            switch device.kind {
+            case .touch: capabilities.insert(.touch)
+            case .pointer: capabilities.insert(.pointer)
+            case .keyboard: capabilities.insert(.keyboard)
+            }
+        }
+        return capabilities
+    }
+}
+
+/// A headless Wayland compositor around the routing core: it translates protocol
+/// requests into changes of the core's surface tree, and the core's deliveries into
+/// wl_touch, wl_pointer and wl_keyboard events. It decides nothing about routing.
+public final class WaylandSession {
+    public struct Options: Sendable {
+        public var outputs: [OutputMode] = [OutputMode(width: 1920, height: 1080)]
+        /// The first toplevel fills the first output, as in cage.
+        public var kiosk = false
+        public var keyboardLayout: String? = nil
+        public init() {}
+    }
+
+    public let options: Options
+    let display: WaylandDisplay
+    public let tree = SurfaceTree()
+    public private(set) var router: Router!
+    public let clock = MonotonicClock()
+    let keymap: Keymap
+    var outputs: [VirtualOutput] = []
+    var surfaces: [SurfaceID: SurfaceObject] = [:]
+    private var nextSurface: UInt32 = 1
+    private var clients: [OpaquePointer: ClientRecord] = [:]
+    private var clientsByID: [ClientID: ClientRecord] = [:]
+    private var nextClient: UInt32 = 1
+    private var pendingFrames: [FrameCallback] = []
+    private var placedToplevels = 0
+    private var globals: [OpaquePointer] = []
+    private let seatTracker = SeatTracker()
+    /// The device `inject` speaks for; real devices come from libinput.
+    public static let injectionDevice = DeviceID(1)
+
+    public var socketName: String { display.socketName }
+
+    public init(options: Options) throws(WaylandError) {
+        self.options = options
+        display = try WaylandDisplay()
+        keymap = try Keymap(layout: options.keyboardLayout)
+        router = Router(tree: tree, delivery: self, clock: clock)
+        router.focusPolicy = .onPress
+        router.defaultClientCapabilities = []
+        seatTracker.session = self
+        router.addMonitor(seatTracker)
+        var x = 0
+        for (i, mode) in options.outputs.enumerated() {
+            let id = OutputID(UInt32(i + 1))
+            let rect = Rect<GlobalSpace>(x: x, y: 0, width: mode.width, height: mode.height)
+            do { try tree.addOutput(id, name: "HEADLESS-\(i + 1)", rect: rect) } catch { throw WaylandError("output \(i + 1): \(error)") }
+            outputs.append(VirtualOutput(id: id, name: "HEADLESS-\(i + 1)", rect: rect, mode: mode))
+            x += mode.width
+        }
+        router.enqueue(.deviceAdded(device: Self.injectionDevice, time: clock.now(), capabilities: [.touch, .pointer, .keyboard]))
+        router.nameDevice(Self.injectionDevice, "touch-router inject")
+        router.dispatchAll()
+    }
+
+    /// Creates the globals, opens the socket and starts the frame clock.
+    public func start() throws(WaylandError) {
+        try display.initShm()
+        let data = Unmanaged.passUnretained(self).toOpaque()
+        func add(_ interface: UnsafePointer<wl_interface>, _ version: Int32, _ bind: wl_global_bind_func_t) throws(WaylandError) {
+            guard let global = wl_global_create(display.display, interface, version, data, bind) else { throw WaylandError("cannot create the \(String(cString: interface.pointee.name)) global") }
+            globals.append(global)
+        }
+        try add(tr_wl_compositor_interface(), CompositorGlobal.version) { client, data, version, id in
+            WaylandSession.bindGlobal(client, data, version, id, tr_wl_compositor_interface(), CompositorGlobal.table)
+        }
+        try add(tr_wl_subcompositor_interface(), SubcompositorGlobal.version) { client, data, version, id in
+            WaylandSession.bindGlobal(client, data, version, id, tr_wl_subcompositor_interface(), SubcompositorGlobal.table)
+        }
+        try add(tr_xdg_wm_base_interface(), XdgWmBaseGlobal.version) { client, data, version, id in
+            WaylandSession.bindGlobal(client, data, version, id, tr_xdg_wm_base_interface(), XdgWmBaseGlobal.table)
+        }
+        try add(tr_wl_seat_interface(), SeatGlobal.version) { client, data, version, id in
+            guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_wl_seat_interface(), SeatGlobal.table) else { return }
+            wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_KEYBOARD.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue)
+            if version >= 2 { wl_seat_send_name(resource, "seat0") }
+        }
+        try add(tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.version) { client, data, version, id in
+            WaylandSession.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
+        }
+        for output in outputs {
+            let outputData = Unmanaged.passUnretained(output).toOpaque()
+            guard let global = wl_global_create(display.display, tr_wl_output_interface(), 4, outputData, { client, data, version, id in
+                let output = Unmanaged<VirtualOutput>.fromOpaque(data!).takeUnretainedValue()
+                guard let resource = createResource(client, tr_wl_output_interface(), version: Int32(version), id: id) else { return }
+                wl_resource_set_implementation(resource, VirtualOutput.table, nil, nil)
+                output.sendState(to: resource)
+            }) else { throw WaylandError("cannot create the wl_output global") }
+            output.global = global
+            globals.append(global)
+        }
+        try display.addSocket()
+        let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
+        try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }
+    }
+
+    @discardableResult
+    static func bindGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
+                           _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
+        let session = Unmanaged<WaylandSession>.fromOpaque(data!).takeUnretainedValue()
+        guard let client, let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
+        session.record(for: client)
+        WaylandObject.install(BoundGlobal(resource: resource, session: session), implementation: table)
+        return resource
+    }
+
+    public func run() { display.run() }
+    public func stop() { display.stop() }
+    public func dispatch(milliseconds: Int32) { display.dispatch(milliseconds: milliseconds) }
+
+    /// Ends every client and frees the display.
+    public func shutdown() {
+        display.destroy()
+    }
+
+    func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) { try display.onSignal(signal, callback) }
+    func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer { try display.watch(fd: fd, callback) }
+    func unwatch(fd: Int32, source: OpaquePointer) { display.unwatch(fd: fd, source: source) }
+
+    // MARK: Clients
+
+    @discardableResult
+    func record(for client: OpaquePointer) -> ClientRecord {
+        if let record = clients[client] { return record }
+        let record = ClientRecord(id: ClientID(nextClient), client: client)
+        nextClient += 1
+        clients[client] = record
+        clientsByID[record.id] = record
+        let listener = Listener { [weak self, unowned record] _ in self?.clientDestroyed(record) }
+        wl_client_add_destroy_listener(client, listener.wlListener)
+        listener.didLink()
+        record.destroyListener = listener
+        return record
+    }
+
+    /// libwayland tells this before it destroys the client's resources: from here on
+    /// nothing is sent to the client, and its resources leave the tree as they go.
+    private func clientDestroyed(_ record: ClientRecord) {
+        record.destroyListener?.remove()
+        record.destroyListener = nil
+        clients[record.client] = nil
+        clientsByID[record.id] = nil
+        record.devices.removeAll()
+        router.forgetClient(record.id)
+        router.dispatchAll()
+    }
+
+    public var clientCount: Int { clients.count }
+
+    // MARK: Surfaces
+
+    func surfaceCreated(_ surface: SurfaceObject) {
+        surface.assignID(SurfaceID(nextSurface))
+        nextSurface += 1
+        WaylandObject.install(surface, implementation: SurfaceObject.table)
+        surfaces[surface.id] = surface
+    }
+
+    func surfaceDestroyed(_ surface: SurfaceObject) {
+        surface.subsurface?.detach()
+        takeOutOfTree(surface)
+        surfaces[surface.id] = nil
+        pendingFrames.removeAll { $0.resource == surface.resource }
+    }
+
+    /// The role object (xdg_toplevel or xdg_popup) went: the surface leaves the tree, and
+    /// may take a role again.
+    func roleDestroyed(surface: SurfaceObject?) {
+        guard let surface else { return }
+        takeOutOfTree(surface)
+        if surface.role == .toplevel || surface.role == .popup { surface.role = .none }
+    }
+
+    private func takeOutOfTree(_ surface: SurfaceObject) {
+        guard surface.inTree else { return }
+        do { try tree.remove(surface.id) } catch { report("removing \(surface.id): \(error)") }
+        markOutOfTree(surface)
+        router.dispatchAll()
+    }
+
+    private func markOutOfTree(_ surface: SurfaceObject) {
+        surface.inTree = false
+        for child in surface.below + surface.above {
+            if let childSurface = child.surface { markOutOfTree(childSurface) }
+        }
+    }
+
+    func subsurfaceCreated(_ subsurface: SubsurfaceObject) {
+        guard let parent = subsurface.parent, parent.inTree, let surface = subsurface.surface else { return }
+        addToTree(surface, parent: parent, below: false)
+    }
+
+    func subsurfaceDestroyed(_ subsurface: SubsurfaceObject) {
+        subsurface.detach()
+        if let surface = subsurface.surface {
+            takeOutOfTree(surface)
+            surface.cached = nil
+        }
+    }
+
+    func popupCreated(_ popup: XdgPopupObject) {}
+
+    func popupGrabbed(_ popup: XdgPopupObject) {}
+
+    func labelChanged(_ toplevel: XdgToplevelObject) {
+        guard let surface = toplevel.xdgSurface?.surface, surface.inTree else { return }
+        try? tree.setLabel(surface.id, label(of: toplevel))
+    }
+
+    private func label(of toplevel: XdgToplevelObject) -> String {
+        toplevel.appID.isEmpty ? toplevel.title : toplevel.title.isEmpty ? toplevel.appID : "\(toplevel.appID): \(toplevel.title)"
+    }
+
+    /// The size a toplevel is asked to take: the output's in kiosk mode, its own choice otherwise.
+    func configureSize(for toplevel: XdgToplevelObject) -> Size {
+        guard options.kiosk, let output = outputs.first else { return Size(width: 0, height: 0) }
+        return Size(width: output.mode.width, height: output.mode.height)
+    }
+
+    /// After a commit made state current: configure a new xdg surface, map it once it has
+    /// acked and has a buffer, and bring the core's tree up to date.
+    func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
+        pendingFrames += frameCallbacks
+        if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {
+            if !xdg.sentFirstConfigure {
+                xdg.sendConfigure()
+                return
+            }
+            if !surface.inTree, xdg.configured, surface.hasBuffer {
+                if let toplevel = xdg.toplevel { mapToplevel(surface, toplevel) }
+                else if let popup = xdg.popup, let parent = popup.parent, parent.inTree { mapPopup(surface, popup, parent: parent) }
+            }
+        }
+        guard surface.inTree else { return }
+        do {
+            try tree.resize(surface.id, to: surface.size)
+            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
+            let mapped = surface.hasBuffer
+            if tree.properties(of: surface.id)?.mapped != mapped { try tree.updateProperties(surface.id) { $0.mapped = mapped } }
+            for child in surface.below + surface.above {
+                guard let childSurface = child.surface, childSurface.inTree else { continue }
+                if tree.surface(childSurface.id)?.position != child.position { try tree.move(childSurface.id, to: child.position) }
+            }
+            if surface.pendingRestack {
+                surface.pendingRestack = false
+                try restackChildren(of: surface)
+            }
+        } catch {
+            report("updating \(surface.id): \(error)")
+        }
+        router.dispatchAll()
+    }
+
+    /// Makes the core's order of a surface's subsurfaces match the protocol's.
+    private func restackChildren(of surface: SurfaceObject) throws(SurfaceTreeError) {
+        let inTree = { (list: [SubsurfaceObject]) in list.compactMap { $0.surface }.filter(\.inTree).map(\.id) }
+        let wanted = (below: inTree(surface.below), above: inTree(surface.above))
+        let actual = tree.subsurfaces(of: surface.id)
+        guard actual.below != wanted.below || actual.above != wanted.above else { return }
+        // Moving between the lists needs a fresh insert: re-add the children in order.
+        for child in surface.below + surface.above {
+            guard let childSurface = child.surface, childSurface.inTree else { continue }
+            try tree.remove(childSurface.id)
+            markOutOfTree(childSurface)
+        }
+        for child in surface.below.reversed() { if let s = child.surface { addToTree(s, parent: surface, below: true) } }
+        for child in surface.above { if let s = child.surface { addToTree(s, parent: surface, below: false) } }
+    }
+
+    private func mapToplevel(_ surface: SurfaceObject, _ toplevel: XdgToplevelObject) {
+        guard let output = outputs.first else { return }
+        let position: Offset
+        if options.kiosk {
+            position = .zero
+        } else {
+            // Cascade from the top left, as Weston's desktop shell does, wrapping within the output.
+            let step = 32 * placedToplevels
+            let room = (width: max(1, output.mode.width - surface.size.width), height: max(1, output.mode.height - surface.size.height))
+            position = Offset(dx: step % room.width, dy: step % room.height)
+        }
+        placedToplevels += 1
+        var properties = SurfaceProperties()
+        properties.mapped = true
+        do {
+            try tree.addToplevel(surface.id, client: record(for: surface.client).id, output: output.id, position: position,
+                                 size: surface.size, properties: properties, label: label(of: toplevel))
+            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
+        } catch {
+            report("mapping \(surface.id): \(error)")
+            return
+        }
+        surface.inTree = true
+        attachChildren(of: surface)
+        _ = router.setKeyboardFocus(surface.id)
+        router.dispatchAll()
+    }
+
+    private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {
+        var properties = SurfaceProperties()
+        properties.mapped = true
+        do {
+            try tree.addPopup(surface.id, client: record(for: surface.client).id, parent: parent.id, position: popup.position,
+                              size: surface.size, properties: properties, label: "popup")
+            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
+        } catch {
+            report("mapping popup \(surface.id): \(error)")
+            return
+        }
+        surface.inTree = true
+        attachChildren(of: surface)
+        router.dispatchAll()
+    }
+
+    private func addToTree(_ surface: SurfaceObject, parent: SurfaceObject, below: Bool) {
+        guard !surface.inTree, let subsurface = surface.subsurface else { return }
+        var properties = SurfaceProperties()
+        properties.mapped = surface.hasBuffer
+        do {
+            try tree.addSubsurface(surface.id, client: record(for: surface.client).id, parent: parent.id, position: subsurface.position,
+                                   size: surface.size, below: below, properties: properties, label: "subsurface")
+            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
+        } catch {
+            report("adding subsurface \(surface.id): \(error)")
+            return
+        }
+        surface.inTree = true
+        attachChildren(of: surface)
+    }
+
+    /// Subsurfaces made before their parent entered the tree follow it in, in order.
+    private func attachChildren(of surface: SurfaceObject) {
+        for child in surface.below.reversed() { if let s = child.surface { addToTree(s, parent: surface, below: true) } }
+        for child in surface.above { if let s = child.surface { addToTree(s, parent: surface, below: false) } }
+    }
+
+    /// Places a toplevel at a position in its output (WLCS and the control socket use it).
+    public func moveToplevel(_ id: SurfaceID, to position: Offset) throws(SurfaceTreeError) {
+        try tree.move(id, to: position)
+    }
+
+    // MARK: Frames
+
+    func frameCallbackDestroyed(_ callback: FrameCallback) {
+        pendingFrames.removeAll { $0 === callback }
+    }
+
+    private func frameTick() {
+        guard !pendingFrames.isEmpty else { return }
+        let due = pendingFrames
+        pendingFrames.removeAll()
+        let time = clock.now().waylandMilliseconds
+        for callback in due {
+            wl_callback_send_done(callback.resource, time)
+            wl_resource_destroy(callback.resource)
+        }
+    }
+
+    // MARK: Seat
+
+    func seatDeviceRequested(_ kind: SeatDevice.Kind, client: OpaquePointer?, seat: OpaquePointer?, id: UInt32) {
+        guard let client else { return }
+        let interface: UnsafePointer<wl_interface>, table: UnsafeRawPointer
+        switch kind {
+        case .touch: (interface, table) = (tr_wl_touch_interface(), SeatDevice.touchTable)
+        case .pointer: (interface, table) = (tr_wl_pointer_interface(), SeatDevice.pointerTable)
+        case .keyboard: (interface, table) = (tr_wl_keyboard_interface(), SeatDevice.keyboardTable)
+        }
+        guard let resource = createResource(client, interface, version: wl_resource_get_version(seat), id: id) else { return }
+        let record = record(for: client)
+        let device = SeatDevice(resource: resource, session: self, kind: kind, clientID: record.id)
+        WaylandObject.install(device, implementation: table)
+        record.devices.append(device)
+        router.setCapabilities(record.capabilities, for: record.id)
+        if kind == .keyboard { sendKeymap(to: device) }
+    }
+
+    private func sendKeymap(to device: SeatDevice) {
+        do {
+            let file = try keymap.makeFile()
+            wl_keyboard_send_keymap(device.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, file.fd, file.size)
+            close(file.fd)
+        } catch {
+            report("keymap for a client: \(error)")
+        }
+        if device.version >= 4 { wl_keyboard_send_repeat_info(device.resource, 25, 600) }
+        // A keyboard bound after focus arrived gets its enter now.
+        if let focus = router.keyboardFocus, let surface = surfaces[focus], tree.client(of: focus) == device.clientID {
+            sendKeyboardEnter(surface, to: [device], pressedKeys: [])
+        }
+    }
+
+    func seatDeviceDestroyed(_ device: SeatDevice) {
+        guard let record = clientsByID[device.clientID] else { return }
+        record.devices.removeAll { $0 === device }
+        router.setCapabilities(record.capabilities, for: record.id)
+    }
+
+    func keyboardModifiersChanged(_ modifiers: KeyboardModifiers) {
+        guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
+        let serial = display.nextSerial
+        for keyboard in record.devices(.keyboard) {
+            wl_keyboard_send_modifiers(keyboard.resource, serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
+        }
+    }
+
+    func sendKeyboardEnter(_ surface: SurfaceObject, to keyboards: [SeatDevice], pressedKeys: [UInt32]) {
+        let serial = display.nextSerial
+        var keys = wl_array()
+        wl_array_init(&keys)
+        for key in pressedKeys {
+            if let slot = wl_array_add(&keys, MemoryLayout<UInt32>.size) { slot.storeBytes(of: key, as: UInt32.self) }
+        }
+        let modifiers = keymap.modifiers
+        for keyboard in keyboards where wl_resource_get_client(keyboard.resource) == wl_resource_get_client(surface.resource) {
+            wl_keyboard_send_enter(keyboard.resource, serial, surface.resource, &keys)
+            wl_keyboard_send_modifiers(keyboard.resource, serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
+        }
+        wl_array_release(&keys)
+    }
+
+    /// A pointer or touch press raises its toplevel (not in kiosk mode), as a desktop shell does.
+    func pressed(at point: Point<GlobalSpace>) {
+        guard !options.kiosk, let hit = tree.hitTest(point), let top = tree.toplevel(of: hit.surface) else { return }
+        guard let output = tree.outputOf(top), tree.output(output)?.toplevels.last != top else { return }
+        try? tree.raise(top)
+    }
+
+    func report(_ message: String) {
+        var line = "touch-router: \(message)\n"
+        line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    // MARK: Delivery lookups
+
+    func devices(_ kind: SeatDevice.Kind, of client: ClientID) -> [SeatDevice] {
+        clientsByID[client]?.devices(kind) ?? []
+    }
+}
+
+/// Watches every event before routing: keeps xkbcommon's modifier state, and raises on press.
+final class SeatTracker: EventMonitor {
+    weak var session: WaylandSession?
+
+    func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
+        guard let session else { return }
+        switch event {
+        case .key(_, _, let key, let state):
+            if let modifiers = session.keymap.update(key: key, pressed: state == .pressed) { session.keyboardModifiersChanged(modifiers) }
+        case .touchDown(_, _, _, let position):
+            session.pressed(at: position)
+        case .pointerButton(_, _, _, .pressed):
+            session.pressed(at: session.router.pointerPosition)
+        default:
+            break
+        }
+    }
+}
+
+enum DataDeviceManagerGlobal {
+    static let version: Int32 = 3
+
+    /// Enough for GTK and Qt clients to start: data devices and sources exist, nothing is ever offered.
+    nonisolated(unsafe) static let table = implementation(wl_data_device_manager_interface(
+        create_data_source: { client, resource, id in
+            guard let created = createResource(client, tr_wl_data_source_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            wl_resource_set_implementation(created, DataDeviceManagerGlobal.sourceTable, nil, nil)
+        },
+        get_data_device: { client, resource, id, _ in
+            guard let created = createResource(client, tr_wl_data_device_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            wl_resource_set_implementation(created, DataDeviceManagerGlobal.deviceTable, nil, nil)
+        }))
+
+    nonisolated(unsafe) static let sourceTable = implementation(wl_data_source_interface(
+        offer: { _, _, _ in }, destroy: destroyRequest, set_actions: { _, _, _ in }))
+    nonisolated(unsafe) static let deviceTable = implementation(wl_data_device_interface(
+        start_drag: { _, _, _, _, _, _ in }, set_selection: { _, _, _, _ in }, release: destroyRequest))
+}

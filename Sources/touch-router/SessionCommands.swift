@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import TouchRouterWayland
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Runs a headless Wayland session with virtual outputs, and its control socket.",
+        discussion: """
+            With a command, WAYLAND_DISPLAY and TOUCH_ROUTER_SOCKET are exported to it and the session ends \
+            when it exits, with its exit status. Without one, both are printed on the first two lines and \
+            the session runs until SIGINT or SIGTERM.
+            """)
+
+    @Option(name: .customLong("output"), help: "A virtual output, WxH or WxH@Hz; repeat for more, placed left to right (default 1920x1080@60).")
+    var outputs: [String] = []
+
+    @Flag(help: "The first toplevel fills the first output, as in cage.")
+    var kiosk = false
+
+    @Option(help: "The XKB layout (default: XKB_DEFAULT_LAYOUT, else xkbcommon's default).")
+    var keyboardLayout: String?
+
+    @Argument(parsing: .postTerminator, help: "The command to run in the session.")
+    var command: [String] = []
+
+    func run() throws {
+        var options = WaylandSession.Options()
+        if !outputs.isEmpty {
+            options.outputs = try outputs.map { text in
+                guard let mode = OutputMode(parsing: text) else { throw ValidationError("--output \(text): expected WxH or WxH@Hz, for example 1280x800@60") }
+                return mode
+            }
+        }
+        options.kiosk = kiosk
+        options.keyboardLayout = keyboardLayout
+        try reportingFailures {
+            do {
+                let status = try SessionRunner(options: options, command: command).run()
+                if status != 0 { throw ExitCode(status) }
+            } catch let error as WaylandError {
+                throw Failure(description: "touch-router run: \(error)")
+            }
+        }
+    }
+}
+
+struct Msg: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Sends one request to a running session's control socket and prints the JSON reply.",
+        discussion: """
+            Requests: tree; pick X Y; inject EVENT (the script syntax without the time, for example \
+            'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted).
+            """)
+
+    @Option(help: "The control socket (default: TOUCH_ROUTER_SOCKET).")
+    var socket: String?
+
+    @Argument(parsing: .captureForPassthrough, help: "The request's words.")
+    var words: [String] = []
+
+    func run() throws {
+        try reportingFailures {
+            guard let path = socket ?? ProcessInfo.processInfo.environment["TOUCH_ROUTER_SOCKET"] else {
+                throw Failure(description: "touch-router msg: no socket: pass --socket or set TOUCH_ROUTER_SOCKET (touch-router run prints it)")
+            }
+            guard !words.isEmpty else { throw Failure(description: "touch-router msg: no request: expected tree, pick, inject, trace, focus or ignore-interaction") }
+            let ok = try ControlClient.send(words.joined(separator: " "), to: path) { line in
+                print(line)
+                fflush(nil)
+            }
+            if !ok { throw ExitCode.failure }
+        }
+    }
+}

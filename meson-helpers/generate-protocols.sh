@@ -1,0 +1,30 @@
+#!/bin/sh
+# Regenerates the committed wayland-scanner output for every protocol the session serves
+# beyond libwayland's core (which ships its own server header).
+#   sh meson-helpers/generate-protocols.sh           rewrite Sources/CWaylandShim
+#   sh meson-helpers/generate-protocols.sh --check   fail if the committed output is stale
+# A SwiftPM plugin cannot run wayland-scanner reliably, hence a script and a CI check.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/Sources/CWaylandShim"
+check=false
+[ "${1:-}" = "--check" ] && check=true
+command -v wayland-scanner >/dev/null || { echo "error: wayland-scanner not found (Debian: libwayland-bin)" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for xml in "$root"/protocols/xdg-shell.xml; do
+    name=$(basename "$xml" .xml)
+    wayland-scanner server-header "$xml" "$work/$name-server-protocol.h"
+    wayland-scanner private-code "$xml" "$work/$name-protocol.c"
+    for generated in "include/$name-server-protocol.h:$name-server-protocol.h" "$name-protocol.c:$name-protocol.c"; do
+        target="$out/${generated%%:*}"
+        fresh="$work/${generated##*:}"
+        if $check; then
+            cmp -s "$fresh" "$target" || { echo "error: $target is not what wayland-scanner makes of protocols/$name.xml; run sh meson-helpers/generate-protocols.sh" >&2; exit 1; }
+        else
+            cp "$fresh" "$target"
+        fi
+    done
+done
+$check && echo "generated protocol code is current" || true
