@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+/// A `touch-router run` session with no command, as a person starts one; ended by SIGTERM.
+final class RunningSession {
+    let process = Process()
+    let runtimeDirectory: String
+    private(set) var waylandDisplay = ""
+    private(set) var controlSocket = ""
+    private let output = Pipe()
+
+    init(arguments: [String] = []) throws {
+        runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-\(getpid())-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        process.executableURL = ToolRun.executable
+        process.arguments = ["run"] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory]) { $1 }
+        process.standardOutput = output
+        try process.run()
+        var text = ""
+        while text.split(separator: "\n").count < 2 {
+            let data = output.fileHandleForReading.availableData
+            guard !data.isEmpty else { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("WAYLAND_DISPLAY=") { waylandDisplay = String(line.dropFirst("WAYLAND_DISPLAY=".count)) }
+            if line.hasPrefix("TOUCH_ROUTER_SOCKET=") { controlSocket = String(line.dropFirst("TOUCH_ROUTER_SOCKET=".count)) }
+        }
+    }
+
+    func msg(_ words: String...) throws -> (status: Int32, json: [String: Any]) {
+        let run = try ToolRun(["msg", "--socket", controlSocket] + words)
+        let object = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) as? [String: Any] ?? [:]
+        return (run.status, object)
+    }
+
+    /// A Debian client, with its output line-buffered so that nothing is lost when it is killed.
+    func client(_ arguments: [String], output: URL) throws -> Process {
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
+        client.arguments = ["-oL"] + arguments
+        client.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay]) { $1 }
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        client.standardOutput = handle
+        client.standardError = handle
+        try client.run()
+        return client
+    }
+
+    /// The toplevels the session's tree holds, from `msg tree`.
+    func toplevels() throws -> [[String: Any]] {
+        let outputs = try msg("tree").json["outputs"] as? [[String: Any]] ?? []
+        return outputs.flatMap { $0["toplevels"] as? [[String: Any]] ?? [] }
+    }
+
+    /// Polls until `condition` holds; the deadline only keeps a broken session from hanging the run.
+    func wait(for what: String, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if try condition() { return }
+            usleep(50_000)
+        }
+        Issue.record("timed out waiting for \(what)")
+    }
+
+    func terminate() -> Int32 {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: runtimeDirectory)
+        return process.terminationStatus
+    }
+}
+
+@Suite("A real session with real clients (Debian's wayland-info and wev)", .serialized)
+struct SessionTests {
+    @Test("wayland-info, run as the session's command, lists every global at its version; the session ends with it")
+    func waylandInfo() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-info-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        setenv("XDG_RUNTIME_DIR", directory, 1)
+        let run = try ToolRun(["run", "--output", "1280x800@75", "--output", "800x600", "--", "wayland-info"])
+        #expect(run.status == 0, "\(run.errors)")
+        for (interface, version) in [("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wl_seat", 8), ("wl_data_device_manager", 3), ("wl_output", 4)] {
+            #expect(run.output.range(of: "interface: '\(interface)',\\s+version:\\s+\(version),", options: .regularExpression) != nil, "\(interface) v\(version) in:\n\(run.output)")
+        }
+        #expect(run.output.contains("name: HEADLESS-1"))
+        #expect(run.output.contains("width: 1280 px, height: 800 px, refresh: 75.000 Hz"))
+        #expect(run.output.contains("x: 1280, y: 0"), "the second output sits right of the first")
+        #expect(run.output.contains("capabilities: pointer keyboard touch"))
+    }
+
+    @Test("wev receives injected touch, key and pointer events at surface-local coordinates; a client killed mid-touch leaves the session healthy")
+    func wevReceivesInjectedInput() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        #expect(session.waylandDisplay.hasPrefix("wayland-"))
+        let mode = try FileManager.default.attributesOfItem(atPath: session.controlSocket)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        // The first client dies with a touch down on it.
+        let firstLog = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev-1.log")
+        let first = try session.client(["wev"], output: firstLog)
+        try session.wait(for: "the first wev to map") { try session.toplevels().count == 1 }
+        #expect(try session.msg("inject", "touch", "down", "3", "300", "300").status == 0)
+        #expect((try session.msg("focus").json["touches"] as? [Any])?.count == 1)
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        try session.wait(for: "the dead client's window to leave the tree") { try session.toplevels().isEmpty }
+        #expect((try session.msg("focus").json["touches"] as? [[String: Any]])?.first?["surface"] is NSNull, "the touch lost its surface")
+        #expect(try session.msg("inject", "touch", "up", "3").status == 0)
+
+        // The next client gets everything, at its own coordinates.
+        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev-2.log")
+        let second = try session.client(["wev"], output: log)
+        defer {
+            kill(second.processIdentifier, SIGKILL)
+            second.waitUntilExit()
+        }
+        try session.wait(for: "the second wev to map") { try session.toplevels().count == 1 }
+        let window = try session.toplevels()[0]
+        let position = window["position"] as? [Int] ?? [0, 0]
+        for request in ["touch down 0 100 200", "touch frame", "touch motion 0 110.5 210.25", "touch frame", "touch up 0", "touch frame",
+                        "key press KEY_A", "key release KEY_A", "pointer motion 150 160", "pointer button press BTN_LEFT", "pointer button release BTN_LEFT"] {
+            let reply = try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init))
+            #expect(reply.status == 0, "\(request): \(reply.output)")
+        }
+        let expected = [
+            "wl_touch] down: serial: \\d+; time: \\d+; surface: \\d+; id: 0; x, y: \(100 - position[0]).000000, \(200 - position[1]).000000",
+            "wl_touch] motion: time: \\d+; id: 0; x, y: \(110 - position[0]).500000, \(210 - position[1]).250000",
+            "wl_touch] up: serial: \\d+; time: \\d+; id: 0",
+            "wl_touch] frame",
+            // wev prints the XKB keycode: evdev's KEY_A (30) plus 8.
+            "wl_keyboard] key: serial: \\d+; time: \\d+; key: 38; state: 1 \\(pressed\\)",
+            "wl_keyboard] key: serial: \\d+; time: \\d+; key: 38; state: 0 \\(released\\)",
+            "wl_pointer] enter: serial: \\d+; surface: \\d+, x, y: \(150 - position[0]).000000, \(160 - position[1]).000000",
+            "wl_pointer] button: serial: \\d+; time: \\d+; button: 272 \\(left\\), state: 1 \\(pressed\\)",
+        ]
+        var text = ""
+        try session.wait(for: "wev to print the pointer button") {
+            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            return text.contains("state: 0 (released)") && text.contains("button: 272")
+        }
+        for pattern in expected {
+            #expect(text.range(of: pattern, options: .regularExpression) != nil, "\(pattern) in:\n\(text)")
+        }
+    }
+
+    @Test("a malformed control request gets an error reply and the session keeps running; SIGTERM ends it cleanly")
+    func malformedRequests() throws {
+        let session = try RunningSession()
+        for words in [["bogus"], ["pick", "x", "1"], ["inject", "touch", "down", "zero", "1", "2"], ["ignore-interaction", "maybe"]] {
+            let run = try ToolRun(["msg", "--socket", session.controlSocket] + words)
+            #expect(run.status == 1)
+            #expect(run.output.hasPrefix("{\"ok\":false,\"error\":"), "\(words): \(run.output)")
+        }
+        #expect(try session.msg("tree").json["ok"] as? Bool == true)
+        #expect(try session.msg("ignore-interaction", "on").status == 0)
+        #expect(try session.msg("ignore-interaction", "off").status == 0)
+        #expect(session.terminate() == 0)
+    }
+}
