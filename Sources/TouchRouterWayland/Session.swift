@@ -203,7 +203,6 @@ public final class WaylandSession {
         surface.subsurface?.detach()
         takeOutOfTree(surface)
         surfaces[surface.id] = nil
-        pendingFrames.removeAll { $0.resource == surface.resource }
     }
 
     /// The role object (xdg_toplevel or xdg_popup) went: the surface leaves the tree, and
