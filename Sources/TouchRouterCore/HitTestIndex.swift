@@ -636,6 +636,17 @@ public final class HitTestIndex {
     /// How many answer cells hold a current answer, and how many of those are mixed.
     func answerCounts() -> (current: Int, mixed: Int) {
         var current = 0, mixed = 0
+        forEachCurrentAnswer { _, _, _, _, _, cached in
+            current += 1
+            if cached.stamp & 3 == CachedAnswer.mixed { mixed += 1 }
+            return true
+        }
+        return (current, mixed)
+    }
+
+    /// Calls `body` with each answer cell whose answer is current: its grid and grid index,
+    /// its column and row, its grid cell, and the answer. Stops when `body` returns false.
+    private func forEachCurrentAnswer(_ body: (UnsafeMutablePointer<Grid>, Int, Int, Int, Int, CachedAnswer) -> Bool) {
         for g in 0..<grids.count where grids[g].live {
             let grid = grids.pointer(at: g)
             for row in 0..<grid.pointee.answerRows {
@@ -643,12 +654,10 @@ public final class HitTestIndex {
                     let cached = grid.pointee.answers[row * grid.pointee.answerColumns + column]
                     let cell = ((row << answerShift) >> cellShift) * grid.pointee.columns + ((column << answerShift) >> cellShift)
                     guard cached.stamp >> 2 == grid.pointee.stamps[cell] else { continue }
-                    current += 1
-                    if cached.stamp & 3 == CachedAnswer.mixed { mixed += 1 }
+                    guard body(grid, g, column, row, cell, cached) else { return }
                 }
             }
         }
-        return (current, mixed)
     }
 
     /// Every cached answer of every output, as after a change to all of them (benchmarks
@@ -711,20 +720,17 @@ public final class HitTestIndex {
                 }
             }
         }
-        for g in 0..<grids.count where grids[g].live {
-            let grid = grids.pointer(at: g)
-            for row in 0..<grid.pointee.answerRows {
-                for column in 0..<grid.pointee.answerColumns {
-                    let cached = grid.pointee.answers[row * grid.pointee.answerColumns + column]
-                    let cell = ((row << answerShift) >> cellShift) * grid.pointee.columns + ((column << answerShift) >> cellShift)
-                    guard cached.stamp >> 2 == grid.pointee.stamps[cell] else { continue }
-                    let (fresh, behind) = findAnswer(grid: grid, cell: cell, column: column, row: row)
-                    if cached != fresh || (fresh.stamp & 3 == CachedAnswer.surfaceBehind && grid.pointee.answersBehind[row * grid.pointee.answerColumns + column] != behind) {
-                        return "answer cell (\(column),\(row)) of grid \(g) holds a stale answer"
-                    }
-                }
+        var stale: String? = nil
+        forEachCurrentAnswer { grid, g, column, row, cell, cached in
+            let (fresh, behind) = findAnswer(grid: grid, cell: cell, column: column, row: row)
+            guard cached == fresh, fresh.stamp & 3 != CachedAnswer.surfaceBehind
+                || grid.pointee.answersBehind[row * grid.pointee.answerColumns + column] == behind else {
+                stale = "answer cell (\(column),\(row)) of grid \(g) holds a stale answer"
+                return false
             }
+            return true
         }
+        if let stale { return stale }
         for slot in 0..<entries.count where entries[slot].grid >= 0 {
             let entry = entries[slot]
             let expected = placedBox(of: entries.pointer(at: slot))

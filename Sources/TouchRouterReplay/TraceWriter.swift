@@ -27,8 +27,8 @@ public final class TraceWriter: RoutingTraceSink {
         case .json:
             var fields: [(String, String)] = [
                 ("seq", String(record.sequence)),
-                ("time_ms", json(Double(record.event.time.nanoseconds) / 1e6)),
-                ("event", json(EventSyntax.format(record.event))),
+                ("time_ms", jsonNumber(Double(record.event.time.nanoseconds) / 1e6)),
+                ("event", jsonString(EventSyntax.format(record.event))),
             ]
             fields += outcomeFields(record.outcome)
             fields.append(("stages_ns", object([
@@ -49,10 +49,10 @@ public final class TraceWriter: RoutingTraceSink {
             for delivery in record.deliveries { write("      \(describe(delivery))") }
         case .json:
             write(object([
-                ("focus", json(record.kind.rawValue)),
-                ("from", record.from.map { json(names.name(of: $0)) } ?? "null"),
-                ("to", record.to.map { json(names.name(of: $0)) } ?? "null"),
-                ("cause", json(record.cause.rawValue)),
+                ("focus", jsonString(record.kind.rawValue)),
+                ("from", record.from.map { jsonString(names.name(of: $0)) } ?? "null"),
+                ("to", record.to.map { jsonString(names.name(of: $0)) } ?? "null"),
+                ("cause", jsonString(record.cause.rawValue)),
                 ("deliveries", "[" + record.deliveries.map(deliveryJSON).joined(separator: ",") + "]"),
             ]))
         }
@@ -74,7 +74,7 @@ public final class TraceWriter: RoutingTraceSink {
         case .text:
             write("\(milliseconds(line.time)) \(line.text)")
         case .json:
-            write(object([("time_ms", json(Double(line.time.nanoseconds) / 1e6)), ("action", json(line.text))]))
+            write(object([("time_ms", jsonNumber(Double(line.time.nanoseconds) / 1e6)), ("action", jsonString(line.text))]))
         }
     }
 
@@ -83,7 +83,7 @@ public final class TraceWriter: RoutingTraceSink {
         case .text:
             write("    refused: \(reason)")
         case .json:
-            write(object([("time_ms", json(Double(line.time.nanoseconds) / 1e6)), ("action", json(line.text)), ("refused", json(reason))]))
+            write(object([("time_ms", jsonNumber(Double(line.time.nanoseconds) / 1e6)), ("action", jsonString(line.text)), ("refused", jsonString(reason))]))
         }
     }
 
@@ -128,31 +128,33 @@ public final class TraceWriter: RoutingTraceSink {
 
     private func outcomeFields(_ outcome: RouteOutcome) -> [(String, String)] {
         switch outcome {
-        case .delivered(let reason): [("outcome", json("delivered")), ("reason", json(reason.rawValue))]
-        case .handled(let link, let declined): [("outcome", json("handled")), ("link", json(names.name(of: link))), ("declined", String(declined))]
-        case .dropped(let reason): [("outcome", json("dropped")), ("reason", json(describe(reason)))]
-        case .discarded(let declined): [("outcome", json("discarded")), ("declined", String(declined))]
-        case .recorded: [("outcome", json("recorded"))]
+        case .delivered(let reason): [("outcome", jsonString("delivered")), ("reason", jsonString(reason.rawValue))]
+        case .handled(let link, let declined): [("outcome", jsonString("handled")), ("link", jsonString(names.name(of: link))), ("declined", String(declined))]
+        case .dropped(let reason): [("outcome", jsonString("dropped")), ("reason", jsonString(describe(reason)))]
+        case .discarded(let declined): [("outcome", jsonString("discarded")), ("declined", String(declined))]
+        case .recorded: [("outcome", jsonString("recorded"))]
         }
     }
 
     private func deliveryJSON(_ delivery: DeliveryRecord) -> String {
-        var fields: [(String, String)] = [("kind", json(delivery.kind.rawValue))]
-        if let surface = delivery.surface { fields.append(("surface", json(names.name(of: surface)))) }
-        fields.append(("client", json(names.name(of: delivery.client))))
-        if let local = delivery.local { fields += [("x", json(local.x)), ("y", json(local.y))] }
-        fields.append(("reason", json(delivery.reason.rawValue)))
+        var fields: [(String, String)] = [("kind", jsonString(delivery.kind.rawValue))]
+        if let surface = delivery.surface { fields.append(("surface", jsonString(names.name(of: surface)))) }
+        fields.append(("client", jsonString(names.name(of: delivery.client))))
+        if let local = delivery.local { fields += [("x", jsonNumber(local.x)), ("y", jsonNumber(local.y))] }
+        fields.append(("reason", jsonString(delivery.reason.rawValue)))
         return object(fields)
     }
 }
 
 func object(_ fields: [(String, String)]) -> String {
-    "{" + fields.map { "\(json($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    "{" + fields.map { "\(jsonString($0.0)):\($0.1)" }.joined(separator: ",") + "}"
 }
 
-func json(_ number: Double) -> String { number.formatted }
+/// A JSON number: whole numbers without a fraction. The trace and the session's control socket share it.
+public func jsonNumber(_ number: Double) -> String { number.formatted }
 
-func json(_ text: String) -> String {
+/// A JSON string literal, with quotes, backslashes and control characters escaped.
+public func jsonString(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
         switch scalar {

@@ -154,7 +154,7 @@ public final class ControlServer {
             let point = Point<GlobalSpace>(x, y)
             let hit = session.tree.hitTest(point)
             let chain = session.router.fallbackChain(at: point).map { jsonString($0.description) }
-            let surface = hit.map { "{\"id\":\($0.surface.raw),\"local\":[\(number($0.local.x)),\(number($0.local.y))]}" } ?? "null"
+            let surface = hit.map { "{\"id\":\($0.surface.raw),\"local\":[\(jsonNumber($0.local.x)),\(jsonNumber($0.local.y))]}" } ?? "null"
             return ("{\"ok\":true,\"surface\":\(surface),\"chain\":[\(chain.joined(separator: ","))]}", false)
         case "inject":
             do {
@@ -169,7 +169,7 @@ public final class ControlServer {
             let keyboard = session.router.keyboardFocus.map { String($0.raw) } ?? "null"
             let pointer = session.router.pointerPosition
             let touches = session.router.activeTouches.map { "{\"id\":\($0.id.raw),\"surface\":\($0.surface.map { String($0.raw) } ?? "null")}" }
-            return ("{\"ok\":true,\"keyboard\":\(keyboard),\"pointer\":[\(number(pointer.x)),\(number(pointer.y))],\"touches\":[\(touches.joined(separator: ","))]}", false)
+            return ("{\"ok\":true,\"keyboard\":\(keyboard),\"pointer\":[\(jsonNumber(pointer.x)),\(jsonNumber(pointer.y))],\"touches\":[\(touches.joined(separator: ","))]}", false)
         case "ignore-interaction":
             guard words.count == 2, words[1] == "on" || words[1] == "off" else { return (failure("ignore-interaction: expected on or off"), false) }
             if words[1] == "on" {
@@ -207,26 +207,4 @@ public final class ControlServer {
             + "\"position\":[\(surface.position.dx),\(surface.position.dy)],\"size\":[\(surface.size.width),\(surface.size.height)],"
             + "\"mapped\":\(surface.properties.mapped),\"children\":[\(children)]}"
     }
-}
-
-func number(_ value: Double) -> String {
-    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
-}
-
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case let c where c.value < 0x20:
-            let hex = String(c.value, radix: 16)
-            out += hex.count == 1 ? "\\u000" + hex : "\\u00" + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }

@@ -106,13 +106,6 @@ final class WaylandDisplay {
         wl_display_flush_clients(display)
     }
 
-    /// One round without waiting longer than `milliseconds`; for tests that drive the loop.
-    func dispatch(milliseconds: Int32) {
-        wl_display_flush_clients(display)
-        _ = wl_event_loop_dispatch(loop, milliseconds)
-        wl_display_flush_clients(display)
-    }
-
     func stop() { running = false }
 
     func destroy() {

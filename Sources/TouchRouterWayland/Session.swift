@@ -149,7 +149,6 @@ public final class WaylandSession {
 
     public func run() { display.run() }
     public func stop() { display.stop() }
-    public func dispatch(milliseconds: Int32) { display.dispatch(milliseconds: milliseconds) }
 
     /// Ends every client and frees the display.
     public func shutdown() {
@@ -187,8 +186,6 @@ public final class WaylandSession {
         router.forgetClient(record.id)
         router.dispatchAll()
     }
-
-    public var clientCount: Int { clients.count }
 
     // MARK: Surfaces
 
@@ -239,10 +236,6 @@ public final class WaylandSession {
             surface.cached = nil
         }
     }
-
-    func popupCreated(_ popup: XdgPopupObject) {}
-
-    func popupGrabbed(_ popup: XdgPopupObject) {}
 
     func labelChanged(_ toplevel: XdgToplevelObject) {
         guard let surface = toplevel.xdgSurface?.surface, surface.inTree else { return }
@@ -321,63 +314,54 @@ public final class WaylandSession {
             position = Offset(dx: step % room.width, dy: step % room.height)
         }
         placedToplevels += 1
-        var properties = SurfaceProperties()
-        properties.mapped = true
-        do {
-            try tree.addToplevel(surface.id, client: record(for: surface.client).id, output: output.id, position: position,
+        let entered = enterTree(surface, as: "toplevel") { client, properties throws(SurfaceTreeError) in
+            try tree.addToplevel(surface.id, client: client, output: output.id, position: position,
                                  size: surface.size, properties: properties, label: label(of: toplevel))
-            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
-        } catch {
-            report("mapping \(surface.id): \(error)")
-            return
         }
-        surface.inTree = true
-        attachChildren(of: surface)
+        guard entered else { return }
         _ = router.setKeyboardFocus(surface.id)
         router.dispatchAll()
     }
 
     private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {
-        var properties = SurfaceProperties()
-        properties.mapped = true
-        do {
-            try tree.addPopup(surface.id, client: record(for: surface.client).id, parent: parent.id, position: popup.position,
+        let entered = enterTree(surface, as: "popup") { client, properties throws(SurfaceTreeError) in
+            try tree.addPopup(surface.id, client: client, parent: parent.id, position: popup.position,
                               size: surface.size, properties: properties, label: "popup")
-            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
-        } catch {
-            report("mapping popup \(surface.id): \(error)")
-            return
         }
-        surface.inTree = true
-        attachChildren(of: surface)
-        router.dispatchAll()
+        if entered { router.dispatchAll() }
     }
 
     private func addToTree(_ surface: SurfaceObject, parent: SurfaceObject, below: Bool) {
         guard !surface.inTree, let subsurface = surface.subsurface else { return }
+        enterTree(surface, as: "subsurface") { client, properties throws(SurfaceTreeError) in
+            try tree.addSubsurface(surface.id, client: client, parent: parent.id, position: subsurface.position,
+                                   size: surface.size, below: below, properties: properties, label: "subsurface")
+        }
+    }
+
+    /// Adds a surface to the core's tree with `add` (given its client and properties, mapped
+    /// once it has a buffer), sets its input region, and brings in the subsurfaces waiting on it.
+    @discardableResult
+    private func enterTree(_ surface: SurfaceObject, as role: String,
+                           _ add: (ClientID, SurfaceProperties) throws(SurfaceTreeError) -> Void) -> Bool {
         var properties = SurfaceProperties()
         properties.mapped = surface.hasBuffer
         do {
-            try tree.addSubsurface(surface.id, client: record(for: surface.client).id, parent: parent.id, position: subsurface.position,
-                                   size: surface.size, below: below, properties: properties, label: "subsurface")
+            try add(record(for: surface.client).id, properties)
             try tree.setInputRegion(surface.id, surface.inputRegionForTree)
         } catch {
-            report("adding subsurface \(surface.id): \(error)")
-            return
+            report("adding \(role) \(surface.id) to the tree: \(error)")
+            return false
         }
         surface.inTree = true
         attachChildren(of: surface)
+        return true
     }
 
     /// Subsurfaces made before their parent entered the tree follow it in, in order.
     private func attachChildren(of surface: SurfaceObject) {
         for child in surface.below.reversed() { if let s = child.surface { addToTree(s, parent: surface, below: true) } }
         for child in surface.above { if let s = child.surface { addToTree(s, parent: surface, below: false) } }
-    }
-
-    /// Places a toplevel at a position in its output (WLCS and the control socket use it).
-    public func moveToplevel(_ id: SurfaceID, to position: Offset) throws(SurfaceTreeError) {
-        try tree.move(id, to: position)
     }
 
     // MARK: Frames

@@ -164,7 +164,6 @@ final class XdgSurfaceObject: WaylandObject {
             WaylandObject.install(popup, implementation: XdgPopupObject.table)
             xdg.popup = popup
             surface.role = .popup
-            xdg.session.popupCreated(popup)
         },
         set_window_geometry: { _, resource, x, y, width, height in
             let xdg = WaylandObject.of(resource, as: XdgSurfaceObject.self)
@@ -239,9 +238,7 @@ final class XdgPopupObject: WaylandObject {
     nonisolated(unsafe) static let table = implementation(xdg_popup_interface(
         destroy: destroyRequest,
         grab: { _, resource, _, _ in
-            let popup = WaylandObject.of(resource, as: XdgPopupObject.self)
-            popup.grabbed = true
-            popup.session.popupGrabbed(popup)
+            WaylandObject.of(resource, as: XdgPopupObject.self).grabbed = true
         },
         reposition: { _, resource, positionerResource, token in
             let popup = WaylandObject.of(resource, as: XdgPopupObject.self)
