@@ -22,7 +22,11 @@
 /// Storage is manual (no Swift arrays on the query path) so that a query neither
 /// allocates nor retains.
 public final class HitTestIndex {
-    public static let defaultCellShift = 8
+    /// 512 px. Queries mostly stop at the answer cache, so the grid's cell size mostly
+    /// sets what a change costs: a window moved to a random place leaves and enters about
+    /// three cells of 512 px against six of 256, and each is a binary search. The price is
+    /// paid by queries the cache cannot answer, which walk longer lists.
+    public static let defaultCellShift = 9
 
     /// One rectangle of a surface's input region, in its toplevel's space.
     struct Item {
@@ -81,18 +85,13 @@ public final class HitTestIndex {
         func contains(_ x: Int, _ y: Int) -> Bool { x >= x0 && x <= x1 && y >= y0 && y <= y1 }
     }
 
-    /// A toplevel listed in a cell, with its stacking key (so the binary searches need
-    /// no other memory) and which of the cell's 8×8 sub-cells its box covers (so a query
-    /// skips, with one AND, the toplevels that cannot hold the point).
+    /// A toplevel listed in a cell (its stacking key lies beside, in `CellList.keys`), with
+    /// the cell's 8×8 sub-cells its box covers, so that a query skips, with one AND, the
+    /// toplevels that cannot hold the point. A vacancy (see `CellList`) has slot
+    /// `CellList.vacant` and an empty mask.
     struct CellEntry {
-        var key: UInt64
         var mask: UInt64
         var slot: UInt32
-    }
-
-    struct Cell {
-        /// Front first: descending key.
-        var list = ManualBuffer<CellEntry>()
     }
 
     /// A surface an answer names, and its origin in the output.
@@ -118,7 +117,7 @@ public final class HitTestIndex {
         var live = false
         var width = 0, height = 0
         var columns = 0, rows = 0
-        var cells = ManualBuffer<Cell>()
+        var cells = ManualBuffer<CellList>()
         /// Per grid cell, bumped when anything over it changes; starts at 1 so that a
         /// zeroed answer is never current.
         var stamps = ManualBuffer<UInt32>()
@@ -226,7 +225,7 @@ public final class HitTestIndex {
         let ix = Int(x), iy = Int(y)
         let subShift = cellShift &- 3
         let bit: UInt64 = 1 &<< UInt64((((iy &>> subShift) & 7) &<< 3) | ((ix &>> subShift) & 7))
-        let list = grid.pointee.cells.pointer(at: cell).pointee.list
+        let list = grid.pointee.cells.pointer(at: cell).pointee
         let hot = state.pointee.hot.base.unsafelyUnwrapped
         var i = 0
         while i < list.count {
@@ -273,7 +272,7 @@ public final class HitTestIndex {
         let width = min(1 << answerShift, grid.pointee.width - x0), height = min(1 << answerShift, grid.pointee.height - y0)
         let subShift = cellShift - 3
         let bit: UInt64 = 1 << UInt64((((y0 >> subShift) & 7) << 3) | ((x0 >> subShift) & 7))
-        let list = grid.pointee.cells.pointer(at: cell).pointee.list
+        let list = grid.pointee.cells.pointer(at: cell).pointee
         var answer: CachedAnswer? = nil
         for i in 0..<list.count where list[i].mask & bit != 0 {
             let entry = hot.pointer(at: Int(list[i].slot))
@@ -328,7 +327,7 @@ public final class HitTestIndex {
         grid.rows = max(1, (rect.height + (1 << cellShift) - 1) >> cellShift)
         grid.cells.reserve(grid.columns * grid.rows)
         for _ in 0..<(grid.columns * grid.rows) {
-            grid.cells.append(Cell())
+            grid.cells.append(CellList())
             grid.stamps.append(1)
         }
         grid.answerColumns = (grid.columns << cellShift) >> answerShift
@@ -362,7 +361,7 @@ public final class HitTestIndex {
 
     private func releaseCells(of g: Int32) {
         let grid = state.pointee.grids.pointer(at: Int(g))
-        for c in 0..<grid.pointee.cells.count { grid.pointee.cells.pointer(at: c).pointee.list.deallocate() }
+        for c in 0..<grid.pointee.cells.count { grid.pointee.cells.pointer(at: c).pointee.deallocate() }
         grid.pointee.cells.deallocate()
         grid.pointee.stamps.deallocate()
         grid.pointee.answers.deallocate()
@@ -461,8 +460,10 @@ public final class HitTestIndex {
         guard let anyone = stack.first(where: { $0.indexSlot >= 0 }) else { return }
         let grid = grids.pointer(at: Int(entries[Int(anyone.indexSlot)].grid))
         for c in 0..<grid.pointee.cells.count {
-            let list = grid.pointee.cells.pointer(at: c).pointee.list
-            for i in 0..<list.count { list.pointer(at: i).pointee.key = keys[Int(list[i].slot)] }
+            // A vacancy's key would no longer fit between its new neighbours'.
+            grid.pointee.cells.pointer(at: c).pointee.compact()
+            let list = grid.pointee.cells.pointer(at: c).pointee
+            for i in 0..<list.count { list.setKey(keys[Int(list[i].slot)], at: i) }
         }
     }
 
@@ -543,25 +544,25 @@ public final class HitTestIndex {
 
     private func cellRange(of box: Rect<OutputSpace>?) -> CellRange {
         guard let box else { return .empty }
-        return CellRange(x0: box.minX >> cellShift, y0: box.minY >> cellShift, x1: (box.maxX - 1) >> cellShift, y1: (box.maxY - 1) >> cellShift)
+        return CellRange(x0: box.minX &>> cellShift, y0: box.minY &>> cellShift, x1: (box.maxX - 1) &>> cellShift, y1: (box.maxY - 1) &>> cellShift)
     }
 
     /// The box holds the whole cell, so its mask is full.
     @inline(__always)
     private func covers(_ box: Rect<OutputSpace>, column: Int, row: Int) -> Bool {
-        let left = column << cellShift, top = row << cellShift, size = 1 << cellShift
+        let left = column &<< cellShift, top = row &<< cellShift, size = 1 &<< cellShift
         return box.minX <= left && box.maxX >= left + size && box.minY <= top && box.maxY >= top + size
     }
 
     /// The sub-cells of cell (column, row) that `box` covers, row-major, bit 0 top-left.
     private func mask(of box: Rect<OutputSpace>, column: Int, row: Int) -> UInt64 {
         let subShift = cellShift - 3
-        let left = column << cellShift, top = row << cellShift
-        let sx0 = max(0, (box.minX - left) >> subShift), sx1 = min(7, (box.maxX - 1 - left) >> subShift)
-        let sy0 = max(0, (box.minY - top) >> subShift), sy1 = min(7, (box.maxY - 1 - top) >> subShift)
+        let left = column &<< cellShift, top = row &<< cellShift
+        let sx0 = max(0, (box.minX - left) &>> subShift), sx1 = min(7, (box.maxX - 1 - left) &>> subShift)
+        let sy0 = max(0, (box.minY - top) &>> subShift), sy1 = min(7, (box.maxY - 1 - top) &>> subShift)
         guard sx0 <= sx1, sy0 <= sy1 else { return 0 }
-        let rowBits = (UInt64(0xFF) >> UInt64(7 - (sx1 - sx0))) << UInt64(sx0)
-        let rows = (UInt64.max >> UInt64(8 * (7 - (sy1 - sy0)))) << UInt64(8 * sy0)
+        let rowBits = (UInt64(0xFF) &>> UInt64(7 - (sx1 - sx0))) &<< UInt64(sx0)
+        let rows = (UInt64.max &>> UInt64(8 * (7 - (sy1 - sy0)))) &<< UInt64(8 * sy0)
         return (rowBits &* 0x0101_0101_0101_0101) & rows
     }
 
@@ -584,12 +585,11 @@ public final class HitTestIndex {
                 for x in old.x0...old.x1 {
                     let cell = grid.pointee.cells.pointer(at: y * columns + x)
                     if !new.contains(x, y) {
-                        remove(slot, key: key, from: cell)
+                        cell.pointee.remove(slot, key: key)
                     } else if let newBox, !(covers(oldBox, column: x, row: y) && covers(newBox, column: x, row: y)) {
                         let fresh = mask(of: newBox, column: x, row: y)
                         if fresh != mask(of: oldBox, column: x, row: y) {
-                            let at = find(slot, key: key, in: cell)
-                            cell.pointee.list.pointer(at: at).pointee.mask = fresh
+                            cell.pointee.pointer(at: cell.pointee.find(slot, key: key)).pointee.mask = fresh
                         }
                     }
                 }
@@ -599,8 +599,7 @@ public final class HitTestIndex {
             for y in new.y0...new.y1 {
                 for x in new.x0...new.x1 where !old.contains(x, y) {
                     let cell = grid.pointee.cells.pointer(at: y * columns + x)
-                    let at = position(ofKey: key, in: cell.pointee.list)
-                    cell.pointee.list.insert(CellEntry(key: key, mask: mask(of: newBox, column: x, row: y), slot: UInt32(slot)), at: at)
+                    cell.pointee.insert(key: key, mask: mask(of: newBox, column: x, row: y), slot: slot)
                 }
             }
         }
@@ -669,31 +668,6 @@ public final class HitTestIndex {
         }
     }
 
-    /// The first position whose key is not above `key`, in a list sorted by descending key.
-    /// Branch-free: the halving depends only on the length, and the compare becomes a select.
-    @inline(__always)
-    private func position(ofKey key: UInt64, in list: ManualBuffer<CellEntry>) -> Int {
-        guard list.count > 0 else { return 0 }
-        let base = list.base.unsafelyUnwrapped
-        var low = 0, length = list.count
-        while length > 1 {
-            let half = length >> 1
-            low = base[low + half].key > key ? low + half : low
-            length -= half
-        }
-        return low + (base[low].key > key ? 1 : 0)
-    }
-
-    private func find(_ slot: Int32, key: UInt64, in cell: UnsafeMutablePointer<Cell>) -> Int {
-        let at = position(ofKey: key, in: cell.pointee.list)
-        precondition(at < cell.pointee.list.count && cell.pointee.list[at].slot == UInt32(slot), "hit-test index cell lost a toplevel")
-        return at
-    }
-
-    private func remove(_ slot: Int32, key: UInt64, from cell: UnsafeMutablePointer<Cell>) {
-        cell.pointee.list.remove(at: find(slot, key: key, in: cell))
-    }
-
     // MARK: Inspection for tests
 
     /// Checks each cell is sorted front first with the right keys and masks, each current
@@ -705,18 +679,26 @@ public final class HitTestIndex {
             let grid = grids[g]
             for row in 0..<grid.rows {
                 for column in 0..<grid.columns {
-                    let list = grid.cells[row * grid.columns + column].list
+                    let list = grid.cells[row * grid.columns + column]
+                    var vacancies = 0
                     for i in 0..<list.count {
                         let item = list[i]
+                        if i > 0, list.key(at: i - 1) <= list.key(at: i) { return "cell (\(column),\(row)) of grid \(g) is out of stacking order at \(i)" }
+                        if item.slot == CellList.vacant {
+                            if item.mask != 0 { return "cell (\(column),\(row)) of grid \(g) has a vacancy with a mask at \(i)" }
+                            vacancies += 1
+                            continue
+                        }
                         let entry = entries[Int(item.slot)]
                         listed[Int(item.slot), default: 0] += 1
                         guard entry.grid == Int32(g), cellRange(of: entry.placed).contains(column, row), let box = entry.placed else {
                             return "cell (\(column),\(row)) of grid \(g) lists slot \(item.slot) that does not cover it"
                         }
-                        if item.key != keys[Int(item.slot)] { return "cell (\(column),\(row)) holds a stale key for slot \(item.slot)" }
+                        if list.key(at: i) != keys[Int(item.slot)] { return "cell (\(column),\(row)) holds a stale key for slot \(item.slot)" }
                         if item.mask != mask(of: box, column: column, row: row) { return "cell (\(column),\(row)) holds a stale mask for slot \(item.slot)" }
-                        if i > 0, list[i - 1].key <= item.key { return "cell (\(column),\(row)) of grid \(g) is out of stacking order at \(i)" }
                     }
+                    if vacancies != list.vacancies { return "cell (\(column),\(row)) of grid \(g) counts \(list.vacancies) vacancies, holds \(vacancies)" }
+                    if list.count > 0, list[list.count - 1].slot == CellList.vacant { return "cell (\(column),\(row)) of grid \(g) ends with a vacancy" }
                 }
             }
         }
@@ -789,6 +771,13 @@ struct ManualBuffer<Element> {
         (p + i).deinitialize(count: 1)
         if i + 1 < count { (p + i).moveInitialize(from: p + i + 1, count: count - i - 1) }
         count -= 1
+    }
+
+    /// Drops the elements from `newCount` on.
+    mutating func truncate(to newCount: Int) {
+        guard newCount < count else { return }
+        (base.unsafelyUnwrapped + newCount).deinitialize(count: count - newCount)
+        count = newCount
     }
 
     mutating func removeAll() {

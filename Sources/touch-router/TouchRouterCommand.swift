@@ -84,7 +84,7 @@ struct HitTest: ParsableCommand {
     @Option(help: "Measure this scene file instead of a synthetic scene.")
     var scene: String?
 
-    @Option(help: "Cell size of the index as a power of two (8 is 256 px).")
+    @Option(help: "Cell size of the index as a power of two (9, the default, is 512 px).")
     var cellShift: Int = HitTestIndex.defaultCellShift
 
     @Option(help: "Timed runs over each point set.")

@@ -154,6 +154,56 @@ struct PropertyTests {
         #expect(tree.indexConsistencyProblem() == nil)
     }
 
+    /// Two 512-px cells hold up to 300 windows between them, so each cell's list is long,
+    /// and moves, restacks, adds and removes make and reuse vacancies at every place in it.
+    @Test("windows crowding one cell: over 12,000 moves, restacks, adds and removes the cells stay sorted and agree with the reference walk")
+    func crowdedCellsStayConsistent() throws {
+        let tree = SurfaceTree()
+        var random = SystemLikeGenerator(seed: 11)
+        let output = OutputID(1)
+        try tree.addOutput(output, name: "CROWD", rect: Rect(x: 0, y: 0, width: 1024, height: 512))
+        var live: [SurfaceID] = []
+        var next: UInt32 = 1
+        func position() -> Offset { Offset(dx: Int.random(in: -100...900, using: &random), dy: Int.random(in: -100...400, using: &random)) }
+        for step in 0..<12_000 {
+            let roll = Int.random(in: 1...100, using: &random)
+            let someone = live.isEmpty ? nil : live[Int.random(in: 0..<live.count, using: &random)]
+            switch (roll, someone) {
+            case (1...12, _) where live.count < 300, (_, nil):
+                let id = SurfaceID(next)
+                next += 1
+                try tree.addToplevel(id, client: ClientID(1), output: output, position: position(),
+                                     size: Size(width: Int.random(in: 20...300, using: &random), height: Int.random(in: 20...300, using: &random)))
+                live.append(id)
+            case (13...20, let id?):
+                _ = try tree.remove(id)
+                live.removeAll { $0 == id }
+            case (21...30, let id?): try tree.raise(id)
+            case (31...36, let id?): try tree.lower(id)
+            case (37...46, let id?):
+                let other = live[Int.random(in: 0..<live.count, using: &random)]
+                if other != id { try tree.place(id, below: other) }
+            case (47...52, let id?):
+                let other = live[Int.random(in: 0..<live.count, using: &random)]
+                if other != id { try tree.place(id, above: other) }
+            case (_, let id?): try tree.move(id, to: position())
+            }
+            if step % 4 == 0, let problem = tree.indexConsistencyProblem() {
+                Issue.record("step \(step): \(problem)")
+                return
+            }
+            for _ in 0..<4 {
+                let point = Point<GlobalSpace>(Double(Int.random(in: 0..<4096, using: &random)) / 4, Double(Int.random(in: 0..<2048, using: &random)) / 4)
+                let fast = tree.hitTest(point), slow = tree.referenceHitTest(point)
+                guard fast == slow else {
+                    Issue.record("step \(step): at \(point) index says \(String(describing: fast)), reference \(String(describing: slow))")
+                    return
+                }
+            }
+        }
+        #expect(live.count > 100, "the cells must have been crowded")
+    }
+
     @Test("routing random input over a changing tree leaves nothing dangling and never breaks the protocol", arguments: [UInt64(7), 8])
     func nothingDangles(seed: UInt64) throws {
         let tree = SurfaceTree()
