@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TouchRouterReplay", targets: ["TouchRouterReplay"]),
         .library(name: "TouchRouterWayland", targets: ["TouchRouterWayland"]),
         .executable(name: "touch-router", targets: ["touch-router"]),
+        // The WLCS integration module: `wlcs .build/debug/libtouch-router-wlcs.so`.
+        .library(name: "touch-router-wlcs", type: .dynamic, targets: ["TouchRouterWLCS"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -29,6 +31,10 @@ let package = Package(
         .target(name: "CWaylandShim", dependencies: ["CWaylandServer"], linkerSettings: [.linkedLibrary("wayland-server"), .linkedLibrary("xkbcommon")]),
         // The compositor session: protocol objects that translate between clients and the core.
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "CWaylandShim"]),
+        // wlcs/display_server.h's tables and the constant WLCS looks up, calling into
+        // TouchRouterWLCS (Debian: wlcs, libwayland-dev).
+        .target(name: "CWLCSIntegration", linkerSettings: [.linkedLibrary("wayland-client")]),
+        .target(name: "TouchRouterWLCS", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWLCSIntegration"]),
         // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
         .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         .executableTarget(

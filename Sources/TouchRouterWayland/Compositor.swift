@@ -121,6 +121,8 @@ final class SurfaceObject: WaylandObject {
     var above: [SubsurfaceObject] = []
     /// The surface is in the core's tree (its role's parent is).
     var inTree = false
+    /// Where a toplevel goes when it maps, in global coordinates, if something asked.
+    var requestedPosition: Offset? = nil
     /// A subsurface was restacked; the core follows on this surface's next commit.
     var pendingRestack = false
 

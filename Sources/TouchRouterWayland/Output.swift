@@ -35,6 +35,9 @@ final class VirtualOutput {
     let rect: Rect<GlobalSpace>
     let mode: OutputMode
     var global: OpaquePointer?
+    /// Every client's binding of this output, so that surfaces can say they entered it.
+    var bindings: [OutputBinding] = []
+    weak var session: WaylandSession?
 
     init(id: OutputID, name: String, rect: Rect<GlobalSpace>, mode: OutputMode) {
         self.id = id
@@ -58,5 +61,19 @@ final class VirtualOutput {
         if version >= 2 { wl_output_send_done(resource) }
     }
 
+    /// The client's bindings of this output, for wl_surface.enter.
+    func bindings(of client: OpaquePointer) -> [OpaquePointer] {
+        bindings.filter { $0.client == client }.map(\.resource)
+    }
+
     nonisolated(unsafe) static let table = implementation(wl_output_interface(release: destroyRequest))
+}
+
+/// One client's wl_output resource; it leaves its output's list when the client lets it go.
+final class OutputBinding: WaylandObject {
+    weak var output: VirtualOutput?
+
+    override func resourceDestroyed() {
+        output?.bindings.removeAll { $0 === self }
+    }
 }

@@ -50,6 +50,9 @@ public final class WaylandSession {
         /// The first toplevel fills the first output, as in cage.
         public var kiosk = false
         public var keyboardLayout: String? = nil
+        /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
+        /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
+        public var listens = true
         public init() {}
     }
 
@@ -65,6 +68,10 @@ public final class WaylandSession {
     private var clients: [OpaquePointer: ClientRecord] = [:]
     private var clientsByID: [ClientID: ClientRecord] = [:]
     private var nextClient: UInt32 = 1
+    /// Clients a host handed a socket to (`addClient`), by the host's end.
+    var clientsBySocket: [Int32: OpaquePointer] = [:]
+    /// Devices a host made (`addDevice`); the injection device is 1.
+    var nextHostDevice: UInt32 = 100
     private var pendingFrames: [FrameCallback] = []
     private var placedToplevels = 0
     private var globals: [OpaquePointer] = []
@@ -88,7 +95,8 @@ public final class WaylandSession {
             let id = OutputID(UInt32(i + 1))
             let rect = Rect<GlobalSpace>(x: x, y: 0, width: mode.width, height: mode.height)
             do { try tree.addOutput(id, name: "HEADLESS-\(i + 1)", rect: rect) } catch { throw WaylandError("output \(i + 1): \(error)") }
-            outputs.append(VirtualOutput(id: id, name: "HEADLESS-\(i + 1)", rect: rect, mode: mode))
+            let output = VirtualOutput(id: id, name: "HEADLESS-\(i + 1)", rect: rect, mode: mode)
+            outputs.append(output)
             x += mode.width
         }
         router.enqueue(.deviceAdded(device: Self.injectionDevice, time: clock.now(), capabilities: [.touch, .pointer, .keyboard]))
@@ -122,17 +130,21 @@ public final class WaylandSession {
             WaylandSession.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
         }
         for output in outputs {
+            output.session = self
             let outputData = Unmanaged.passUnretained(output).toOpaque()
             guard let global = wl_global_create(display.display, tr_wl_output_interface(), 4, outputData, { client, data, version, id in
                 let output = Unmanaged<VirtualOutput>.fromOpaque(data!).takeUnretainedValue()
                 guard let resource = createResource(client, tr_wl_output_interface(), version: Int32(version), id: id) else { return }
-                wl_resource_set_implementation(resource, VirtualOutput.table, nil, nil)
+                let binding = OutputBinding(resource: resource, session: output.session!)
+                binding.output = output
+                output.bindings.append(binding)
+                WaylandObject.install(binding, implementation: VirtualOutput.table)
                 output.sendState(to: resource)
             }) else { throw WaylandError("cannot create the wl_output global") }
             output.global = global
             globals.append(global)
         }
-        try display.addSocket()
+        if options.listens { try display.addSocket() }
         let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
         try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }
     }
@@ -182,6 +194,7 @@ public final class WaylandSession {
         record.destroyListener = nil
         clients[record.client] = nil
         clientsByID[record.id] = nil
+        clientsBySocket = clientsBySocket.filter { $0.value != record.client }
         record.devices.removeAll()
         router.forgetClient(record.id)
         router.dispatchAll()
@@ -261,7 +274,10 @@ public final class WaylandSession {
                 xdg.sendConfigure()
                 return
             }
-            if !surface.inTree, xdg.configured, surface.hasBuffer {
+            // Mapping waits for a buffer, not for ack_configure: WLCS's clients, like some
+            // toolkits, attach their first buffer before they have read the configure.
+            // Mir maps them; wlroots and Weston end them with a protocol error.
+            if !surface.inTree, surface.hasBuffer {
                 if let toplevel = xdg.toplevel { mapToplevel(surface, toplevel) }
                 else if let popup = xdg.popup, let parent = popup.parent, parent.inTree { mapPopup(surface, popup, parent: parent) }
             }
@@ -313,12 +329,14 @@ public final class WaylandSession {
             let room = (width: max(1, output.mode.width - surface.size.width), height: max(1, output.mode.height - surface.size.height))
             position = Offset(dx: step % room.width, dy: step % room.height)
         }
+        let requested = surface.requestedPosition.map { Offset(dx: $0.dx - output.rect.x, dy: $0.dy - output.rect.y) }
         placedToplevels += 1
         let entered = enterTree(surface, as: "toplevel") { client, properties throws(SurfaceTreeError) in
-            try tree.addToplevel(surface.id, client: client, output: output.id, position: position,
+            try tree.addToplevel(surface.id, client: client, output: output.id, position: requested ?? position,
                                  size: surface.size, properties: properties, label: label(of: toplevel))
         }
         guard entered else { return }
+        for resource in output.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
         _ = router.setKeyboardFocus(surface.id)
         router.dispatchAll()
     }

@@ -1,0 +1,129 @@
+import CWLCSIntegration
+import TouchRouterCore
+import TouchRouterWayland
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One WLCS test's compositor: a session with one 1920×1080 output, no socket of its
+/// own, and clients and input devices made on WLCS's request. Every call after `run`
+/// arrives on the session's thread, through WLCS's loop that the session serves.
+final class WLCSServer {
+    let session: WaylandSession
+    /// WLCS's touch devices each carry one point, named after the device.
+    private var touchIDs: [DeviceID: TouchID] = [:]
+
+    init() throws(WaylandError) {
+        var options = WaylandSession.Options()
+        options.listens = false
+        session = try WaylandSession(options: options)
+    }
+
+    func report(_ message: String) { reportToStandardError(message) }
+}
+
+func reportToStandardError(_ message: String) {
+    var line = "touch-router-wlcs: \(message)\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+private func server(_ pointer: UnsafeMutableRawPointer?) -> WLCSServer {
+    Unmanaged<WLCSServer>.fromOpaque(pointer!).takeUnretainedValue()
+}
+
+@_cdecl("tr_wlcs_create")
+func wlcsCreate(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafePointer<CChar>?>?) -> UnsafeMutableRawPointer? {
+    do {
+        return Unmanaged.passRetained(try WLCSServer()).toOpaque()
+    } catch {
+        reportToStandardError("cannot create the session: \(error)")
+        return nil
+    }
+}
+
+@_cdecl("tr_wlcs_destroy")
+func wlcsDestroy(_ pointer: UnsafeMutableRawPointer?) {
+    Unmanaged<WLCSServer>.fromOpaque(pointer!).release()
+}
+
+@_cdecl("tr_wlcs_run")
+func wlcsRun(_ pointer: UnsafeMutableRawPointer?, _ loop: UnsafeMutableRawPointer?) {
+    let server = server(pointer)
+    do {
+        try server.session.start()
+        try server.session.serve(loop: OpaquePointer(loop!))
+    } catch {
+        server.report("cannot start the session: \(error)")
+        return
+    }
+    server.session.run()
+    // Clients first, then the display: nothing outlives the test.
+    server.session.shutdown()
+}
+
+@_cdecl("tr_wlcs_stop")
+func wlcsStop(_ pointer: UnsafeMutableRawPointer?) {
+    server(pointer).session.stop()
+}
+
+@_cdecl("tr_wlcs_create_client_socket")
+func wlcsCreateClientSocket(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
+    let server = server(pointer)
+    do {
+        return try server.session.addClient()
+    } catch {
+        server.report("\(error)")
+        return -1
+    }
+}
+
+@_cdecl("tr_wlcs_position_window")
+func wlcsPositionWindow(_ pointer: UnsafeMutableRawPointer?, _ clientFD: Int32, _ surfaceID: UInt32, _ x: Int32, _ y: Int32) {
+    let server = server(pointer)
+    do {
+        try server.session.placeWindow(clientSocket: clientFD, surfaceID: surfaceID, x: Int(x), y: Int(y))
+    } catch {
+        server.report("position_window_absolute: \(error)")
+    }
+}
+
+@_cdecl("tr_wlcs_add_device")
+func wlcsAddDevice(_ pointer: UnsafeMutableRawPointer?, _ touch: Int32) -> UInt32 {
+    server(pointer).session.addDevice(touch: touch != 0).raw
+}
+
+@_cdecl("tr_wlcs_remove_device")
+func wlcsRemoveDevice(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32) {
+    server(pointer).session.removeDevice(DeviceID(device))
+}
+
+@_cdecl("tr_wlcs_pointer_move")
+func wlcsPointerMove(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32, _ x: Double, _ y: Double, _ relative: Int32) {
+    let session = server(pointer).session
+    let time = session.clock.now()
+    if relative != 0 {
+        session.inject(.pointerMotion(device: DeviceID(device), time: time, dx: x, dy: y))
+    } else {
+        session.inject(.pointerMotionAbsolute(device: DeviceID(device), time: time, position: Point(x, y)))
+    }
+}
+
+@_cdecl("tr_wlcs_pointer_button")
+func wlcsPointerButton(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32, _ button: Int32, _ pressed: Int32) {
+    let session = server(pointer).session
+    session.inject(.pointerButton(device: DeviceID(device), time: session.clock.now(), button: UInt32(bitPattern: button),
+                                  state: pressed != 0 ? .pressed : .released))
+}
+
+@_cdecl("tr_wlcs_touch")
+func wlcsTouch(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32, _ kind: Int32, _ x: Double, _ y: Double) {
+    let session = server(pointer).session
+    let device = DeviceID(device), time = session.clock.now()
+    let id = TouchID(Int32(truncatingIfNeeded: device.raw))
+    switch kind {
+    case 0: session.inject(.touchDown(device: device, time: time, id: id, position: Point(x, y)))
+    case 1: session.inject(.touchMotion(device: device, time: time, id: id, position: Point(x, y)))
+    default: session.inject(.touchUp(device: device, time: time, id: id))
+    }
+    session.inject(.touchFrame(device: device, time: time))
+}

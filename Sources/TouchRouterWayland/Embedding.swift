@@ -1,0 +1,73 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a host that runs the session inside its own process needs beyond `touch-router
+/// run`: clients handed over on sockets, windows placed from outside, input devices
+/// made and fed in-process, and a second event loop to serve. The WLCS integration
+/// module is such a host.
+extension WaylandSession {
+    /// Serves a client on one end of a fresh socket pair and returns the other end,
+    /// which the caller owns.
+    public func addClient() throws(WaylandError) -> Int32 {
+        var ends: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            throw WaylandError.errno("socketpair for a new client")
+        }
+        guard let client = wl_client_create(display.display, ends[0]) else {
+            close(ends[0])
+            close(ends[1])
+            throw WaylandError.errno("wl_client_create")
+        }
+        record(for: client)
+        clientsBySocket[ends[1]] = client
+        return ends[1]
+    }
+
+    /// Places the toplevel of surface `surfaceID` of the client behind `socket` (as
+    /// `addClient` returned it) with its top left at (x, y), now if it is mapped, else
+    /// when it maps. Anything else it names is refused with a reason.
+    public func placeWindow(clientSocket socket: Int32, surfaceID: UInt32, x: Int, y: Int) throws(WaylandError) {
+        guard let client = clientsBySocket[socket] else { throw WaylandError("no client was handed socket \(socket)") }
+        guard let resource = wl_client_get_object(client, surfaceID),
+              wl_resource_instance_of(resource, tr_wl_surface_interface(), SurfaceObject.table) != 0 else {
+            throw WaylandError("object \(surfaceID) of client on socket \(socket) is not a wl_surface")
+        }
+        let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+        let position = Offset(dx: x, dy: y)
+        surface.requestedPosition = position
+        guard surface.inTree, tree.role(of: surface.id) == .toplevel, let output = tree.outputOf(surface.id).flatMap({ tree.output($0) }) else { return }
+        do {
+            try tree.move(surface.id, to: Offset(dx: x - output.rect.x, dy: y - output.rect.y))
+        } catch {
+            throw WaylandError("cannot move surface \(surfaceID): \(error)")
+        }
+    }
+
+    /// A new input device with touch or pointer capability, as if libinput had found one.
+    public func addDevice(touch: Bool) -> DeviceID {
+        let device = DeviceID(nextHostDevice)
+        nextHostDevice += 1
+        inject(.deviceAdded(device: device, time: clock.now(), capabilities: touch ? [.touch] : [.pointer]))
+        return device
+    }
+
+    public func removeDevice(_ device: DeviceID) {
+        inject(.deviceRemoved(device: device, time: clock.now()))
+    }
+
+    /// Routes one event now, as `msg inject` does; the loop flushes clients on its next turn.
+    public func inject(_ event: InputEvent) {
+        router.enqueue(event)
+        router.dispatchAll()
+    }
+
+    /// Dispatches `loop` (a `wl_event_loop` the host owns) from the session's loop
+    /// whenever it has work, so that the host's calls run on the session's thread.
+    public func serve(loop: OpaquePointer) throws(WaylandError) {
+        let fd = wl_event_loop_get_fd(loop)
+        _ = try display.watch(fd: fd) { _ in _ = wl_event_loop_dispatch(loop, 0) }
+    }
+}
