@@ -71,14 +71,16 @@ static void pointer_destroy(WlcsPointer *table) {
     free(pointer);
 }
 
+/* touch.h declares wl_fixed_t, but WLCS's Touch::down_at and move_to pass whole
+ * pixels in it (and Mir's integration reads them so); the pointer's are true wl_fixed_t. */
 static void touch_down(WlcsTouch *table, wl_fixed_t x, wl_fixed_t y) {
     struct tr_touch *touch = (struct tr_touch *)table;
-    tr_wlcs_touch(touch->session, touch->device, 0, wl_fixed_to_double(x), wl_fixed_to_double(y));
+    tr_wlcs_touch(touch->session, touch->device, 0, (double)x, (double)y);
 }
 
 static void touch_move(WlcsTouch *table, wl_fixed_t x, wl_fixed_t y) {
     struct tr_touch *touch = (struct tr_touch *)table;
-    tr_wlcs_touch(touch->session, touch->device, 1, wl_fixed_to_double(x), wl_fixed_to_double(y));
+    tr_wlcs_touch(touch->session, touch->device, 1, (double)x, (double)y);
 }
 
 static void touch_up(WlcsTouch *table) {

@@ -270,13 +270,11 @@ public final class WaylandSession {
     func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
         pendingFrames += frameCallbacks
         if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {
-            if !xdg.sentFirstConfigure {
-                xdg.sendConfigure()
-                return
-            }
-            // Mapping waits for a buffer, not for ack_configure: WLCS's clients, like some
-            // toolkits, attach their first buffer before they have read the configure.
-            // Mir maps them; wlroots and Weston end them with a protocol error.
+            if !xdg.sentFirstConfigure { xdg.sendConfigure() }
+            // Mapping waits for a buffer, not for ack_configure: WLCS's clients attach
+            // their first buffer before they have read the configure, some even in the
+            // very first commit. Mir maps them; wlroots and Weston end them with a
+            // protocol error.
             if !surface.inTree, surface.hasBuffer {
                 if let toplevel = xdg.toplevel { mapToplevel(surface, toplevel) }
                 else if let popup = xdg.popup, let parent = popup.parent, parent.inTree { mapPopup(surface, popup, parent: parent) }
