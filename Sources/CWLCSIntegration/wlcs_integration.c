@@ -41,8 +41,6 @@ static WlcsIntegrationDescriptor const descriptor = {
     1, sizeof extensions / sizeof extensions[0], extensions,
 };
 
-uint32_t tr_wlcs_extension_count(void) { return (uint32_t)(sizeof extensions / sizeof extensions[0]); }
-
 static struct tr_server *server_of(WlcsDisplayServer *table) { return (struct tr_server *)table; }
 
 static void pointer_move_absolute(WlcsPointer *table, wl_fixed_t x, wl_fixed_t y) {

@@ -27,8 +27,8 @@ extension WaylandSession {
     }
 
     /// Places the toplevel of surface `surfaceID` of the client behind `socket` (as
-    /// `addClient` returned it) with its top left at (x, y), now if it is mapped, else
-    /// when it maps. Anything else it names is refused with a reason.
+    /// `addClient` returned it) with the top left of its window geometry at (x, y), now
+    /// if it is mapped, else when it maps. Anything else it names is refused with a reason.
     public func placeWindow(clientSocket socket: Int32, surfaceID: UInt32, x: Int, y: Int) throws(WaylandError) {
         guard let client = clientsBySocket[socket] else { throw WaylandError("no client was handed socket \(socket)") }
         guard let resource = wl_client_get_object(client, surfaceID),
@@ -36,11 +36,13 @@ extension WaylandSession {
             throw WaylandError("object \(surfaceID) of client on socket \(socket) is not a wl_surface")
         }
         let surface = WaylandObject.of(resource, as: SurfaceObject.self)
-        let position = Offset(dx: x, dy: y)
-        surface.requestedPosition = position
+        // (x, y) is where the window's geometry goes; its shadows may lie outside it.
+        let geometry = surface.xdgSurface?.geometry
+        let origin = Offset(dx: x - (geometry?.x ?? 0), dy: y - (geometry?.y ?? 0))
+        surface.requestedPosition = origin
         guard surface.inTree, tree.role(of: surface.id) == .toplevel, let output = tree.outputOf(surface.id).flatMap({ tree.output($0) }) else { return }
         do {
-            try tree.move(surface.id, to: Offset(dx: x - output.rect.x, dy: y - output.rect.y))
+            try tree.move(surface.id, to: Offset(dx: origin.dx - output.rect.x, dy: origin.dy - output.rect.y))
         } catch {
             throw WaylandError("cannot move surface \(surfaceID): \(error)")
         }

@@ -30,7 +30,4 @@ void tr_wlcs_pointer_button(void *server, uint32_t device, int button, int press
 /* kind: 0 down, 1 motion, 2 up. */
 void tr_wlcs_touch(void *server, uint32_t device, int kind, double x, double y);
 
-/* Called by Swift: the extensions the descriptor lists, for a test to compare. */
-uint32_t tr_wlcs_extension_count(void);
-
 #endif
