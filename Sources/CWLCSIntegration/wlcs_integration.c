@@ -107,29 +107,29 @@ static void server_position_window_absolute(WlcsDisplayServer *table, struct wl_
 }
 
 static WlcsPointer *server_create_pointer(WlcsDisplayServer *table) {
-    struct tr_pointer *pointer = calloc(1, sizeof *pointer);
+    struct tr_pointer *pointer = malloc(sizeof *pointer);
     if (!pointer) return NULL;
-    pointer->table.version = WLCS_POINTER_VERSION;
-    pointer->table.move_absolute = pointer_move_absolute;
-    pointer->table.move_relative = pointer_move_relative;
-    pointer->table.button_down = pointer_button_down;
-    pointer->table.button_up = pointer_button_up;
-    pointer->table.destroy = pointer_destroy;
-    pointer->session = server_of(table)->session;
-    pointer->device = tr_wlcs_add_device(pointer->session, 0);
+    void *session = server_of(table)->session;
+    *pointer = (struct tr_pointer){
+        .table = {.version = WLCS_POINTER_VERSION, .move_absolute = pointer_move_absolute,
+                  .move_relative = pointer_move_relative, .button_up = pointer_button_up,
+                  .button_down = pointer_button_down, .destroy = pointer_destroy},
+        .session = session,
+        .device = tr_wlcs_add_device(session, 0),
+    };
     return &pointer->table;
 }
 
 static WlcsTouch *server_create_touch(WlcsDisplayServer *table) {
-    struct tr_touch *touch = calloc(1, sizeof *touch);
+    struct tr_touch *touch = malloc(sizeof *touch);
     if (!touch) return NULL;
-    touch->table.version = WLCS_TOUCH_VERSION;
-    touch->table.touch_down = touch_down;
-    touch->table.touch_move = touch_move;
-    touch->table.touch_up = touch_up;
-    touch->table.destroy = touch_destroy;
-    touch->session = server_of(table)->session;
-    touch->device = tr_wlcs_add_device(touch->session, 1);
+    void *session = server_of(table)->session;
+    *touch = (struct tr_touch){
+        .table = {.version = WLCS_TOUCH_VERSION, .touch_down = touch_down, .touch_move = touch_move,
+                  .touch_up = touch_up, .destroy = touch_destroy},
+        .session = session,
+        .device = tr_wlcs_add_device(session, 1),
+    };
     return &touch->table;
 }
 
