@@ -10,16 +10,12 @@ import Glibc
 /// arrives on the session's thread, through WLCS's loop that the session serves.
 final class WLCSServer {
     let session: WaylandSession
-    /// WLCS's touch devices each carry one point, named after the device.
-    private var touchIDs: [DeviceID: TouchID] = [:]
 
     init() throws(WaylandError) {
         var options = WaylandSession.Options()
         options.listens = false
         session = try WaylandSession(options: options)
     }
-
-    func report(_ message: String) { reportToStandardError(message) }
 }
 
 func reportToStandardError(_ message: String) {
@@ -53,7 +49,7 @@ func wlcsRun(_ pointer: UnsafeMutableRawPointer?, _ loop: UnsafeMutableRawPointe
         try server.session.start()
         try server.session.serve(loop: OpaquePointer(loop!))
     } catch {
-        server.report("cannot start the session: \(error)")
+        reportToStandardError("cannot start the session: \(error)")
         return
     }
     server.session.run()
@@ -72,7 +68,7 @@ func wlcsCreateClientSocket(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
     do {
         return try server.session.addClient()
     } catch {
-        server.report("\(error)")
+        reportToStandardError("\(error)")
         return -1
     }
 }
@@ -83,7 +79,7 @@ func wlcsPositionWindow(_ pointer: UnsafeMutableRawPointer?, _ clientFD: Int32, 
     do {
         try server.session.placeWindow(clientSocket: clientFD, surfaceID: surfaceID, x: Int(x), y: Int(y))
     } catch {
-        server.report("position_window_absolute: \(error)")
+        reportToStandardError("position_window_absolute: \(error)")
     }
 }
 

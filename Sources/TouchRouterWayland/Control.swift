@@ -159,8 +159,7 @@ public final class ControlServer {
         case "inject":
             do {
                 let event = try EventSyntax.parse(Array(words.dropFirst()), time: session.clock.now(), device: WaylandSession.injectionDevice)
-                session.router.enqueue(event)
-                session.router.dispatchAll()
+                session.inject(event)
                 return ("{\"ok\":true,\"event\":\(jsonString(EventSyntax.format(event)))}", false)
             } catch {
                 return (failure("inject: \(error)"), false)
