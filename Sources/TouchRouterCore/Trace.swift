@@ -15,6 +15,8 @@ public enum DeliveryReason: String, Sendable {
     case frame
     case cancel
     case focusChange = "focus change"
+    /// The surface a touch was bound to went away, which ends the touch for its client.
+    case surfaceRemoved = "surface removed"
 }
 
 /// Why an event reached nobody.
@@ -102,7 +104,7 @@ public struct RouteRecord: Sendable {
     public var deliveries: [DeliveryRecord]
 }
 
-public enum FocusKind: String, Sendable { case keyboard, pointer }
+public enum FocusKind: String, Sendable { case keyboard, pointer, touch }
 
 public enum FocusChangeCause: String, Sendable {
     case request

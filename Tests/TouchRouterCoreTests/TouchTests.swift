@@ -108,6 +108,10 @@ struct TouchTests {
         _ = h.delivery.take()
         try h.tree.remove(SurfaceID(1))
         #expect(h.router.activeTouches.allSatisfy { $0.surface.map(h.tree.contains) ?? true })
+        #expect(h.delivery.take() == [.touchUp(SurfaceID(3), TouchID(0))],
+                "the up, on the subsurface it went down on, comes at once and joins the frame still open")
+        #expect(log.focusChanges.last.map { ($0.kind, $0.from, $0.to, $0.cause) } ?? (.keyboard, nil, nil, .request)
+                == (.touch, SurfaceID(3), nil, .surfaceRemoved))
         h.move(0, 12, 12)
         #expect(log.last == .dropped(.surfaceGone))
         h.move(1, 560, 50)
@@ -119,10 +123,33 @@ struct TouchTests {
             .touchUp(SurfaceID(2), TouchID(1)),
             .touchFrame(ClientID(101)),
             .touchFrame(h.client(2)),
-        ], "the first client still gets the frame that closes the down it received")
+        ], "the first client still gets the frame that closes the down and the up it received")
         #expect(h.router.activeTouches.isEmpty)
         h.down(0, 10, 10)
         #expect(log.last == .discarded(declined: 3), "the id is free again; nothing is there now")
+    }
+
+    @Test("a surface removed after its touch's frame: up and a frame of their own at once, for that client only")
+    func removedAfterFrame() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.subsurface(3, of: 1, 0, 0, 50, 50)
+        h.toplevel(2, 500, 0, 100, 100)
+        h.down(0, 10, 10)
+        h.down(1, 60, 60)
+        h.down(2, 550, 50)
+        h.frame()
+        _ = h.delivery.take()
+        try h.tree.remove(SurfaceID(3))
+        #expect(h.delivery.take() == [.touchUp(SurfaceID(3), TouchID(0)), .touchFrame(h.client(1))])
+        try h.tree.remove(SurfaceID(1))
+        #expect(h.delivery.take() == [.touchUp(SurfaceID(1), TouchID(1)), .touchFrame(ClientID(101))])
+        h.up(0)
+        h.up(1)
+        h.move(2, 560, 50)
+        h.frame()
+        #expect(h.delivery.take() == [.touchMotion(SurfaceID(2), TouchID(2), Point(60, 50)), .touchFrame(h.client(2))],
+                "the ended touches get nothing more; the other client's touch goes on")
     }
 
     @Test("a cancelled touch cancels the client's touches once, and their rest is swallowed")
