@@ -144,6 +144,7 @@ public final class HitTestIndex {
         /// In the tree's output order: the first holding a point wins.
         var outputs = ManualBuffer<OutputEntry>()
         var freeSlots: [Int32] = []
+        var revision: UInt64 = 0
     }
 
     public static let cellShifts = 6...12
@@ -170,6 +171,10 @@ public final class HitTestIndex {
         state.pointee.outputs.deallocate()
         state.release()
     }
+
+    /// Counts the changes that can move a hit, so that whoever keeps a hit (the pointer's
+    /// focus) can tell when to look again.
+    var revision: UInt64 { state.pointee.revision }
 
     private var entries: ManualBuffer<Entry> { state.pointee.entries }
     private var hot: ManualBuffer<HotEntry> { state.pointee.hot }
@@ -319,6 +324,7 @@ public final class HitTestIndex {
 
     /// Adds an output after the others, with its grid; returns the grid.
     func addOutput(_ id: OutputID, rect: Rect<GlobalSpace>) -> Int32 {
+        state.pointee.revision &+= 1
         var grid = Grid()
         grid.live = true
         grid.width = rect.width
@@ -351,6 +357,7 @@ public final class HitTestIndex {
 
     /// Its toplevels must be gone already.
     func removeOutput(_ id: OutputID) {
+        state.pointee.revision &+= 1
         let outputs = state.pointee.outputs
         guard let at = (0..<outputs.count).first(where: { outputs[$0].id == id }) else { return }
         let g = outputs[at].grid
@@ -371,6 +378,7 @@ public final class HitTestIndex {
     // MARK: Toplevels
 
     func insertToplevel(_ node: SurfaceNode, stack: [SurfaceNode], at position: Int) {
+        state.pointee.revision &+= 1
         let slot: Int32
         if let reused = state.pointee.freeSlots.popLast() {
             slot = reused
@@ -390,6 +398,7 @@ public final class HitTestIndex {
     }
 
     func removeToplevel(_ node: SurfaceNode) {
+        state.pointee.revision &+= 1
         let slot = node.indexSlot
         guard slot >= 0 else { return }
         setCells(of: slot, to: nil)
@@ -402,6 +411,7 @@ public final class HitTestIndex {
 
     /// The toplevel moved; its items are unchanged in its own space.
     func moveToplevel(_ node: SurfaceNode) {
+        state.pointee.revision &+= 1
         let slot = node.indexSlot
         guard slot >= 0 else { return }
         place(slot, origin: node.position)
@@ -409,6 +419,7 @@ public final class HitTestIndex {
 
     /// Something inside the toplevel changed: re-flatten it, then fix its cells.
     func refreshToplevel(_ node: SurfaceNode) {
+        state.pointee.revision &+= 1
         let slot = node.indexSlot
         guard slot >= 0 else { return }
         flatten(node, into: slot)
@@ -417,6 +428,7 @@ public final class HitTestIndex {
 
     /// The toplevel's place in its output's stack changed.
     func restackToplevel(_ node: SurfaceNode, stack: [SurfaceNode]) {
+        state.pointee.revision &+= 1
         let slot = node.indexSlot
         guard slot >= 0, let position = stack.firstIndex(where: { $0 === node }) else { return }
         let placed = entries[Int(slot)].placed

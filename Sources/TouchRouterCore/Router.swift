@@ -80,6 +80,13 @@ public final class Router {
         var modifiers = KeyboardModifiers()
         var pointerPosition = Point<GlobalSpace>(0, 0)
         var pointerFocus: SurfaceID?
+        /// Where the focus last heard the pointer was, in its own space.
+        var pointerLocal: Point<SurfaceSpace>?
+        /// False until the pointer first moves: a seat with no pointer yet focuses nothing.
+        var pointerPlaced = false
+        /// The tree's hit-test revision when the pointer's focus was last picked; nil when
+        /// the focus must be picked again whatever the tree did.
+        var pointerPickRevision: UInt64? = nil
         var pointerGrab: SurfaceID?
         var pressedButtons: [UInt32] = []
         var pointerFrameClients: [ClientID] = []
@@ -139,6 +146,11 @@ public final class Router {
         set { state.pointee.pointerFocus = newValue }
     }
     private var pointerGrab: SurfaceID? { _read { yield state.pointee.pointerGrab } _modify { yield &state.pointee.pointerGrab } }
+    private var pointerLocal: Point<SurfaceSpace>? { _read { yield state.pointee.pointerLocal } _modify { yield &state.pointee.pointerLocal } }
+    private var pointerPlaced: Bool { _read { yield state.pointee.pointerPlaced } _modify { yield &state.pointee.pointerPlaced } }
+    private var pointerPickRevision: UInt64? {
+        _read { yield state.pointee.pointerPickRevision } _modify { yield &state.pointee.pointerPickRevision }
+    }
     public private(set) var pressedButtons: [UInt32] {
         get { state.pointee.pressedButtons }
         _modify { yield &state.pointee.pressedButtons }
@@ -565,7 +577,7 @@ public final class Router {
             record(.pointerButton, focus, focusClient, nil, .pointerEmulation)
             notePointerFrame(for: focusClient)
         }
-        if pressedButtons.isEmpty { pointerGrab = nil }
+        endPointerGrabIfReleased(time: time)
         flushPointerFrames()
     }
 
@@ -596,38 +608,93 @@ public final class Router {
     @discardableResult
     private func movePointer(to position: Point<GlobalSpace>, time: RouterTime) -> DeliveryReason {
         pointerPosition = position
+        pointerPlaced = true
+        pointerPickRevision = tree.hitTestRevision
         if let grab = pointerGrab, tree.contains(grab), let client = tree.client(of: grab) {
             let local = tree.localPoint(position, in: grab)!
             markDecided()
+            pointerLocal = local
             delivery.pointerMotion(surface: grab, client: client, time: time, local: local)
             record(.pointerMotion, grab, client, local, .implicitGrab)
             notePointerFrame(for: client)
             return .implicitGrab
         }
         pointerGrab = nil
-        let hit = tree.hitTest(position)
-        var target: (surface: SurfaceID, client: ClientID, local: Point<SurfaceSpace>)?
-        if let hit, let client = tree.client(of: hit.surface), capabilities(of: client).contains(.pointer) {
-            target = (hit.surface, client, hit.local)
-        }
+        let target = pointerTarget(at: position)
         markDecided()
-        if target?.surface != pointerFocus {
-            setPointerFocus(target.map { ($0.surface, $0.client, $0.local) })
-        }
+        if target?.surface != pointerFocus { setPointerFocus(target) }
         guard let target else { return .pointerFocus }
+        pointerLocal = target.local
         delivery.pointerMotion(surface: target.surface, client: target.client, time: time, local: target.local)
         record(.pointerMotion, target.surface, target.client, target.local, .pointerFocus)
         notePointerFrame(for: target.client)
         return .pointerFocus
     }
 
-    private func setPointerFocus(_ target: (SurfaceID, ClientID, Point<SurfaceSpace>)?) {
+    /// Looks again at what lies under a still pointer once the scene has changed, as
+    /// Weston's repick and sway's cursor rebase do: the focus leaves a surface that moved
+    /// away and enters the one now there; a focus that stays hears its new local position
+    /// as motion. Held buttons keep the focus, which still hears where it now is. Cheap
+    /// when nothing changed. The host calls it once it has applied a batch of changes;
+    /// buttons and axis events call it first, so that they never reach a stale focus.
+    public func refreshPointerFocus() {
+        guard pointerPlaced, ignoreInteractionDepth == 0, pointerPickRevision != tree.hitTestRevision else { return }
+        let saved = recordDeliveries
+        recordDeliveries.removeAll(keepingCapacity: true)
+        let old = pointerFocus
+        repickPointer(time: clock.now())
+        flushPointerFrames()
+        if tracing, !recordDeliveries.isEmpty {
+            traceSink?.focusChanged(FocusChangeRecord(kind: .pointer, from: old, to: pointerFocus, cause: .sceneChanged, deliveries: recordDeliveries))
+        }
+        recordDeliveries = saved
+    }
+
+    /// Once the last button is up the implicit grab ends, and the pointer goes to what is
+    /// under it now, as in Weston.
+    private func endPointerGrabIfReleased(time: RouterTime) {
+        guard pressedButtons.isEmpty, pointerGrab != nil else { return }
+        pointerGrab = nil
+        if ignoreInteractionDepth == 0 { repickPointer(time: time) }
+    }
+
+    /// Gives the still pointer to what is under it now (the grabbed surface while a button
+    /// is held): leave and enter if that changed, motion if only its local position did.
+    private func repickPointer(time: RouterTime) {
+        pointerPickRevision = tree.hitTestRevision
+        var target: PointerTarget?
+        if let grab = pointerGrab {
+            if let client = tree.client(of: grab), let local = tree.localPoint(pointerPosition, in: grab) { target = (grab, client, local) }
+        } else {
+            target = pointerTarget(at: pointerPosition)
+        }
+        if target?.surface != pointerFocus {
+            if pointerGrab == nil { setPointerFocus(target) }
+        } else if let target, target.local != pointerLocal {
+            pointerLocal = target.local
+            delivery.pointerMotion(surface: target.surface, client: target.client, time: time, local: target.local)
+            record(.pointerMotion, target.surface, target.client, target.local, pointerGrab == nil ? .pointerFocus : .implicitGrab)
+            notePointerFrame(for: target.client)
+        }
+    }
+
+    private typealias PointerTarget = (surface: SurfaceID, client: ClientID, local: Point<SurfaceSpace>)
+
+    /// The surface under `position` if its client bound wl_pointer: the pointer's focus there.
+    private func pointerTarget(at position: Point<GlobalSpace>) -> PointerTarget? {
+        guard let hit = tree.hitTest(position), let client = tree.client(of: hit.surface),
+              capabilities(of: client).contains(.pointer) else { return nil }
+        return (hit.surface, client, hit.local)
+    }
+
+    private func setPointerFocus(_ target: PointerTarget?) {
         if let old = pointerFocus, let client = tree.client(of: old) {
             delivery.pointerLeave(surface: old, client: client)
             record(.pointerLeave, old, client, nil, .focusChange)
             notePointerFrame(for: client)
         }
-        pointerFocus = target?.0
+        pointerFocus = target?.surface
+        pointerLocal = target?.local
         if let (surface, client, local) = target {
             delivery.pointerEnter(surface: surface, client: client, local: local)
             record(.pointerEnter, surface, client, local, .focusChange)
@@ -636,6 +703,7 @@ public final class Router {
     }
 
     private func pointerButton(_ event: InputEvent, time: RouterTime, button: UInt32, state: ButtonState) -> RouteOutcome {
+        refreshPointerFocus()
         switch state {
         case .pressed:
             if pressedButtons.isEmpty { pointerGrab = pointerFocus }
@@ -653,11 +721,13 @@ public final class Router {
         let reason: DeliveryReason = pointerGrab == nil ? .pointerFocus : .implicitGrab
         record(.pointerButton, focus, client, nil, reason)
         notePointerFrame(for: client)
+        endPointerGrabIfReleased(time: time)
         flushPointerFrames()
         return .delivered(reason)
     }
 
     private func pointerAxis(_ event: InputEvent, time: RouterTime, axis: PointerAxis, value: Double, discrete: Int32, source: AxisSource) -> RouteOutcome {
+        refreshPointerFocus()
         guard let focus = pointerFocus, let client = tree.client(of: focus) else {
             return compositorChain(event, from: tree.hitTest(pointerPosition)?.surface, output: tree.output(at: pointerPosition)).0
         }
@@ -903,6 +973,8 @@ public final class Router {
     public func endIgnoringInteraction() -> Bool {
         guard ignoreInteractionDepth > 0 else { return false }
         ignoreInteractionDepth -= 1
+        // The pointer left its focus at the begin; it returns at the next refresh.
+        if ignoreInteractionDepth == 0 { pointerPickRevision = nil }
         traceSink?.interactionIgnoringChanged(depth: ignoreInteractionDepth, cancelled: [])
         return true
     }
@@ -962,6 +1034,7 @@ extension Router: SurfaceTreeObserver {
         if let grab = pointerGrab, surfaces.contains(grab) { pointerGrab = nil }
         if let focus = pointerFocus, surfaces.contains(focus) {
             pointerFocus = nil
+            pointerLocal = nil
             traceSink?.focusChanged(FocusChangeRecord(kind: .pointer, from: focus, to: nil, cause: .surfaceRemoved, deliveries: []))
         }
         focusHistory.removeAll { surfaces.contains($0) }

@@ -231,6 +231,10 @@ public final class SurfaceTree {
 
     public func contains(_ id: SurfaceID) -> Bool { nodes[id] != nil }
 
+    /// Changes whenever a hit test could answer differently: a surface added, removed,
+    /// moved, resized, restacked, shown or hidden, or its input region changed.
+    public var hitTestRevision: UInt64 { index.revision }
+
     public func output(_ id: OutputID) -> OutputSnapshot? {
         outputNode(id).map { OutputSnapshot(id: $0.id, name: $0.name, rect: $0.rect, toplevels: $0.toplevels.map(\.id)) }
     }

@@ -112,6 +112,8 @@ public enum FocusChangeCause: String, Sendable {
     case surfaceRemoved = "surface removed"
     case surfaceCannotTakeFocus = "surface can no longer take focus"
     case interactionIgnored = "interaction ignored"
+    /// The scene changed under a still pointer.
+    case sceneChanged = "scene changed"
 }
 
 public struct FocusChangeRecord: Sendable, Equatable {

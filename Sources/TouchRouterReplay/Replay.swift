@@ -31,6 +31,8 @@ public final class Replay {
                     refusedActions += 1
                     trace?.refused(line, reason: refusal)
                 }
+                // As the session does once a batch of changes is applied.
+                router.refreshPointerFocus()
             }
         }
         router.traceSink = nil

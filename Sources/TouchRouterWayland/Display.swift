@@ -21,6 +21,9 @@ final class WaylandDisplay {
     private var nextCallback = 1
     private var boxes: [TimerBox] = []
     private(set) var running = false
+    /// Runs after each round of the loop, before clients are flushed: the session settles
+    /// what a round of requests changed (the pointer's focus) so that clients hear it now.
+    var beforeFlush: (() -> Void)?
 
     init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
@@ -100,6 +103,7 @@ final class WaylandDisplay {
     func run() {
         running = true
         while running {
+            beforeFlush?()
             wl_display_flush_clients(display)
             if wl_event_loop_dispatch(loop, -1) < 0, Glibc.errno != EINTR { break }
         }

@@ -144,6 +144,7 @@ public final class WaylandSession {
             output.global = global
             globals.append(global)
         }
+        display.beforeFlush = { [unowned self] in self.router.refreshPointerFocus() }
         if options.listens { try display.addSocket() }
         let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
         try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }

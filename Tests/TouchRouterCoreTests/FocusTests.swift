@@ -136,6 +136,72 @@ struct PointerFocusTests {
         #expect(h.router.pointerPosition.y < 1000 && h.router.pointerPosition.y > 999)
     }
 
+    @Test("a surface that moves away from a still pointer gets a leave, the one now under it an enter")
+    func sceneChangeRepicks() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(2, 200, 0, 100, 100)
+        h.pointer(50, 50)
+        _ = h.delivery.take()
+        h.router.refreshPointerFocus()
+        #expect(h.delivery.take().isEmpty, "nothing changed, nothing is sent")
+        try h.tree.move(SurfaceID(1), to: Offset(dx: 500, dy: 0))
+        try h.tree.move(SurfaceID(2), to: Offset(dx: 40, dy: 40))
+        h.router.refreshPointerFocus()
+        let (c1, c2) = (h.client(1), h.client(2))
+        #expect(h.delivery.take() == [
+            .pointerLeave(SurfaceID(1)), .pointerEnter(SurfaceID(2), Point(10, 10)), .pointerFrame(c1), .pointerFrame(c2),
+        ])
+        #expect(h.router.pointerFocus == SurfaceID(2))
+        #expect(h.log.focusChanges.last?.cause == .sceneChanged)
+    }
+
+    @Test("a focus that moves but stays under the pointer hears its new local position as motion")
+    func sceneChangeMotion() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.pointer(50, 50)
+        _ = h.delivery.take()
+        try h.tree.move(SurfaceID(1), to: Offset(dx: 20, dy: 10))
+        h.router.refreshPointerFocus()
+        #expect(h.delivery.take() == [.pointerMotion(SurfaceID(1), Point(30, 40)), .pointerFrame(h.client(1))])
+        try h.tree.resize(SurfaceID(1), to: Size(width: 300, height: 300))
+        h.router.refreshPointerFocus()
+        #expect(h.delivery.take().isEmpty, "a resize that leaves the local point alone sends nothing")
+    }
+
+    @Test("a held button keeps the focus when its surface moves away; it hears where the pointer now is")
+    func sceneChangeKeepsGrab() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(2, 200, 0, 100, 100)
+        h.pointer(50, 50)
+        h.button(.pressed)
+        _ = h.delivery.take()
+        try h.tree.move(SurfaceID(2), to: Offset(dx: 0, dy: 0))
+        try h.tree.move(SurfaceID(1), to: Offset(dx: 25, dy: 0))
+        h.router.refreshPointerFocus()
+        #expect(h.delivery.take() == [.pointerMotion(SurfaceID(1), Point(25, 50)), .pointerFrame(h.client(1))])
+        #expect(h.router.pointerFocus == SurfaceID(1))
+        h.button(.released)
+        #expect(h.delivery.take() == [
+            .pointerButton(SurfaceID(1), EvdevCode.buttonLeft, .released), .pointerLeave(SurfaceID(1)),
+            .pointerEnter(SurfaceID(2), Point(50, 50)), .pointerFrame(h.client(1)), .pointerFrame(h.client(2)),
+        ], "the grab's end gives the pointer to the surface now under it")
+        try h.tree.raise(SurfaceID(1))
+        h.router.refreshPointerFocus()
+        #expect(h.router.pointerFocus == SurfaceID(1))
+    }
+
+    @Test("a pointer that never moved focuses nothing when surfaces appear under it")
+    func unplacedPointer() {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.router.refreshPointerFocus()
+        #expect(h.delivery.take().isEmpty)
+        #expect(h.router.pointerFocus == nil)
+    }
+
     @Test("a removed pointer focus is cleared without a leave to the dead surface")
     func removedFocus() throws {
         let h = Harness()

@@ -219,6 +219,7 @@ struct PropertyTests {
         let shell = ScriptedResponder(.notHandled)
         router.attach(shell, to: .shell)
         var ignoring = 0
+        var pointerMoved = false
         for step in 0..<20_000 {
             clock.advance(byNanoseconds: 1_000_000)
             let roll = fuzzer.int(1...100)
@@ -242,8 +243,16 @@ struct PropertyTests {
             default: router.enqueue(.pointerAxis(device: DeviceID(5), time: clock.current, axis: .vertical, value: 10, discrete: 1, source: .wheel))
             }
             router.dispatchAll()
+            // As the session does before it flushes clients.
+            router.refreshPointerFocus()
+            if roll >= 69, roll <= 76 { pointerMoved = true }
 
-            let problems = invariantProblems(router: router, tree: tree, checker: checker)
+            var problems = invariantProblems(router: router, tree: tree, checker: checker)
+            if pointerMoved, router.pressedButtons.isEmpty, router.ignoreInteractionDepth == 0 {
+                let hit = tree.hitTest(router.pointerPosition)
+                let expected = hit.flatMap { router.capabilities(of: tree.client(of: $0.surface)!).contains(.pointer) ? $0.surface : nil }
+                if router.pointerFocus != expected { problems.append("pointer focus \(String(describing: router.pointerFocus)) where \(String(describing: expected)) is under the pointer") }
+            }
             guard checker.violations.isEmpty, problems.isEmpty else {
                 Issue.record("seed \(seed) step \(step): \(checker.violations + problems); last tree operations:\n\(fuzzer.log.joined(separator: "\n"))")
                 return

@@ -200,7 +200,7 @@ struct TouchTests {
 
 @Suite("Pointer emulation and the fallback chain for touch")
 struct EmulationTests {
-    @Test("a client with wl_pointer but no wl_touch gets its touch as pointer input")
+    @Test("a client with wl_pointer but no wl_touch gets its touch as pointer input; the pointer leaves where the touch lifts outside")
     func emulated() {
         let h = Harness()
         h.toplevel(1, 100, 100, 100, 100)
@@ -213,7 +213,7 @@ struct EmulationTests {
             .pointerEnter(SurfaceID(1), Point(50, 50)), .pointerMotion(SurfaceID(1), Point(50, 50)),
             .pointerButton(SurfaceID(1), EvdevCode.buttonLeft, .pressed), .pointerFrame(c),
             .pointerMotion(SurfaceID(1), Point(200, 200)), .pointerFrame(c),
-            .pointerButton(SurfaceID(1), EvdevCode.buttonLeft, .released), .pointerFrame(c),
+            .pointerButton(SurfaceID(1), EvdevCode.buttonLeft, .released), .pointerLeave(SurfaceID(1)), .pointerFrame(c),
         ])
     }
 
