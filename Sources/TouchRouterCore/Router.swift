@@ -8,6 +8,11 @@ enum TouchTarget {
     case swallowed(DropReason)
 }
 
+struct ClientGrab {
+    var client: ClientID
+    var dismissed: () -> Void
+}
+
 struct QueuedEvent {
     var sequence: UInt64
     var arrival: RouterTime
@@ -75,11 +80,14 @@ public final class Router {
         var clientCapabilities: [ClientID: ClientCapabilities] = [:]
         var devices: [DeviceID: (name: String, capabilities: DeviceCapabilities)] = [:]
         var keyboardFocus: SurfaceID?
+        /// The focus's client, which still hears its leave once the surface has left the tree.
+        var keyboardFocusClient: ClientID?
         var focusHistory: [SurfaceID] = []
         var pressedKeys: [UInt32] = []
         var modifiers = KeyboardModifiers()
         var pointerPosition = Point<GlobalSpace>(0, 0)
         var pointerFocus: SurfaceID?
+        var pointerFocusClient: ClientID?
         /// Where the focus last heard the pointer was, in its own space.
         var pointerLocal: Point<SurfaceSpace>?
         /// False until the pointer first moves: a seat with no pointer yet focuses nothing.
@@ -88,6 +96,9 @@ public final class Router {
         /// the focus must be picked again whatever the tree did.
         var pointerPickRevision: UInt64? = nil
         var pointerGrab: SurfaceID?
+        var clientGrab: ClientGrab?
+        /// Buttons whose press dismissed a grab: their release is dropped too.
+        var buttonsPressedOutsideGrab: [UInt32] = []
         var pressedButtons: [UInt32] = []
         var pointerFrameClients: [ClientID] = []
         var touches: [TouchPoint] = []
@@ -145,6 +156,16 @@ public final class Router {
         get { state.pointee.pointerFocus }
         set { state.pointee.pointerFocus = newValue }
     }
+    private var keyboardFocusClient: ClientID? {
+        _read { yield state.pointee.keyboardFocusClient } _modify { yield &state.pointee.keyboardFocusClient }
+    }
+    private var pointerFocusClient: ClientID? {
+        _read { yield state.pointee.pointerFocusClient } _modify { yield &state.pointee.pointerFocusClient }
+    }
+    private var buttonsPressedOutsideGrab: [UInt32] {
+        _read { yield state.pointee.buttonsPressedOutsideGrab } _modify { yield &state.pointee.buttonsPressedOutsideGrab }
+    }
+    private var clientGrab: ClientGrab? { _read { yield state.pointee.clientGrab } _modify { yield &state.pointee.clientGrab } }
     private var pointerGrab: SurfaceID? { _read { yield state.pointee.pointerGrab } _modify { yield &state.pointee.pointerGrab } }
     private var pointerLocal: Point<SurfaceSpace>? { _read { yield state.pointee.pointerLocal } _modify { yield &state.pointee.pointerLocal } }
     private var pointerPlaced: Bool { _read { yield state.pointee.pointerPlaced } _modify { yield &state.pointee.pointerPlaced } }
@@ -219,6 +240,7 @@ public final class Router {
 
     /// Forgets a client that disconnected. Its surfaces must be removed from the tree first.
     public func forgetClient(_ client: ClientID) {
+        if clientGrab?.client == client { endClientGrab() }
         clientCapabilities[client] = nil
         touchFrameClients.removeAll { $0 == client }
         pointerFrameClients.removeAll { $0 == client }
@@ -385,7 +407,14 @@ public final class Router {
 
     private func touchDown(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
         guard touchIndex(id) == nil else { return .dropped(.duplicateTouch) }
-        guard let hit = tree.hitTest(position) else {
+        let hit = tree.hitTest(position)
+        if let grab = clientGrab, hit.flatMap({ tree.client(of: $0.surface) }) != grab.client {
+            markDecided()
+            dismissClientGrab()
+            touches.append(TouchPoint(device: device, id: id, output: hit?.output, target: .swallowed(.outsideGrab)))
+            return .dropped(.outsideGrab)
+        }
+        guard let hit else {
             let output = tree.output(at: position)
             let (outcome, target) = compositorChain(event, from: nil, output: output)
             touches.append(TouchPoint(device: device, id: id, output: output, target: target))
@@ -683,17 +712,18 @@ public final class Router {
     /// The surface under `position` if its client bound wl_pointer: the pointer's focus there.
     private func pointerTarget(at position: Point<GlobalSpace>) -> PointerTarget? {
         guard let hit = tree.hitTest(position), let client = tree.client(of: hit.surface),
-              capabilities(of: client).contains(.pointer) else { return nil }
+              capabilities(of: client).contains(.pointer), clientGrab.map({ $0.client == client }) ?? true else { return nil }
         return (hit.surface, client, hit.local)
     }
 
     private func setPointerFocus(_ target: PointerTarget?) {
-        if let old = pointerFocus, let client = tree.client(of: old) {
+        if let old = pointerFocus, let client = pointerFocusClient {
             delivery.pointerLeave(surface: old, client: client)
             record(.pointerLeave, old, client, nil, .focusChange)
             notePointerFrame(for: client)
         }
         pointerFocus = target?.surface
+        pointerFocusClient = target?.client
         pointerLocal = target?.local
         if let (surface, client, local) = target {
             delivery.pointerEnter(surface: surface, client: client, local: local)
@@ -704,6 +734,16 @@ public final class Router {
 
     private func pointerButton(_ event: InputEvent, time: RouterTime, button: UInt32, state: ButtonState) -> RouteOutcome {
         refreshPointerFocus()
+        if state == .pressed, let grab = clientGrab, pointerGrab == nil, pointerFocusClient != grab.client {
+            markDecided()
+            buttonsPressedOutsideGrab.append(button)
+            dismissClientGrab()
+            return .dropped(.outsideGrab)
+        }
+        if state == .released, let i = buttonsPressedOutsideGrab.firstIndex(of: button) {
+            buttonsPressedOutsideGrab.remove(at: i)
+            return .dropped(.outsideGrab)
+        }
         switch state {
         case .pressed:
             if pressedButtons.isEmpty { pointerGrab = pointerFocus }
@@ -898,15 +938,18 @@ public final class Router {
         let old = keyboardFocus
         let saved = recordDeliveries
         recordDeliveries.removeAll(keepingCapacity: true)
-        if let old, tree.contains(old), let client = tree.client(of: old) {
+        if let old, let client = keyboardFocusClient {
             delivery.keyboardLeave(surface: old, client: client)
             record(.keyboardLeave, old, client, nil, .focusChange)
+        }
+        if let old, tree.contains(old) {
             focusHistory.removeAll { $0 == old }
             focusHistory.append(old)
             if focusHistory.count > Self.focusHistoryLimit { focusHistory.removeFirst() }
         }
         keyboardFocus = surface
-        if let surface, let client = tree.client(of: surface) {
+        keyboardFocusClient = surface.flatMap { tree.client(of: $0) }
+        if let surface, let client = keyboardFocusClient {
             focusHistory.removeAll { $0 == surface }
             delivery.keyboardEnter(surface: surface, client: client, pressedKeys: pressedKeys)
             record(.keyboardEnter, surface, client, nil, .focusChange)
@@ -943,6 +986,33 @@ public final class Router {
         }
         next = next ?? focusHistory.last { tree.canTakeKeyboardFocus($0) }
         setKeyboardFocus(next, cause: cause)
+    }
+
+    // MARK: Client grabs
+
+    /// Gives the seat to `client`, as xdg_popup.grab does: the pointer enters only that
+    /// client's surfaces, and the first touch down or button press anywhere else is
+    /// dropped and dismisses the grab (`dismissed` runs, and the host sends popup_done).
+    /// A later grab replaces an earlier one.
+    public func beginClientGrab(_ client: ClientID, dismissed: @escaping () -> Void) {
+        clientGrab = ClientGrab(client: client, dismissed: dismissed)
+        pointerPickRevision = nil
+    }
+
+    public var grabbingClient: ClientID? { clientGrab?.client }
+
+    /// Ends the grab as its client did (its last grabbing popup went): nothing is dismissed.
+    public func endClientGrab() {
+        guard clientGrab != nil else { return }
+        clientGrab = nil
+        pointerPickRevision = nil
+    }
+
+    /// Ends the grab as the shell would dismiss it (a new window came up): `dismissed` runs.
+    public func dismissClientGrab() {
+        guard let grab = clientGrab else { return }
+        endClientGrab()
+        grab.dismissed()
     }
 
     // MARK: Ignoring interaction
@@ -1033,9 +1103,14 @@ extension Router: SurfaceTreeObserver {
         }
         if let grab = pointerGrab, surfaces.contains(grab) { pointerGrab = nil }
         if let focus = pointerFocus, surfaces.contains(focus) {
-            pointerFocus = nil
-            pointerLocal = nil
-            traceSink?.focusChanged(FocusChangeRecord(kind: .pointer, from: focus, to: nil, cause: .surfaceRemoved, deliveries: []))
+            // A surface leaving the tree may live on in its client (an unmapped popup):
+            // it hears its leave. The Wayland layer drops it for a destroyed wl_surface.
+            let saved = recordDeliveries
+            recordDeliveries.removeAll(keepingCapacity: true)
+            setPointerFocus(nil)
+            flushPointerFrames()
+            traceSink?.focusChanged(FocusChangeRecord(kind: .pointer, from: focus, to: nil, cause: .surfaceRemoved, deliveries: recordDeliveries))
+            recordDeliveries = saved
         }
         focusHistory.removeAll { surfaces.contains($0) }
         if let focus = keyboardFocus, surfaces.contains(focus) {

@@ -37,6 +37,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     /// The touch went down where no surface nor responder took it.
     case touchDiscarded
     case nothingPending
+    /// A press outside the grabbing client's surfaces: it dismissed the grab (its popups).
+    case outsideGrab
 
     public var description: String {
         switch self {
@@ -52,6 +54,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .touchCancelled: "touch was cancelled"
         case .touchDiscarded: "touch was discarded at down"
         case .nothingPending: "nothing pending"
+        case .outsideGrab: "outside the grabbing client's surfaces: the grab is dismissed"
         }
     }
 }

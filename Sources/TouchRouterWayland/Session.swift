@@ -73,6 +73,8 @@ public final class WaylandSession {
     /// Devices a host made (`addDevice`); the injection device is 1.
     var nextHostDevice: UInt32 = 100
     private var pendingFrames: [FrameCallback] = []
+    /// Mapped popups that asked for a grab, innermost last; they hold the core's client grab.
+    private var grabbingPopups: [XdgPopupObject] = []
     private var placedToplevels = 0
     private var globals: [OpaquePointer] = []
     private let seatTracker = SeatTracker()
@@ -211,9 +213,11 @@ public final class WaylandSession {
     }
 
     func surfaceDestroyed(_ surface: SurfaceObject) {
+        // Out of the lookup first: the leaves the core sends as it leaves the tree are
+        // not for an object the client has destroyed.
+        surfaces[surface.id] = nil
         surface.subsurface?.detach()
         takeOutOfTree(surface)
-        surfaces[surface.id] = nil
     }
 
     /// The role object (xdg_toplevel or xdg_popup) went: the surface leaves the tree, and
@@ -335,6 +339,8 @@ public final class WaylandSession {
                                  size: surface.size, properties: properties, label: label(of: toplevel))
         }
         guard entered else { return }
+        // A new window ends any popup grab, as in Mir and GNOME Shell.
+        router.dismissClientGrab()
         for resource in output.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
         _ = router.setKeyboardFocus(surface.id)
         router.dispatchAll()
@@ -345,7 +351,28 @@ public final class WaylandSession {
             try tree.addPopup(surface.id, client: client, parent: parent.id, position: popup.position,
                               size: surface.size, properties: properties, label: "popup")
         }
-        if entered { router.dispatchAll() }
+        guard entered else { return }
+        if popup.grabbed {
+            grabbingPopups.append(popup)
+            router.beginClientGrab(record(for: surface.client).id) { [unowned self] in self.dismissGrabbingPopups() }
+            router.setKeyboardFocus(surface.id)
+        }
+        router.dispatchAll()
+    }
+
+    /// popup_done to every grabbing popup, innermost first, as xdg-shell asks; their
+    /// clients then destroy them.
+    private func dismissGrabbingPopups() {
+        let dismissed = grabbingPopups
+        grabbingPopups.removeAll()
+        for popup in dismissed.reversed() { xdg_popup_send_popup_done(popup.resource) }
+    }
+
+    /// A popup's role object went: it no longer holds the grab; the last one ends it.
+    func popupGone(_ popup: XdgPopupObject) {
+        guard let at = grabbingPopups.firstIndex(where: { $0 === popup }) else { return }
+        grabbingPopups.remove(at: at)
+        if grabbingPopups.isEmpty { router.endClientGrab() }
     }
 
     private func addToTree(_ surface: SurfaceObject, parent: SurfaceObject, below: Bool) {

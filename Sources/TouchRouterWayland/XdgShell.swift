@@ -233,12 +233,20 @@ final class XdgPopupObject: WaylandObject {
         super.init(resource: resource, session: session)
     }
 
-    override func resourceDestroyed() { session.roleDestroyed(surface: xdgSurface?.surface) }
+    override func resourceDestroyed() {
+        session.popupGone(self)
+        session.roleDestroyed(surface: xdgSurface?.surface)
+    }
 
     nonisolated(unsafe) static let table = implementation(xdg_popup_interface(
         destroy: destroyRequest,
         grab: { _, resource, _, _ in
-            WaylandObject.of(resource, as: XdgPopupObject.self).grabbed = true
+            let popup = WaylandObject.of(resource, as: XdgPopupObject.self)
+            guard popup.xdgSurface?.surface?.inTree != true else {
+                popup.postError(XDG_POPUP_ERROR_INVALID_GRAB.rawValue, "xdg_popup@\(wl_resource_get_id(resource)).grab: the popup is mapped already; grab before its first commit with a buffer")
+                return
+            }
+            popup.grabbed = true
         },
         reposition: { _, resource, positionerResource, token in
             let popup = WaylandObject.of(resource, as: XdgPopupObject.self)

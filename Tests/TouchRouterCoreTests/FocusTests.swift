@@ -59,7 +59,7 @@ struct KeyboardFocusTests {
         #expect(log.focusChanges.last?.cause == .surfaceCannotTakeFocus)
     }
 
-    @Test("when the focused surface is removed, its nearest ancestor that can takes focus, else history")
+    @Test("when the focused surface is removed it hears its leave, and its nearest ancestor that can takes focus, else history")
     func fallBackOnRemove() throws {
         let h = Harness()
         h.toplevel(1, 0, 0, 100, 100)
@@ -72,9 +72,11 @@ struct KeyboardFocusTests {
         _ = h.delivery.take()
         try h.tree.remove(SurfaceID(2))
         #expect(h.router.keyboardFocus == SurfaceID(1))
-        #expect(h.delivery.take().first == .keyboardEnter(SurfaceID(1), []), "no leave is sent to a removed surface")
+        #expect(h.delivery.take().prefix(2) == [.keyboardLeave(SurfaceID(2)), .keyboardEnter(SurfaceID(1), [])],
+                "a removed surface hears its leave: its client may still hold it (the Wayland layer drops it for a destroyed one)")
         try h.tree.remove(SurfaceID(1))
         #expect(h.router.keyboardFocus == nil)
+        #expect(h.delivery.take() == [.keyboardLeave(SurfaceID(1))])
     }
 
     @Test("with the on-press policy a touch or click focuses the nearest surface that can take focus")
@@ -202,15 +204,90 @@ struct PointerFocusTests {
         #expect(h.router.pointerFocus == nil)
     }
 
-    @Test("a removed pointer focus is cleared without a leave to the dead surface")
+    @Test("a pointer focus that leaves the tree hears its leave (its client may still hold it), and nothing after")
     func removedFocus() throws {
         let h = Harness()
         h.toplevel(1, 0, 0, 100, 100)
         h.pointer(50, 50)
+        let client = h.client(1)
         _ = h.delivery.take()
         try h.tree.remove(SurfaceID(1))
         #expect(h.router.pointerFocus == nil)
+        #expect(h.delivery.take() == [.pointerLeave(SurfaceID(1)), .pointerFrame(client)])
+        #expect(h.log.focusChanges.last?.deliveries.map(\.kind) == [.pointerLeave, .pointerFrame])
         h.pointer(60, 60)
         #expect(h.delivery.take().isEmpty)
+    }
+}
+
+@Suite("Client grabs: what xdg_popup.grab asks of the seat")
+struct ClientGrabTests {
+    /// A toplevel with a popup of client A, and another client's toplevel beside it.
+    private func scene() -> (Harness, dismissals: Counter) {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        h.popup(2, of: 1, 50, 50, 100, 100)
+        h.toplevel(3, 300, 0, 100, 100)
+        let counter = Counter()
+        h.router.beginClientGrab(h.client(1)) { counter.count += 1 }
+        return (h, counter)
+    }
+
+    final class Counter { var count = 0 }
+
+    @Test("a press on the grabbing client's surfaces is delivered and keeps the grab")
+    func insidePress() {
+        let (h, dismissals) = scene()
+        h.pointer(120, 120)
+        h.button(.pressed)
+        h.button(.released)
+        #expect(dismissals.count == 0)
+        #expect(h.router.grabbingClient == h.client(1))
+        #expect(h.delivery.take().contains(.pointerButton(SurfaceID(2), EvdevCode.buttonLeft, .pressed)))
+        h.down(0, 10, 10)
+        #expect(h.log.last == .delivered(.hit))
+        #expect(dismissals.count == 0)
+    }
+
+    @Test("a click on another client's surface is dropped and dismisses the grab; the pointer may enter there after")
+    func outsideClick() {
+        let (h, dismissals) = scene()
+        h.pointer(350, 50)
+        #expect(h.router.pointerFocus == nil, "the pointer enters only the grabbing client's surfaces")
+        #expect(h.delivery.take().isEmpty)
+        h.button(.pressed)
+        #expect(h.log.last == .dropped(.outsideGrab))
+        #expect(dismissals.count == 1)
+        #expect(h.router.grabbingClient == nil)
+        h.button(.released)
+        h.router.refreshPointerFocus()
+        #expect(h.router.pointerFocus == SurfaceID(3), "with the grab gone the pointer goes to what is under it")
+        #expect(!h.delivery.take().contains { if case .pointerButton = $0 { true } else { false } }, "no half click reaches anyone")
+    }
+
+    @Test("a touch down outside (even on nothing) dismisses the grab; the rest of that touch is dropped")
+    func outsideTouch() {
+        let (h, dismissals) = scene()
+        h.down(4, 900, 900)
+        #expect(h.log.last == .dropped(.outsideGrab))
+        #expect(dismissals.count == 1)
+        h.move(4, 10, 10)
+        h.up(4)
+        #expect(h.log.outcomes.suffix(2) == [.dropped(.outsideGrab), .dropped(.outsideGrab)])
+        #expect(h.delivery.take().isEmpty)
+        #expect(h.router.activeTouches.isEmpty)
+    }
+
+    @Test("the grab ends without a dismissal when its client ends it or goes away")
+    func ended() {
+        let (h, dismissals) = scene()
+        h.router.endClientGrab()
+        #expect(h.router.grabbingClient == nil)
+        h.router.beginClientGrab(h.client(1)) { dismissals.count += 1 }
+        h.router.forgetClient(h.client(1))
+        #expect(h.router.grabbingClient == nil)
+        h.down(0, 350, 50)
+        #expect(dismissals.count == 0)
+        #expect(h.log.last == .delivered(.hit))
     }
 }

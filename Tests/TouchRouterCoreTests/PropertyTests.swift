@@ -207,7 +207,7 @@ struct PropertyTests {
     @Test("routing random input over a changing tree leaves nothing dangling and never breaks the protocol", arguments: [UInt64(7), 8])
     func nothingDangles(seed: UInt64) throws {
         let tree = SurfaceTree()
-        let checker = ProtocolChecker(tree: tree)
+        let checker = ProtocolChecker()
         let clock = ManualClock()
         let router = Router(tree: tree, delivery: checker, clock: clock)
         router.focusPolicy = seed % 2 == 0 ? .onPress : .explicit
