@@ -2,6 +2,7 @@
 #include "CWaylandShim.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -40,6 +41,23 @@ int tr_shm_buffer_size(struct wl_resource *buffer, int32_t *width, int32_t *heig
     if (!shm) return 0;
     *width = wl_shm_buffer_get_width(shm);
     *height = wl_shm_buffer_get_height(shm);
+    return 1;
+}
+
+int tr_shm_buffer_copy(struct wl_resource *buffer, int32_t x, int32_t y, int32_t width, int32_t height, uint32_t *destination) {
+    struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
+    if (!shm) return 0;
+    uint32_t format = wl_shm_buffer_get_format(shm);
+    if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) return 0;
+    int32_t buffer_width = wl_shm_buffer_get_width(shm);
+    int32_t stride = wl_shm_buffer_get_stride(shm);
+    wl_shm_buffer_begin_access(shm);
+    const uint8_t *data = wl_shm_buffer_get_data(shm);
+    for (int32_t row = y; row < y + height; row++) {
+        memcpy(destination + (size_t)row * (size_t)buffer_width + (size_t)x,
+               data + (size_t)row * (size_t)stride + (size_t)x * 4, (size_t)width * 4);
+    }
+    wl_shm_buffer_end_access(shm);
     return 1;
 }
 

@@ -43,6 +43,23 @@ final class FrameCallback: WaylandObject {
     override func resourceDestroyed() { session.frameCallbackDestroyed(self) }
 }
 
+/// Buffer pixels: what wl_surface.damage_buffer and the shm contents are measured in.
+enum BufferSpace: CoordinateSpace {}
+
+/// What a surface shows: a copy of its buffer's pixels, taken at commit where damaged, as
+/// a renderer uploads them, so that the buffer can be released at once. ARGB, rows top first.
+struct SurfaceContents {
+    var width: Int
+    var height: Int
+    var pixels: [UInt32]
+
+    /// The pixel under a surface-local point, nil outside the buffer.
+    func pixel(atBuffer x: Int, _ y: Int) -> UInt32? {
+        guard x >= 0, y >= 0, x < width, y < height else { return nil }
+        return pixels[y * width + x]
+    }
+}
+
 /// The double-buffered part of a wl_surface.
 struct SurfaceState {
     var bufferAttached = false
@@ -55,6 +72,8 @@ struct SurfaceState {
     var scale: Int32 = 1
     var transform: Int32 = 0
     var offset = Offset.zero
+    var damage: [Rect<SurfaceSpace>] = []
+    var bufferDamage: [Rect<BufferSpace>] = []
     var frameCallbacks: [FrameCallback] = []
     var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
 
@@ -72,6 +91,8 @@ struct SurfaceState {
         scale = later.scale
         transform = later.transform
         offset = offset + later.offset
+        damage += later.damage
+        bufferDamage += later.bufferDamage
         frameCallbacks += later.frameCallbacks
         subsurfacePositions += later.subsurfacePositions
     }
@@ -93,7 +114,7 @@ final class BufferReference {
         self.listener = listener
     }
 
-    /// Sends wl_buffer.release: the compositor never reads pixels, so it is done at commit.
+    /// Sends wl_buffer.release: the pixels were copied at commit, so it is done with it.
     func release() {
         if let resource { wl_buffer_send_release(resource) }
         listener?.remove()
@@ -113,6 +134,7 @@ final class SurfaceObject: WaylandObject {
     var current = SurfaceState()
     /// What a synchronized subsurface committed, waiting for its parent's commit.
     var cached: SurfaceState? = nil
+    var contents: SurfaceContents? = nil
     var role = SurfaceRoleKind.none
     weak var xdgSurface: XdgSurfaceObject?
     weak var subsurface: SubsurfaceObject?
@@ -164,7 +186,10 @@ final class SurfaceObject: WaylandObject {
             surface.pending.bufferSize = Size(width: Int(width), height: Int(height))
             surface.pending.buffer = BufferReference(buffer)
         },
-        damage: { _, _, _, _, _, _ in },
+        damage: { _, resource, x, y, width, height in
+            guard width > 0, height > 0 else { return }
+            WaylandObject.of(resource, as: SurfaceObject.self).pending.damage.append(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+        },
         frame: { client, resource, id in
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
             guard let created = createResource(client, tr_wl_callback_interface(), version: 1, id: id) else { return }
@@ -197,7 +222,10 @@ final class SurfaceObject: WaylandObject {
             }
             surface.pending.scale = scale
         },
-        damage_buffer: { _, _, _, _, _, _ in },
+        damage_buffer: { _, resource, x, y, width, height in
+            guard width > 0, height > 0 else { return }
+            WaylandObject.of(resource, as: SurfaceObject.self).pending.bufferDamage.append(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+        },
         offset: { _, resource, x, y in
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
             surface.pending.offset = surface.pending.offset + Offset(dx: Int(x), dy: Int(y))
@@ -229,18 +257,45 @@ final class SurfaceObject: WaylandObject {
             current.bufferSize = state.bufferSize
             current.buffer?.release()
             current.buffer = state.buffer
+            if state.buffer == nil { contents = nil }
         }
         if state.inputRegionSet { current.inputRegion = state.inputRegion }
         current.scale = state.scale
         current.transform = state.transform
         current.offset = state.offset
         for (child, position) in state.subsurfacePositions where child.surface != nil { child.position = position }
+        copyDamagedPixels(state)
         current.buffer?.release()
         session.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)
         for child in below + above {
             guard let surface = child.surface, let cached = surface.cached, child.isEffectivelySynchronized else { continue }
             surface.cached = nil
             surface.apply(cached)
+        }
+    }
+
+    /// Brings `contents` up to date with the current buffer where `state` damaged it (all
+    /// of it for a new buffer size, or where a transform would need turning the damage).
+    private func copyDamagedPixels(_ state: SurfaceState) {
+        guard let resource = current.buffer?.resource, let size = current.bufferSize else { return }
+        let whole = Rect<BufferSpace>(x: 0, y: 0, width: size.width, height: size.height)
+        var rects = state.bufferDamage
+        if contents?.width != size.width || contents?.height != size.height || current.transform != 0 {
+            contents = SurfaceContents(width: size.width, height: size.height, pixels: Array(repeating: 0, count: size.width * size.height))
+            rects = [whole]
+        } else {
+            let scale = Int(current.scale)
+            // Clamped before scaling: clients damage (0, 0, INT32_MAX, INT32_MAX) to mean everything.
+            rects += state.damage.map { damage in
+                let clipped = damage.intersection(Rect(x: 0, y: 0, width: size.width, height: size.height)) ?? Rect(x: 0, y: 0, width: 0, height: 0)
+                return Rect(x: clipped.x * scale, y: clipped.y * scale, width: clipped.width * scale, height: clipped.height * scale)
+            }
+        }
+        contents!.pixels.withUnsafeMutableBufferPointer { pixels in
+            for rect in rects {
+                guard let area = rect.intersection(whole), area.width > 0, area.height > 0 else { continue }
+                _ = tr_shm_buffer_copy(resource, Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height), pixels.baseAddress)
+            }
         }
     }
 

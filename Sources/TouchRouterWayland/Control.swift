@@ -145,7 +145,7 @@ public final class ControlServer {
     /// One request; returns the reply and whether the connection stays open.
     func handle(_ line: String, fd: Int32) -> (String, Bool) {
         let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-        guard let command = words.first else { return (failure("empty request: expected tree, pick, inject, trace, focus or ignore-interaction"), false) }
+        guard let command = words.first else { return (failure("empty request: expected tree, pick, pixel, inject, trace, focus or ignore-interaction"), false) }
         switch command {
         case "tree":
             return ("{\"ok\":true,\"outputs\":[" + session.tree.outputs.map(outputJSON).joined(separator: ",") + "]}", false)
@@ -156,6 +156,11 @@ public final class ControlServer {
             let chain = session.router.fallbackChain(at: point).map { jsonString($0.description) }
             let surface = hit.map { "{\"id\":\($0.surface.raw),\"local\":[\(jsonNumber($0.local.x)),\(jsonNumber($0.local.y))]}" } ?? "null"
             return ("{\"ok\":true,\"surface\":\(surface),\"chain\":[\(chain.joined(separator: ","))]}", false)
+        case "pixel":
+            guard words.count == 3, let x = Double(words[1]), let y = Double(words[2]) else { return (failure("pixel: expected two numbers, X Y"), false) }
+            guard let (surface, local, pixel) = session.pixel(at: Point(x, y)) else { return ("{\"ok\":true,\"surface\":null,\"argb\":null}", false) }
+            let argb = pixel.map { jsonString("0x" + String($0, radix: 16)) } ?? "null"
+            return ("{\"ok\":true,\"surface\":{\"id\":\(surface.raw),\"local\":[\(jsonNumber(local.x)),\(jsonNumber(local.y))]},\"argb\":\(argb)}", false)
         case "inject":
             do {
                 let event = try EventSyntax.parse(Array(words.dropFirst()), time: session.clock.now(), device: WaylandSession.injectionDevice)
@@ -189,7 +194,7 @@ public final class ControlServer {
             }
             return ("{\"ok\":true,\"tracing\":true}", true)
         default:
-            return (failure("unknown request '\(command)': expected tree, pick, inject, trace, focus or ignore-interaction"), false)
+            return (failure("unknown request '\(command)': expected tree, pick, pixel, inject, trace, focus or ignore-interaction"), false)
         }
     }
 

@@ -323,15 +323,19 @@ public final class WaylandSession {
 
     private func mapToplevel(_ surface: SurfaceObject, _ toplevel: XdgToplevelObject) {
         guard let output = outputs.first else { return }
-        let position: Offset
+        // Placement is of the window geometry: client-side decorations (foot's title bar)
+        // and shadows may lie outside the buffer's origin, and must land on the output too.
+        let geometry = surface.xdgSurface?.geometry ?? Rect(x: 0, y: 0, width: surface.size.width, height: surface.size.height)
+        let corner: Offset
         if options.kiosk {
-            position = .zero
+            corner = .zero
         } else {
             // Cascade from the top left, as Weston's desktop shell does, wrapping within the output.
             let step = 32 * placedToplevels
-            let room = (width: max(1, output.mode.width - surface.size.width), height: max(1, output.mode.height - surface.size.height))
-            position = Offset(dx: step % room.width, dy: step % room.height)
+            let room = (width: max(1, output.mode.width - geometry.width), height: max(1, output.mode.height - geometry.height))
+            corner = Offset(dx: step % room.width, dy: step % room.height)
         }
+        let position = Offset(dx: corner.dx - geometry.x, dy: corner.dy - geometry.y)
         let requested = surface.requestedPosition.map { Offset(dx: $0.dx - output.rect.x, dy: $0.dy - output.rect.y) }
         placedToplevels += 1
         let entered = enterTree(surface, as: "toplevel") { client, properties throws(SurfaceTreeError) in
@@ -498,6 +502,17 @@ public final class WaylandSession {
     func report(_ message: String) {
         var line = "touch-router: \(message)\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// The surface a touch at `point` reaches, the point in it, and the pixel it shows
+    /// there (nil where its buffer has none, or is turned by a transform).
+    public func pixel(at point: Point<GlobalSpace>) -> (SurfaceID, Point<SurfaceSpace>, UInt32?)? {
+        guard let hit = tree.hitTest(point), let surface = surfaces[hit.surface] else { return nil }
+        // A turned buffer would need the transform undone: not done yet, so no pixel.
+        guard surface.current.transform == 0 else { return (hit.surface, hit.local, nil) }
+        let scale = Double(max(surface.current.scale, 1))
+        let pixel = surface.contents?.pixel(atBuffer: Int((hit.local.x * scale).rounded(.down)), Int((hit.local.y * scale).rounded(.down)))
+        return (hit.surface, hit.local, pixel)
     }
 
     // MARK: Delivery lookups

@@ -73,7 +73,7 @@ final class RunningSession {
     }
 }
 
-@Suite("A real session with real clients (Debian's wayland-info and wev)", .serialized)
+@Suite("A real session with real clients (Debian's wayland-info, wev, weston-simple-touch and foot)", .serialized)
 struct SessionTests {
     @Test("wayland-info, run as the session's command, lists every global at its version; the session ends with it")
     func waylandInfo() throws {
@@ -146,6 +146,83 @@ struct SessionTests {
         for pattern in expected {
             #expect(text.range(of: pattern, options: .regularExpression) != nil, "\(pattern) in:\n\(text)")
         }
+    }
+
+    @Test("weston-simple-touch draws each finger where it was touched, in that finger's colour; msg pixel reads what it drew")
+    func westonSimpleTouchDraws() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("simple-touch.log")
+        let client = try session.client(["weston-simple-touch"], output: log)
+        defer {
+            kill(client.processIdentifier, SIGKILL)
+            client.waitUntilExit()
+        }
+        try session.wait(for: "weston-simple-touch to map") { try session.toplevels().first?["mapped"] as? Bool == true }
+        let window = try session.toplevels()[0]
+        let origin = window["position"] as? [Int] ?? [0, 0]
+        func pixel(_ x: Int, _ y: Int) throws -> String? {
+            let reply = try session.msg("pixel", String(origin[0] + x), String(origin[1] + y)).json
+            return reply["argb"] as? String
+        }
+        // It paints its work area grey, then a 5-px cross per touch point: red for id 0, yellow for id 1.
+        let grey = "0x40404040", red = "0xffff0000", yellow = "0xffffff00"
+        try session.wait(for: "the first frame") { try pixel(100, 100) == grey }
+        for request in ["touch down 0 \(origin[0] + 100) \(origin[1] + 100)", "touch frame",
+                        "touch down 1 \(origin[0] + 300) \(origin[1] + 200)", "touch frame",
+                        "touch motion 0 \(origin[0] + 150) \(origin[1] + 120)", "touch frame",
+                        "touch up 0", "touch up 1", "touch frame"] {
+            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
+        }
+        try session.wait(for: "the motion's cross") { try pixel(150, 120) == red }
+        #expect(try pixel(100, 100) == red, "the down's cross, at its surface-local point")
+        #expect(try pixel(102, 100) == red && pixel(100, 102) == red, "the cross's arms")
+        #expect(try pixel(103, 100) == grey && pixel(101, 102) == grey, "nothing past the arms")
+        #expect(try pixel(300, 200) == yellow, "the second finger, in its own colour")
+        #expect(try pixel(400, 400) == grey)
+        #expect((try session.msg("focus").json["touches"] as? [Any])?.isEmpty == true, "both touches ended")
+    }
+
+    @Test("foot: typed keys, Shift included, reach the shell in it; a click on its close button (a subsurface of a subsurface) ends it")
+    func footTypesAndCloses() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let typed = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("typed.txt")
+        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("foot.log")
+        let foot = try session.client(["foot", "sh", "-c", "read line; echo \"got:$line\" > \(typed.path); sleep 60"], output: log)
+        defer {
+            if foot.isRunning { kill(foot.processIdentifier, SIGKILL) }
+            foot.waitUntilExit()
+        }
+        try session.wait(for: "foot to map and take keyboard focus") {
+            try session.toplevels().first?["mapped"] as? Bool == true && session.msg("focus").json["keyboard"] as? Int != nil
+        }
+        for key in ["press KEY_LEFTSHIFT", "press KEY_H", "release KEY_H", "release KEY_LEFTSHIFT", "press KEY_I", "release KEY_I",
+                    "press KEY_ENTER", "release KEY_ENTER"] {
+            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject", "key"] + key.split(separator: " ").map(String.init)).status == 0)
+        }
+        var text = ""
+        try session.wait(for: "the shell to write what it read") {
+            text = (try? String(contentsOf: typed, encoding: .utf8)) ?? ""
+            return text.hasSuffix("\n")
+        }
+        #expect(text == "got:Hi\n", "foot's log:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+
+        // foot draws its own title bar above the window geometry, its buttons as subsurfaces
+        // of it; the window's geometry is placed on the output, so the bar is on screen.
+        let window = try session.toplevels()[0]
+        let position = window["position"] as? [Int] ?? [0, 0], size = window["size"] as? [Int] ?? [0, 0]
+        #expect(position[1] > 0, "the title bar, above the buffer's origin, lies on the output")
+        let close = (x: position[0] + size[0] - 10, y: position[1] - 10)
+        let pick = try session.msg("pick", String(close.x), String(close.y)).json
+        let chain = pick["chain"] as? [String] ?? []
+        #expect(chain.count == 7, "close button, title bar, main surface, its toplevel, output, shell, delegate: \(chain)")
+        for request in ["pointer motion \(close.x) \(close.y)", "pointer button press BTN_LEFT", "pointer button release BTN_LEFT"] {
+            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
+        }
+        try session.wait(for: "foot to close") { !foot.isRunning }
+        #expect(foot.terminationReason == .exit, "foot exits by itself, not by a signal")
+        try session.wait(for: "foot's window to leave the tree") { try session.toplevels().isEmpty }
     }
 
     @Test("a malformed control request gets an error reply and the session keeps running; SIGTERM ends it cleanly")

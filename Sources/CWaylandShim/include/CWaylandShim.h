@@ -47,6 +47,12 @@ void *tr_listener_owner(struct wl_listener *listener);
 // The size of a wl_shm buffer; 0 when the resource is not one.
 int tr_shm_buffer_size(struct wl_resource *buffer, int32_t *width, int32_t *height);
 
+// Copies the rectangle (x, y, width, height), already clipped to the buffer, of a wl_shm
+// buffer with 4-byte pixels into `destination`, a buffer-sized array of rows of uint32.
+// libwayland guards the read: a client whose pool file is shorter than it claimed gets
+// WL_SHM_ERROR_INVALID_FD when the access ends. 0 when the buffer is not such a buffer.
+int tr_shm_buffer_copy(struct wl_resource *buffer, int32_t x, int32_t y, int32_t width, int32_t height, uint32_t *destination);
+
 // A read-only, sealed memfd holding `size` bytes of `data` (the keymap a client maps);
 // -1 with errno set on failure.
 int tr_sealed_memfd(const char *name, const void *data, size_t size);
