@@ -36,11 +36,15 @@ final class RunningSession {
     }
 
     /// A Debian client, with its output line-buffered so that nothing is lost when it is killed.
-    func client(_ arguments: [String], output: URL) throws -> Process {
+    func client(_ arguments: [String], output: URL, environment: [String: String] = [:]) throws -> Process {
         let client = Process()
         client.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
         client.arguments = ["-oL"] + arguments
-        client.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay]) { $1 }
+        var inherited = ProcessInfo.processInfo.environment
+        // Only Wayland: a toolkit must not fall back to an X server it finds.
+        inherited["DISPLAY"] = nil
+        client.environment = inherited.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay]) { $1 }
+            .merging(environment) { $1 }
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         client.standardOutput = handle
@@ -73,7 +77,7 @@ final class RunningSession {
     }
 }
 
-@Suite("A real session with real clients (Debian's wayland-info, wev, weston-simple-touch and foot)", .serialized)
+@Suite("A real session with real clients (Debian's wayland-info, wev, weston-simple-touch, foot and zenity)", .serialized)
 struct SessionTests {
     @Test("wayland-info, run as the session's command, lists every global at its version; the session ends with it")
     func waylandInfo() throws {
@@ -223,6 +227,28 @@ struct SessionTests {
         try session.wait(for: "foot to close") { !foot.isRunning }
         #expect(foot.terminationReason == .exit, "foot exits by itself, not by a signal")
         try session.wait(for: "foot's window to leave the tree") { try session.toplevels().isEmpty }
+    }
+
+    @Test("a GTK 3 client (zenity) starts, takes keyboard focus, and answers Enter with Yes and Escape with No", arguments: [("KEY_ENTER", Int32(0)), ("KEY_ESC", 1)])
+    func gtkClient(key: String, status: Int32) throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("zenity.log")
+        let zenity = try session.client(["zenity", "--question", "--text=Proceed?"], output: log, environment: ["GDK_BACKEND": "wayland"])
+        defer {
+            if zenity.isRunning { kill(zenity.processIdentifier, SIGKILL) }
+            zenity.waitUntilExit()
+        }
+        try session.wait(for: "zenity to map and take keyboard focus") {
+            try session.toplevels().first?["mapped"] as? Bool == true && session.msg("focus").json["keyboard"] as? Int != nil
+        }
+        #expect((try session.toplevels().first?["label"] as? String)?.hasPrefix("zenity") == true)
+        #expect(try session.msg("inject", "key", "press", key).status == 0)
+        #expect(try session.msg("inject", "key", "release", key).status == 0)
+        try session.wait(for: "zenity to answer") { !zenity.isRunning }
+        #expect(zenity.terminationReason == .exit && zenity.terminationStatus == status,
+                "zenity's log:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        try session.wait(for: "zenity's window to leave the tree") { try session.toplevels().isEmpty }
     }
 
     @Test("a malformed control request gets an error reply and the session keeps running; SIGTERM ends it cleanly")
