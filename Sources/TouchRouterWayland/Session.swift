@@ -295,6 +295,11 @@ public final class WaylandSession {
                 guard let childSurface = child.surface, childSurface.inTree else { continue }
                 if tree.surface(childSurface.id)?.position != child.position { try tree.move(childSurface.id, to: child.position) }
             }
+            // A repositioned popup, or one whose window geometry changed, lines up again.
+            if let popup = surface.xdgSurface?.popup, let parent = popup.parent {
+                let origin = popupOrigin(popup, parent: parent)
+                if tree.surface(surface.id)?.position != origin { try tree.move(surface.id, to: origin) }
+            }
             if surface.pendingRestack {
                 surface.pendingRestack = false
                 try restackChildren(of: surface)
@@ -352,7 +357,7 @@ public final class WaylandSession {
 
     private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {
         let entered = enterTree(surface, as: "popup") { client, properties throws(SurfaceTreeError) in
-            try tree.addPopup(surface.id, client: client, parent: parent.id, position: popup.position,
+            try tree.addPopup(surface.id, client: client, parent: parent.id, position: popupOrigin(popup, parent: parent),
                               size: surface.size, properties: properties, label: "popup")
         }
         guard entered else { return }
@@ -362,6 +367,25 @@ public final class WaylandSession {
             router.setKeyboardFocus(surface.id)
         }
         router.dispatchAll()
+    }
+
+    /// Where the popup's window geometry goes relative to its parent's: the positioner's
+    /// box, moved inside the parent's output as its constraint adjustment allows (as is,
+    /// while the parent is not on an output).
+    func popupBox(_ popup: XdgPopupObject) -> Rect<SurfaceSpace> {
+        guard let parent = popup.parent, parent.inTree, let origin = tree.surface(parent.id)?.originInOutput,
+              let output = tree.outputOf(parent.id).flatMap({ tree.output($0) }) else { return popup.placement.box }
+        let geometry = parent.xdgSurface?.geometry
+        let bounds = Rect<SurfaceSpace>(x: -origin.dx - (geometry?.x ?? 0), y: -origin.dy - (geometry?.y ?? 0),
+                                        width: output.rect.width, height: output.rect.height)
+        return popup.placement.unconstrained(in: bounds)
+    }
+
+    /// The popup surface's origin in its parent surface: window geometries lined up as configured.
+    private func popupOrigin(_ popup: XdgPopupObject, parent: SurfaceObject) -> Offset {
+        let parentGeometry = parent.xdgSurface?.geometry, ownGeometry = popup.xdgSurface?.geometry
+        return Offset(dx: (parentGeometry?.x ?? 0) + popup.box.x - (ownGeometry?.x ?? 0),
+                      dy: (parentGeometry?.y ?? 0) + popup.box.y - (ownGeometry?.y ?? 0))
     }
 
     /// popup_done to every grabbing popup, innermost first, as xdg-shell asks; their

@@ -33,38 +33,23 @@ enum XdgWmBaseGlobal {
 }
 
 final class PositionerObject: WaylandObject {
-    var size = Size(width: 0, height: 0)
-    var anchorRect = Rect<SurfaceSpace>(x: 0, y: 0, width: 0, height: 0)
-    var anchor = XDG_POSITIONER_ANCHOR_NONE.rawValue
-    var gravity = XDG_POSITIONER_GRAVITY_NONE.rawValue
-    var offset = Offset.zero
+    var placement = PopupPlacement()
 
-    /// The popup's position relative to its parent's window geometry, before any
-    /// constraint adjustment (outputs here are large and the popups small).
-    var position: Offset {
-        let ax: Int, ay: Int
-        switch anchor {
-        case XDG_POSITIONER_ANCHOR_LEFT.rawValue, XDG_POSITIONER_ANCHOR_TOP_LEFT.rawValue, XDG_POSITIONER_ANCHOR_BOTTOM_LEFT.rawValue: ax = anchorRect.minX
-        case XDG_POSITIONER_ANCHOR_RIGHT.rawValue, XDG_POSITIONER_ANCHOR_TOP_RIGHT.rawValue, XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT.rawValue: ax = anchorRect.maxX
-        default: ax = anchorRect.minX + anchorRect.width / 2
+    /// xdg_positioner's anchor and gravity values (none, top, bottom, left, right, then the
+    /// corners) as a side on each axis; nil for a value the protocol does not have.
+    static func sides(_ value: UInt32) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
+        switch value {
+        case XDG_POSITIONER_ANCHOR_NONE.rawValue: (.middle, .middle)
+        case XDG_POSITIONER_ANCHOR_TOP.rawValue: (.middle, .start)
+        case XDG_POSITIONER_ANCHOR_BOTTOM.rawValue: (.middle, .end)
+        case XDG_POSITIONER_ANCHOR_LEFT.rawValue: (.start, .middle)
+        case XDG_POSITIONER_ANCHOR_RIGHT.rawValue: (.end, .middle)
+        case XDG_POSITIONER_ANCHOR_TOP_LEFT.rawValue: (.start, .start)
+        case XDG_POSITIONER_ANCHOR_BOTTOM_LEFT.rawValue: (.start, .end)
+        case XDG_POSITIONER_ANCHOR_TOP_RIGHT.rawValue: (.end, .start)
+        case XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT.rawValue: (.end, .end)
+        default: nil
         }
-        switch anchor {
-        case XDG_POSITIONER_ANCHOR_TOP.rawValue, XDG_POSITIONER_ANCHOR_TOP_LEFT.rawValue, XDG_POSITIONER_ANCHOR_TOP_RIGHT.rawValue: ay = anchorRect.minY
-        case XDG_POSITIONER_ANCHOR_BOTTOM.rawValue, XDG_POSITIONER_ANCHOR_BOTTOM_LEFT.rawValue, XDG_POSITIONER_ANCHOR_BOTTOM_RIGHT.rawValue: ay = anchorRect.maxY
-        default: ay = anchorRect.minY + anchorRect.height / 2
-        }
-        let gx: Int, gy: Int
-        switch gravity {
-        case XDG_POSITIONER_GRAVITY_LEFT.rawValue, XDG_POSITIONER_GRAVITY_TOP_LEFT.rawValue, XDG_POSITIONER_GRAVITY_BOTTOM_LEFT.rawValue: gx = ax - size.width
-        case XDG_POSITIONER_GRAVITY_RIGHT.rawValue, XDG_POSITIONER_GRAVITY_TOP_RIGHT.rawValue, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT.rawValue: gx = ax
-        default: gx = ax - size.width / 2
-        }
-        switch gravity {
-        case XDG_POSITIONER_GRAVITY_TOP.rawValue, XDG_POSITIONER_GRAVITY_TOP_LEFT.rawValue, XDG_POSITIONER_GRAVITY_TOP_RIGHT.rawValue: gy = ay - size.height
-        case XDG_POSITIONER_GRAVITY_BOTTOM.rawValue, XDG_POSITIONER_GRAVITY_BOTTOM_LEFT.rawValue, XDG_POSITIONER_GRAVITY_BOTTOM_RIGHT.rawValue: gy = ay
-        default: gy = ay - size.height / 2
-        }
-        return Offset(dx: gx + offset.dx, dy: gy + offset.dy)
     }
 
     nonisolated(unsafe) static let table = implementation(xdg_positioner_interface(
@@ -75,7 +60,7 @@ final class PositionerObject: WaylandObject {
                 positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_size: \(width)x\(height) is not positive")
                 return
             }
-            positioner.size = Size(width: Int(width), height: Int(height))
+            positioner.placement.size = Size(width: Int(width), height: Int(height))
         },
         set_anchor_rect: { _, resource, x, y, width, height in
             let positioner = WaylandObject.of(resource, as: PositionerObject.self)
@@ -83,12 +68,28 @@ final class PositionerObject: WaylandObject {
                 positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_anchor_rect: \(width)x\(height) is negative")
                 return
             }
-            positioner.anchorRect = Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height))
+            positioner.placement.anchorRect = Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height))
         },
-        set_anchor: { _, resource, anchor in WaylandObject.of(resource, as: PositionerObject.self).anchor = anchor },
-        set_gravity: { _, resource, gravity in WaylandObject.of(resource, as: PositionerObject.self).gravity = gravity },
-        set_constraint_adjustment: { _, _, _ in },
-        set_offset: { _, resource, x, y in WaylandObject.of(resource, as: PositionerObject.self).offset = Offset(dx: Int(x), dy: Int(y)) },
+        set_anchor: { _, resource, anchor in
+            let positioner = WaylandObject.of(resource, as: PositionerObject.self)
+            guard let sides = PositionerObject.sides(anchor) else {
+                positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_anchor: \(anchor) is not an xdg_positioner.anchor")
+                return
+            }
+            (positioner.placement.anchorX, positioner.placement.anchorY) = sides
+        },
+        set_gravity: { _, resource, gravity in
+            let positioner = WaylandObject.of(resource, as: PositionerObject.self)
+            guard let sides = PositionerObject.sides(gravity) else {
+                positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_gravity: \(gravity) is not an xdg_positioner.gravity")
+                return
+            }
+            (positioner.placement.gravityX, positioner.placement.gravityY) = sides
+        },
+        set_constraint_adjustment: { _, resource, adjustment in
+            WaylandObject.of(resource, as: PositionerObject.self).placement.adjustment = PopupPlacement.Adjustment(rawValue: adjustment & 63)
+        },
+        set_offset: { _, resource, x, y in WaylandObject.of(resource, as: PositionerObject.self).placement.offset = Offset(dx: Int(x), dy: Int(y)) },
         set_reactive: { _, _ in },
         set_parent_size: { _, _, _, _ in },
         set_parent_configure: { _, _, _ in }))
@@ -122,8 +123,8 @@ final class XdgSurfaceObject: WaylandObject {
             xdg_toplevel_send_configure(toplevel.resource, Int32(size.width), Int32(size.height), &states)
             wl_array_release(&states)
         } else if let popup {
-            let position = popup.position
-            xdg_popup_send_configure(popup.resource, Int32(position.dx), Int32(position.dy), Int32(popup.size.width), Int32(popup.size.height))
+            popup.box = session.popupBox(popup)
+            xdg_popup_send_configure(popup.resource, Int32(popup.box.x), Int32(popup.box.y), Int32(popup.box.width), Int32(popup.box.height))
         }
         xdg_surface_send_configure(resource, serial)
         lastConfigureSerial = serial
@@ -151,16 +152,14 @@ final class XdgSurfaceObject: WaylandObject {
                 return
             }
             let positioner = WaylandObject.of(positionerResource, as: PositionerObject.self)
-            guard positioner.size.width > 0 else {
+            guard positioner.placement.size.width > 0 else {
                 xdg.postError(XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).get_popup: the positioner has no size")
                 return
             }
             guard let created = createResource(client, tr_xdg_popup_interface(), version: xdg.version, id: id) else { return }
             let parent = parentResource.map { WaylandObject.of($0, as: XdgSurfaceObject.self) }
             let popup = XdgPopupObject(resource: created, session: xdg.session, xdgSurface: xdg, parent: parent?.surface)
-            popup.size = positioner.size
-            popup.position = positioner.position
-            if let geometry = parent?.geometry { popup.position = popup.position + Offset(dx: geometry.minX, dy: geometry.minY) }
+            popup.placement = positioner.placement
             WaylandObject.install(popup, implementation: XdgPopupObject.table)
             xdg.popup = popup
             surface.role = .popup
@@ -223,8 +222,9 @@ final class XdgToplevelObject: WaylandObject {
 final class XdgPopupObject: WaylandObject {
     weak var xdgSurface: XdgSurfaceObject?
     weak var parent: SurfaceObject?
-    var size = Size(width: 0, height: 0)
-    var position = Offset.zero
+    var placement = PopupPlacement()
+    /// Where the popup's window geometry goes, relative to its parent's, as last configured.
+    var box = Rect<SurfaceSpace>(x: 0, y: 0, width: 0, height: 0)
     var grabbed = false
 
     init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?) {
@@ -251,8 +251,7 @@ final class XdgPopupObject: WaylandObject {
         reposition: { _, resource, positionerResource, token in
             let popup = WaylandObject.of(resource, as: XdgPopupObject.self)
             let positioner = WaylandObject.of(positionerResource, as: PositionerObject.self)
-            popup.size = positioner.size
-            popup.position = positioner.position
+            popup.placement = positioner.placement
             xdg_popup_send_repositioned(resource, token)
             popup.xdgSurface?.sendConfigure()
         }))
