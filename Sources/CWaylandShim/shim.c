@@ -2,6 +2,9 @@
 #include "CWaylandShim.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -14,6 +17,9 @@ const struct wl_interface *tr_wl_callback_interface(void) { return &wl_callback_
 const struct wl_interface *tr_wl_subcompositor_interface(void) { return &wl_subcompositor_interface; }
 const struct wl_interface *tr_wl_subsurface_interface(void) { return &wl_subsurface_interface; }
 const struct wl_interface *tr_wl_output_interface(void) { return &wl_output_interface; }
+const struct wl_interface *tr_wl_shm_interface(void) { return &wl_shm_interface; }
+const struct wl_interface *tr_wl_shm_pool_interface(void) { return &wl_shm_pool_interface; }
+const struct wl_interface *tr_wl_buffer_interface(void) { return &wl_buffer_interface; }
 const struct wl_interface *tr_wl_seat_interface(void) { return &wl_seat_interface; }
 const struct wl_interface *tr_wl_touch_interface(void) { return &wl_touch_interface; }
 const struct wl_interface *tr_wl_pointer_interface(void) { return &wl_pointer_interface; }
@@ -36,29 +42,53 @@ void *tr_listener_owner(struct wl_listener *listener) {
     return outer->owner;
 }
 
-int tr_shm_buffer_size(struct wl_resource *buffer, int32_t *width, int32_t *height) {
-    struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
-    if (!shm) return 0;
-    *width = wl_shm_buffer_get_width(shm);
-    *height = wl_shm_buffer_get_height(shm);
-    return 1;
+void *tr_map_client_memory(int fd, size_t size) {
+    void *data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    return data == MAP_FAILED ? NULL : data;
 }
 
-int tr_shm_buffer_copy(struct wl_resource *buffer, int32_t x, int32_t y, int32_t width, int32_t height, uint32_t *destination) {
-    struct wl_shm_buffer *shm = wl_shm_buffer_get(buffer);
-    if (!shm) return 0;
-    uint32_t format = wl_shm_buffer_get_format(shm);
-    if (format != WL_SHM_FORMAT_ARGB8888 && format != WL_SHM_FORMAT_XRGB8888) return 0;
-    int32_t buffer_width = wl_shm_buffer_get_width(shm);
-    int32_t stride = wl_shm_buffer_get_stride(shm);
-    wl_shm_buffer_begin_access(shm);
-    const uint8_t *data = wl_shm_buffer_get_data(shm);
-    for (int32_t row = y; row < y + height; row++) {
-        memcpy(destination + (size_t)row * (size_t)buffer_width + (size_t)x,
-               data + (size_t)row * (size_t)stride + (size_t)x * 4, (size_t)width * 4);
+void *tr_remap_client_memory(void *address, size_t old_size, size_t new_size) {
+    void *data = mremap(address, old_size, new_size, MREMAP_MAYMOVE);
+    return data == MAP_FAILED ? NULL : data;
+}
+
+// The copy in progress on this thread, if any: where a SIGBUS jumps back to.
+static __thread sigjmp_buf *guarded_copy;
+static struct sigaction previous_bus_action;
+static pthread_once_t bus_handler_installed = PTHREAD_ONCE_INIT;
+
+static void on_bus_error(int signal, siginfo_t *info, void *context) {
+    (void)info;
+    (void)context;
+    if (guarded_copy) siglongjmp(*guarded_copy, 1);
+    // Not a copy of ours: the fault belongs to whoever had SIGBUS before (by default, death).
+    sigaction(SIGBUS, &previous_bus_action, NULL);
+    raise(signal);
+}
+
+static void install_bus_handler(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_bus_error;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGBUS, &action, &previous_bus_action);
+}
+
+int tr_guarded_copy_rows(uint8_t *destination, size_t destination_stride, const uint8_t *source,
+                         size_t source_stride, size_t row_length, size_t rows) {
+    pthread_once(&bus_handler_installed, install_bus_handler);
+    sigjmp_buf jump;
+    if (sigsetjmp(jump, 1)) {
+        guarded_copy = NULL;
+        return -1;
     }
-    wl_shm_buffer_end_access(shm);
-    return 1;
+    guarded_copy = &jump;
+    for (size_t row = 0; row < rows; row++) {
+        memcpy(destination + row * destination_stride, source + row * source_stride, row_length);
+    }
+    guarded_copy = NULL;
+    return 0;
 }
 
 int tr_sealed_memfd(const char *name, const void *data, size_t size) {

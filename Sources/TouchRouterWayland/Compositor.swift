@@ -178,12 +178,11 @@ final class SurfaceObject: WaylandObject {
                 surface.pending.buffer = nil
                 return
             }
-            var width: Int32 = 0, height: Int32 = 0
-            guard tr_shm_buffer_size(buffer, &width, &height) != 0 else {
+            guard let shm = ShmBuffer.behind(buffer) else {
                 surface.postError(WL_SURFACE_ERROR_INVALID_SIZE.rawValue, "wl_surface@\(wl_resource_get_id(resource)).attach: only wl_shm buffers are supported")
                 return
             }
-            surface.pending.bufferSize = Size(width: Int(width), height: Int(height))
+            surface.pending.bufferSize = shm.size
             surface.pending.buffer = BufferReference(buffer)
         },
         damage: { _, resource, x, y, width, height in
@@ -277,7 +276,8 @@ final class SurfaceObject: WaylandObject {
     /// Brings `contents` up to date with the current buffer where `state` damaged it (all
     /// of it for a new buffer size, or where a transform would need turning the damage).
     private func copyDamagedPixels(_ state: SurfaceState) {
-        guard let resource = current.buffer?.resource, let size = current.bufferSize else { return }
+        guard let resource = current.buffer?.resource, let buffer = ShmBuffer.behind(resource) else { return }
+        let size = buffer.size
         let whole = Rect<BufferSpace>(x: 0, y: 0, width: size.width, height: size.height)
         var rects = state.bufferDamage
         if contents?.width != size.width || contents?.height != size.height || current.transform != 0 {
@@ -294,7 +294,7 @@ final class SurfaceObject: WaylandObject {
         contents!.pixels.withUnsafeMutableBufferPointer { pixels in
             for rect in rects {
                 guard let area = rect.intersection(whole), area.width > 0, area.height > 0 else { continue }
-                _ = tr_shm_buffer_copy(resource, Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height), pixels.baseAddress)
+                guard buffer.copy(area, into: pixels) else { return }
             }
         }
     }

@@ -38,10 +38,6 @@ final class WaylandDisplay {
         socketName = String(cString: name)
     }
 
-    func initShm() throws(WaylandError) {
-        guard wl_display_init_shm(display) == 0 else { throw WaylandError("wl_display_init_shm failed") }
-    }
-
     var nextSerial: UInt32 { wl_display_next_serial(display) }
 
     /// Watches a file descriptor for reading; the callback gets libwayland's event mask.

@@ -108,11 +108,14 @@ public final class WaylandSession {
 
     /// Creates the globals, opens the socket and starts the frame clock.
     public func start() throws(WaylandError) {
-        try display.initShm()
         let data = Unmanaged.passUnretained(self).toOpaque()
         func add(_ interface: UnsafePointer<wl_interface>, _ version: Int32, _ bind: wl_global_bind_func_t) throws(WaylandError) {
             guard let global = wl_global_create(display.display, interface, version, data, bind) else { throw WaylandError("cannot create the \(String(cString: interface.pointee.name)) global") }
             globals.append(global)
+        }
+        try add(tr_wl_shm_interface(), ShmGlobal.version) { client, data, version, id in
+            guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_wl_shm_interface(), ShmGlobal.table) else { return }
+            ShmGlobal.sendFormats(to: resource)
         }
         try add(tr_wl_compositor_interface(), CompositorGlobal.version) { client, data, version, id in
             WaylandSession.bindGlobal(client, data, version, id, tr_wl_compositor_interface(), CompositorGlobal.table)

@@ -21,6 +21,9 @@ const struct wl_interface *tr_wl_callback_interface(void);
 const struct wl_interface *tr_wl_subcompositor_interface(void);
 const struct wl_interface *tr_wl_subsurface_interface(void);
 const struct wl_interface *tr_wl_output_interface(void);
+const struct wl_interface *tr_wl_shm_interface(void);
+const struct wl_interface *tr_wl_shm_pool_interface(void);
+const struct wl_interface *tr_wl_buffer_interface(void);
 const struct wl_interface *tr_wl_seat_interface(void);
 const struct wl_interface *tr_wl_touch_interface(void);
 const struct wl_interface *tr_wl_pointer_interface(void);
@@ -44,14 +47,15 @@ struct tr_listener {
 };
 void *tr_listener_owner(struct wl_listener *listener);
 
-// The size of a wl_shm buffer; 0 when the resource is not one.
-int tr_shm_buffer_size(struct wl_resource *buffer, int32_t *width, int32_t *height);
-
-// Copies the rectangle (x, y, width, height), already clipped to the buffer, of a wl_shm
-// buffer with 4-byte pixels into `destination`, a buffer-sized array of rows of uint32.
-// libwayland guards the read: a client whose pool file is shorter than it claimed gets
-// WL_SHM_ERROR_INVALID_FD when the access ends. 0 when the buffer is not such a buffer.
-int tr_shm_buffer_copy(struct wl_resource *buffer, int32_t x, int32_t y, int32_t width, int32_t height, uint32_t *destination);
+// A client's shared-memory file mapped read-only and shared; NULL with errno on failure
+// (mmap's MAP_FAILED is a macro).
+void *tr_map_client_memory(int fd, size_t size);
+// The mapping grown to `new_size`, perhaps moved; NULL with errno (mremap is variadic).
+void *tr_remap_client_memory(void *address, size_t old_size, size_t new_size);
+// Copies `rows` rows of `row_length` bytes from a client's shared memory, which the client
+// may have truncated under us: a SIGBUS during the copy is caught and gives -1, else 0.
+int tr_guarded_copy_rows(uint8_t *destination, size_t destination_stride, const uint8_t *source,
+                         size_t source_stride, size_t row_length, size_t rows);
 
 // A read-only, sealed memfd holding `size` bytes of `data` (the keymap a client maps);
 // -1 with errno set on failure.

@@ -1,0 +1,141 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// wl_shm, wl_shm_pool and their wl_buffers. The session's own rather than libwayland's,
+// whose create_buffer checks a stride only against the width in pixels: a buffer must be
+// refused at creation when its rows cannot hold its pixels.
+
+/// A client's shared-memory file, mapped read-only. Its buffers keep it mapped after
+/// the pool is destroyed, as the protocol allows.
+final class ClientMemory {
+    private(set) var data: UnsafeMutableRawPointer
+    private(set) var size: Int
+
+    init(fd: Int32, size: Int) throws(WaylandError) {
+        guard let data = tr_map_client_memory(fd, size) else { throw WaylandError.errno("mmap of \(size) bytes") }
+        self.data = data
+        self.size = size
+    }
+
+    func grow(to newSize: Int) throws(WaylandError) {
+        guard let moved = tr_remap_client_memory(data, size, newSize) else { throw WaylandError.errno("mremap to \(newSize) bytes") }
+        data = moved
+        size = newSize
+    }
+
+    deinit { munmap(data, size) }
+}
+
+enum ShmGlobal {
+    static let version: Int32 = 1
+    /// Four bytes a pixel, the two formats every compositor must offer.
+    static let formats = [WL_SHM_FORMAT_ARGB8888.rawValue, WL_SHM_FORMAT_XRGB8888.rawValue]
+
+    nonisolated(unsafe) static let table = implementation(wl_shm_interface(
+        create_pool: { client, resource, id, fd, size in
+            defer { close(fd) }
+            let shm = WaylandObject.of(resource, as: BoundGlobal.self)
+            let name = "wl_shm@\(wl_resource_get_id(resource)).create_pool"
+            guard size > 0 else {
+                shm.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): size \(size) is not positive")
+                return
+            }
+            let memory: ClientMemory
+            do {
+                memory = try ClientMemory(fd: fd, size: Int(size))
+            } catch {
+                shm.postError(WL_SHM_ERROR_INVALID_FD.rawValue, "\(name): cannot map the file: \(error)")
+                return
+            }
+            guard let created = createResource(client, tr_wl_shm_pool_interface(), version: shm.version, id: id) else { return }
+            WaylandObject.install(ShmPool(resource: created, session: shm.session, memory: memory), implementation: ShmPool.table)
+        }))
+
+    static func sendFormats(to resource: OpaquePointer) {
+        for format in formats { wl_shm_send_format(resource, format) }
+    }
+}
+
+final class ShmPool: WaylandObject {
+    let memory: ClientMemory
+
+    init(resource: OpaquePointer, session: WaylandSession, memory: ClientMemory) {
+        self.memory = memory
+        super.init(resource: resource, session: session)
+    }
+
+    nonisolated(unsafe) static let table = implementation(wl_shm_pool_interface(
+        create_buffer: { client, resource, id, offset, width, height, stride, format in
+            let pool = WaylandObject.of(resource, as: ShmPool.self)
+            let name = "wl_shm_pool@\(wl_resource_get_id(resource)).create_buffer"
+            guard ShmGlobal.formats.contains(format) else {
+                pool.postError(WL_SHM_ERROR_INVALID_FORMAT.rawValue, "\(name): format 0x\(String(format, radix: 16)) is not one wl_shm offered")
+                return
+            }
+            // In Int, so that no product of client numbers can overflow.
+            let (offset, width, height, stride) = (Int(offset), Int(width), Int(height), Int(stride))
+            guard offset >= 0, width > 0, height > 0, stride >= width * 4, offset + stride * height <= pool.memory.size else {
+                pool.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue,
+                               "\(name): \(width)x\(height) pixels of 4 bytes, \(stride) bytes a row, at offset \(offset) do not fit a pool of \(pool.memory.size) bytes")
+                return
+            }
+            guard let created = createResource(client, tr_wl_buffer_interface(), version: 1, id: id) else { return }
+            let buffer = ShmBuffer(resource: created, session: pool.session, memory: pool.memory, offset: offset,
+                                   size: Size(width: width, height: height), stride: stride)
+            WaylandObject.install(buffer, implementation: ShmBuffer.table)
+        },
+        destroy: destroyRequest,
+        resize: { _, resource, size in
+            let pool = WaylandObject.of(resource, as: ShmPool.self)
+            let name = "wl_shm_pool@\(wl_resource_get_id(resource)).resize"
+            guard Int(size) >= pool.memory.size else {
+                pool.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): a pool cannot shrink (\(pool.memory.size) to \(size) bytes)")
+                return
+            }
+            do {
+                try pool.memory.grow(to: Int(size))
+            } catch {
+                pool.postError(WL_SHM_ERROR_INVALID_FD.rawValue, "\(name): \(error)")
+            }
+        }))
+}
+
+/// A wl_buffer in a pool: four bytes a pixel, rows `stride` bytes apart.
+final class ShmBuffer: WaylandObject {
+    let memory: ClientMemory
+    let offset: Int
+    let size: Size
+    let stride: Int
+
+    init(resource: OpaquePointer, session: WaylandSession, memory: ClientMemory, offset: Int, size: Size, stride: Int) {
+        self.memory = memory
+        self.offset = offset
+        self.size = size
+        self.stride = stride
+        super.init(resource: resource, session: session)
+    }
+
+    nonisolated(unsafe) static let table = implementation(wl_buffer_interface(destroy: destroyRequest))
+
+    /// The buffer behind a wl_buffer, if it is one of ours.
+    static func behind(_ resource: OpaquePointer) -> ShmBuffer? {
+        guard wl_resource_instance_of(resource, tr_wl_buffer_interface(), table) != 0 else { return nil }
+        return WaylandObject.of(resource, as: ShmBuffer.self)
+    }
+
+    /// Copies `area` (inside the buffer) into `pixels`, rows of `size.width`. A client that
+    /// made its file smaller than its pool ends with `invalid_fd`; false then.
+    func copy(_ area: Rect<BufferSpace>, into pixels: UnsafeMutableBufferPointer<UInt32>) -> Bool {
+        let source = memory.data.advanced(by: offset + area.y * stride + area.x * 4).assumingMemoryBound(to: UInt8.self)
+        let destination = UnsafeMutableRawPointer(pixels.baseAddress!.advanced(by: area.y * size.width + area.x)).assumingMemoryBound(to: UInt8.self)
+        let copied = tr_guarded_copy_rows(destination, size.width * 4, source, stride, area.width * 4, area.height)
+        guard copied == 0 else {
+            postError(WL_SHM_ERROR_INVALID_FD.rawValue, "wl_buffer@\(wl_resource_get_id(resource)): its pool's file is shorter than the pool (\(memory.size) bytes)")
+            return false
+        }
+        return true
+    }
+}
