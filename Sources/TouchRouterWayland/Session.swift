@@ -233,16 +233,14 @@ public final class WaylandSession {
 
     private func takeOutOfTree(_ surface: SurfaceObject) {
         guard surface.inTree else { return }
-        do { try tree.remove(surface.id) } catch { report("removing \(surface.id): \(error)") }
-        markOutOfTree(surface)
+        surface.inTree = false
+        do { markOutOfTree(try tree.remove(surface.id)) } catch { report("removing \(surface.id): \(error)") }
         router.dispatchAll()
     }
 
-    private func markOutOfTree(_ surface: SurfaceObject) {
-        surface.inTree = false
-        for child in surface.below + surface.above {
-            if let childSurface = child.surface { markOutOfTree(childSurface) }
-        }
+    /// Everything stacked on a removed surface (subsurfaces and popups) left the tree with it.
+    private func markOutOfTree(_ removed: [SurfaceID]) {
+        for id in removed { surfaces[id]?.inTree = false }
     }
 
     func subsurfaceCreated(_ subsurface: SubsurfaceObject) {
@@ -319,14 +317,17 @@ public final class WaylandSession {
         let wanted = (below: inTree(surface.below), above: inTree(surface.above))
         let actual = tree.subsurfaces(of: surface.id)
         guard actual.below != wanted.below || actual.above != wanted.above else { return }
-        // Moving between the lists needs a fresh insert: re-add the children in order.
-        for child in surface.below + surface.above {
-            guard let childSurface = child.surface, childSurface.inTree else { continue }
-            try tree.remove(childSurface.id)
-            markOutOfTree(childSurface)
+        // Built outwards from the parent, each child next to the one placed before it.
+        var next = surface.id
+        for child in wanted.below.reversed() {
+            try tree.place(child, below: next)
+            next = child
         }
-        for child in surface.below.reversed() { if let s = child.surface { addToTree(s, parent: surface, below: true) } }
-        for child in surface.above { if let s = child.surface { addToTree(s, parent: surface, below: false) } }
+        var previous = surface.id
+        for child in wanted.above {
+            try tree.place(child, above: previous)
+            previous = child
+        }
     }
 
     private func mapToplevel(_ surface: SurfaceObject, _ toplevel: XdgToplevelObject) {
