@@ -58,7 +58,7 @@ let package = Package(
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterWayland"]),
         // Runs the built `touch-router` as a person would.
-        .testTarget(name: "TouchRouterCLITests", dependencies: ["touch-router"]),
+        .testTarget(name: "TouchRouterCLITests", dependencies: ["touch-router"], exclude: ["Clients"]),
     ],
     swiftLanguageModes: [.v6]
 )

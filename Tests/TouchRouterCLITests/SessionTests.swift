@@ -251,6 +251,85 @@ struct SessionTests {
         try session.wait(for: "zenity's window to leave the tree") { try session.toplevels().isEmpty }
     }
 
+    /// The wire-protocol client in Clients/, for what no toolkit client does on purpose.
+    static let rawClient = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/raw-client.py").path
+
+    @Test("a client that breaks the protocol is ended with an error naming the object and the request; wev, beside it, goes on receiving")
+    func protocolErrorLeavesOthers() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let wevLog = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev.log")
+        let wev = try session.client(["wev"], output: wevLog)
+        defer {
+            kill(wev.processIdentifier, SIGKILL)
+            wev.waitUntilExit()
+        }
+        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
+        #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0)
+
+        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("raw.log")
+        let raw = try session.client(["python3", Self.rawClient, "protocol-error"], output: log)
+        raw.waitUntilExit()
+        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(raw.terminationStatus == 0, "\(said)")
+        #expect(said.range(of: "error object \\d+ code 3: wl_surface@\\d+\\.attach: x and y must be 0 from version 5", options: .regularExpression) != nil, "\(said)")
+
+        for request in ["touch motion 5 120 110", "touch up 5", "touch frame", "key press KEY_B", "key release KEY_B"] {
+            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
+        }
+        try session.wait(for: "wev to get the key after the other client's error") {
+            ((try? String(contentsOf: wevLog, encoding: .utf8)) ?? "").contains("key: 56; state: 0 (released)")
+        }
+        let text = (try? String(contentsOf: wevLog, encoding: .utf8)) ?? ""
+        #expect(text.contains("wl_touch] up: "), "the touch that was down when the other client broke ends for wev")
+        #expect(try session.toplevels().count == 1)
+    }
+
+    @Test("a client that dies holding a popup grab leaves no grab behind: the pointer enters the window beside it again, clicks and keys reach it")
+    func deathMidGrab() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let wevLog = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev.log")
+        let wev = try session.client(["wev"], output: wevLog)
+        defer {
+            kill(wev.processIdentifier, SIGKILL)
+            wev.waitUntilExit()
+        }
+        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
+        let wevWindow = try session.toplevels()[0]
+        let size = wevWindow["size"] as? [Int] ?? [0, 0], position = wevWindow["position"] as? [Int] ?? [0, 0]
+        // Clear of the grabbing client's 200×200 window, which cascades 32 px in.
+        let inside = (x: position[0] + size[0] - 20, y: position[1] + size[1] - 20)
+
+        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("raw.log")
+        let raw = try session.client(["python3", Self.rawClient, "grab"], output: log)
+        defer { if raw.isRunning { kill(raw.processIdentifier, SIGKILL) }; raw.waitUntilExit() }
+        try session.wait(for: "the grabbing popup to map") { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("grabbed") }
+        let grabbing = try session.toplevels().first { ($0["children"] as? [[String: Any]])?.first?["role"] as? String == "popup" }
+        let popup = (grabbing?["children"] as? [[String: Any]])?.first?["id"] as? Int
+        #expect(popup != nil)
+        #expect(try session.msg("focus").json["keyboard"] as? Int == popup, "the grabbed popup takes keyboard focus")
+
+        func enters() -> Int { ((try? String(contentsOf: wevLog, encoding: .utf8)) ?? "").components(separatedBy: "wl_pointer] enter").count - 1 }
+        let entersBefore = enters()
+        #expect(try session.msg("inject", "pointer", "motion", String(inside.x), String(inside.y)).status == 0)
+        #expect(try session.msg("focus").json["keyboard"] as? Int == popup)
+        usleep(200_000)
+        #expect(enters() == entersBefore, "while the grab holds, the pointer does not enter another client's window")
+
+        kill(raw.processIdentifier, SIGKILL)
+        raw.waitUntilExit()
+        try session.wait(for: "the dead client's windows to leave") { try session.toplevels().count == 1 }
+        #expect(try session.msg("inject", "pointer", "motion", String(inside.x + 1), String(inside.y)).status == 0)
+        for request in ["pointer button press BTN_LEFT", "pointer button release BTN_LEFT", "key press KEY_C", "key release KEY_C"] {
+            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
+        }
+        try session.wait(for: "wev to get the key") { ((try? String(contentsOf: wevLog, encoding: .utf8)) ?? "").contains("key: 54; state: 0 (released)") }
+        let text = (try? String(contentsOf: wevLog, encoding: .utf8)) ?? ""
+        #expect(enters() == entersBefore + 1, "the pointer enters wev once the grab is gone")
+        #expect(text.contains("button: 272 (left), state: 1 (pressed)"), "the click reaches wev")
+    }
+
     @Test("a malformed control request gets an error reply and the session keeps running; SIGTERM ends it cleanly")
     func malformedRequests() throws {
         let session = try RunningSession()

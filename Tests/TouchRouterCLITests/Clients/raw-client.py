@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""A Wayland client written against the wire protocol itself, for the session tests: it
+does what no well-behaved toolkit client does on purpose.
+
+    raw-client.py protocol-error   attaches a buffer at an offset on wl_surface v5, which the
+                                   protocol forbids, and prints the error the server sends
+    raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
+                                   top left, prints "grabbed", and waits to be killed
+
+Each line it prints is "event OBJECT OPCODE" or a word of its own; it exits 0 when the
+session behaved as the protocol says, 1 otherwise.
+"""
+import array
+import os
+import socket
+import struct
+import sys
+
+
+class Connection:
+    # New ids must be used in the order they are taken: take each one where it is sent.
+    def __init__(self):
+        path = os.path.join(os.environ["XDG_RUNTIME_DIR"], os.environ["WAYLAND_DISPLAY"])
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(path)
+        self.next_id = 2
+        self.buffer = b""
+        self.globals = {}
+
+    def new_id(self):
+        self.next_id += 1
+        return self.next_id - 1
+
+    def send(self, obj, opcode, payload=b"", fds=()):
+        header = struct.pack("<II", obj, ((8 + len(payload)) << 16) | opcode)
+        ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
+        try:
+            self.sock.sendmsg([header + payload], ancillary)
+        except BrokenPipeError:
+            pass  # The server ended us; why is waiting to be read.
+
+    def event(self):
+        while len(self.buffer) < 8 or len(self.buffer) < (struct.unpack_from("<I", self.buffer, 4)[0] >> 16):
+            data = self.sock.recv(65536)
+            if not data:
+                raise EOFError("the server closed the connection")
+            self.buffer += data
+        obj, word = struct.unpack_from("<II", self.buffer)
+        size = word >> 16
+        payload = self.buffer[8:size]
+        self.buffer = self.buffer[size:]
+        return obj, word & 0xFFFF, payload
+
+    def roundtrip(self, handle=lambda obj, opcode, payload: None):
+        callback = self.new_id()
+        self.send(1, 0, struct.pack("<I", callback))  # wl_display.sync
+        while True:
+            obj, opcode, payload = self.event()
+            if obj == callback and opcode == 0:
+                return
+            if obj == 1 and opcode == 0:
+                raise ProtocolError(*decode_error(payload))
+            handle(obj, opcode, payload)
+
+
+class ProtocolError(Exception):
+    pass
+
+
+def string(text):
+    data = text.encode() + b"\0"
+    return struct.pack("<I", len(data)) + data + b"\0" * (-len(data) % 4)
+
+
+def decode_error(payload):
+    obj, code, length = struct.unpack_from("<III", payload)
+    return obj, code, payload[12:12 + length - 1].decode()
+
+
+def connect():
+    conn = Connection()
+    registry = conn.new_id()
+    conn.send(1, 1, struct.pack("<I", registry))  # wl_display.get_registry
+
+    def on_global(obj, opcode, payload):
+        if obj == registry and opcode == 0:
+            name, length = struct.unpack_from("<II", payload)
+            interface = payload[8:8 + length - 1].decode()
+            conn.globals[interface] = (name, struct.unpack_from("<I", payload, 8 + length + (-length % 4))[0])
+    conn.roundtrip(on_global)
+    conn.registry = registry
+    return conn
+
+
+def bind(conn, interface, version):
+    name, _ = conn.globals[interface]
+    obj = conn.new_id()
+    conn.send(conn.registry, 0, struct.pack("<I", name) + string(interface) + struct.pack("<II", version, obj))
+    return obj
+
+
+def protocol_error():
+    conn = connect()
+    compositor = bind(conn, "wl_compositor", 5)
+    surface = conn.new_id()
+    conn.send(compositor, 0, struct.pack("<I", surface))  # create_surface
+    conn.send(surface, 1, struct.pack("<Iii", 0, 5, 5))  # attach(null, 5, 5): an offset, on v5
+    try:
+        conn.roundtrip()
+    except ProtocolError as error:
+        obj, code, message = error.args
+        print(f"error object {obj} code {code}: {message}", flush=True)
+        return 0 if obj == surface and code == 3 else 1  # wl_surface.error.invalid_offset
+    print("no error", flush=True)
+    return 1
+
+
+def shm_buffer(conn, shm, width, height):
+    size = width * height * 4
+    fd = os.memfd_create("raw-client")
+    os.ftruncate(fd, size)
+    pool, buffer = conn.new_id(), conn.new_id()
+    conn.send(shm, 0, struct.pack("<Ii", pool, size), fds=[fd])  # create_pool
+    conn.send(pool, 0, struct.pack("<IiiiiI", buffer, 0, width, height, width * 4, 0))  # create_buffer
+    conn.send(pool, 1)  # destroy
+    os.close(fd)
+    return buffer
+
+
+def grab():
+    conn = connect()
+    compositor = bind(conn, "wl_compositor", 4)
+    shm = bind(conn, "wl_shm", 1)
+    wm_base = bind(conn, "xdg_wm_base", 2)
+    seat = bind(conn, "wl_seat", 5)
+    pointer = conn.new_id()
+    conn.send(seat, 0, struct.pack("<I", pointer))  # get_pointer
+
+    def window(role):
+        surface, xdg = conn.new_id(), conn.new_id()
+        conn.send(compositor, 0, struct.pack("<I", surface))
+        conn.send(wm_base, 2, struct.pack("<II", xdg, surface))  # get_xdg_surface
+        role(xdg)
+        conn.send(surface, 6)  # commit
+        configures = []
+        conn.roundtrip(lambda obj, opcode, payload: configures.append(payload) if obj == xdg and opcode == 0 else None)
+        conn.send(xdg, 4, configures[-1][:4])  # ack_configure
+        return surface, xdg
+
+    parent, parent_xdg = window(lambda xdg: conn.send(xdg, 1, struct.pack("<I", conn.new_id())))  # get_toplevel
+    conn.send(parent, 1, struct.pack("<Iii", shm_buffer(conn, shm, 200, 200), 0, 0))
+    conn.send(parent, 6)
+
+    positioner = conn.new_id()
+    conn.send(wm_base, 1, struct.pack("<I", positioner))  # create_positioner
+    conn.send(positioner, 1, struct.pack("<ii", 50, 50))  # set_size
+    conn.send(positioner, 2, struct.pack("<iiii", 0, 0, 1, 1))  # set_anchor_rect
+    conn.send(positioner, 3, struct.pack("<I", 5))  # anchor top_left
+    conn.send(positioner, 4, struct.pack("<I", 8))  # gravity bottom_right
+
+    def popup_role(xdg):
+        popup = conn.new_id()
+        conn.send(xdg, 2, struct.pack("<III", popup, parent_xdg, positioner))  # get_popup
+        conn.send(popup, 1, struct.pack("<II", seat, 0))  # grab
+    child, _ = window(popup_role)
+    conn.send(child, 1, struct.pack("<Iii", shm_buffer(conn, shm, 50, 50), 0, 0))
+    conn.send(child, 6)
+    conn.roundtrip()
+    print("grabbed", flush=True)
+    while True:
+        conn.event()
+
+
+if __name__ == "__main__":
+    sys.exit({"protocol-error": protocol_error, "grab": grab}[sys.argv[1]]())
