@@ -220,6 +220,7 @@ struct PropertyTests {
         router.attach(shell, to: .shell)
         var ignoring = 0
         var pointerMoved = false
+        var dismissals = 0
         for step in 0..<20_000 {
             clock.advance(byNanoseconds: 1_000_000)
             let roll = fuzzer.int(1...100)
@@ -240,6 +241,12 @@ struct PropertyTests {
             case 91...92:
                 if ignoring > 0, fuzzer.chance(85) { router.endIgnoringInteraction(); ignoring -= 1 } else { router.beginIgnoringInteraction(); ignoring += 1 }
             case 93: router.enqueue(.deviceRemoved(device: device, time: clock.current))
+            case 94:
+                if router.grabbingClient != nil, fuzzer.chance(50) {
+                    router.endClientGrab()
+                } else {
+                    router.beginClientGrab(ClientID(UInt32(fuzzer.int(1...4)))) { dismissals += 1 }
+                }
             default: router.enqueue(.pointerAxis(device: DeviceID(5), time: clock.current, axis: .vertical, value: 10, discrete: 1, source: .wheel))
             }
             router.dispatchAll()
@@ -250,7 +257,11 @@ struct PropertyTests {
             var problems = invariantProblems(router: router, tree: tree, checker: checker)
             if pointerMoved, router.pressedButtons.isEmpty, router.ignoreInteractionDepth == 0 {
                 let hit = tree.hitTest(router.pointerPosition)
-                let expected = hit.flatMap { router.capabilities(of: tree.client(of: $0.surface)!).contains(.pointer) ? $0.surface : nil }
+                let expected = hit.flatMap { hit -> SurfaceID? in
+                    let client = tree.client(of: hit.surface)!
+                    guard router.capabilities(of: client).contains(.pointer), router.grabbingClient.map({ $0 == client }) ?? true else { return nil }
+                    return hit.surface
+                }
                 if router.pointerFocus != expected { problems.append("pointer focus \(String(describing: router.pointerFocus)) where \(String(describing: expected)) is under the pointer") }
             }
             guard checker.violations.isEmpty, problems.isEmpty else {
@@ -259,6 +270,7 @@ struct PropertyTests {
             }
         }
         #expect(checker.deliveries > 1_500, "the run must exercise delivery, not only drop")
+        #expect(dismissals > 10, "the run must exercise grabs dismissed by presses outside them")
     }
 
     private func invariantProblems(router: Router, tree: SurfaceTree, checker: ProtocolChecker) -> [String] {
