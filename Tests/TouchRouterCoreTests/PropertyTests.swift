@@ -113,14 +113,20 @@ struct TreeFuzzer {
         if log.count > 40 { log.removeFirst(log.count - 40) }
     }
 
+    /// Where a random surface lies in global space, if there is one.
+    mutating func randomSurfaceFrame() -> Rect<GlobalSpace>? {
+        guard let id = pick(tree.allSurfaces), let surface = tree.surface(id), let output = surface.output.flatMap({ tree.output($0) }) else { return nil }
+        return Rect(x: output.rect.x + surface.originInOutput.dx, y: output.rect.y + surface.originInOutput.dy,
+                    width: surface.size.width, height: surface.size.height)
+    }
+
     /// Random points, and points on the edges of random surfaces, where rounding would show.
     mutating func probePoints() -> [Point<GlobalSpace>] {
         var points: [Point<GlobalSpace>] = []
         for _ in 0..<4 { points.append(Point(Double(int(-200...8000)) / 4, Double(int(-200...5000)) / 4)) }
-        if let id = pick(tree.allSurfaces), let surface = tree.surface(id), let output = surface.output.flatMap({ tree.output($0) }) {
-            let x = output.rect.x + surface.originInOutput.dx, y = output.rect.y + surface.originInOutput.dy
-            for (dx, dy) in [(0.0, 0.0), (Double(surface.size.width) - 0.00390625, 1), (Double(surface.size.width), 1), (-0.00390625, 2)] {
-                points.append(Point(Double(x) + dx, Double(y) + dy))
+        if let frame = randomSurfaceFrame() {
+            for (dx, dy) in [(0.0, 0.0), (Double(frame.width) - 0.00390625, 1), (Double(frame.width), 1), (-0.00390625, 2)] {
+                points.append(Point(Double(frame.x) + dx, Double(frame.y) + dy))
             }
         }
         return points
@@ -221,6 +227,7 @@ struct PropertyTests {
         var ignoring = 0
         var pointerMoved = false
         var dismissals = 0
+        var pointerKeptFromOtherClients = 0
         for step in 0..<20_000 {
             clock.advance(byNanoseconds: 1_000_000)
             let roll = fuzzer.int(1...100)
@@ -241,26 +248,31 @@ struct PropertyTests {
             case 91...92:
                 if ignoring > 0, fuzzer.chance(85) { router.endIgnoringInteraction(); ignoring -= 1 } else { router.beginIgnoringInteraction(); ignoring += 1 }
             case 93: router.enqueue(.deviceRemoved(device: device, time: clock.current))
-            case 94:
+            case 94...96:
                 if router.grabbingClient != nil, fuzzer.chance(50) {
                     router.endClientGrab()
                 } else {
                     router.beginClientGrab(ClientID(UInt32(fuzzer.int(1...4)))) { dismissals += 1 }
                 }
+                // Onto some surface, so that the grab has a surface to keep the pointer from.
+                let onto = fuzzer.randomSurfaceFrame().map { Point<GlobalSpace>(Double($0.x) + Double($0.width) / 2, Double($0.y) + Double($0.height) / 2) } ?? point
+                router.enqueue(.pointerMotionAbsolute(device: DeviceID(5), time: clock.current, position: onto))
             default: router.enqueue(.pointerAxis(device: DeviceID(5), time: clock.current, axis: .vertical, value: 10, discrete: 1, source: .wheel))
             }
             router.dispatchAll()
             // As the session does before it flushes clients.
             router.refreshPointerFocus()
-            if roll >= 69, roll <= 76 { pointerMoved = true }
+            if (69...76).contains(roll) || (94...96).contains(roll) { pointerMoved = true }
 
             var problems = invariantProblems(router: router, tree: tree, checker: checker)
             if pointerMoved, router.pressedButtons.isEmpty, router.ignoreInteractionDepth == 0 {
                 let hit = tree.hitTest(router.pointerPosition)
                 let expected = hit.flatMap { hit -> SurfaceID? in
                     let client = tree.client(of: hit.surface)!
-                    guard router.capabilities(of: client).contains(.pointer), router.grabbingClient.map({ $0 == client }) ?? true else { return nil }
-                    return hit.surface
+                    guard router.capabilities(of: client).contains(.pointer) else { return nil }
+                    guard let grabbing = router.grabbingClient else { return hit.surface }
+                    if grabbing != client { pointerKeptFromOtherClients += 1 }
+                    return grabbing == client ? hit.surface : nil
                 }
                 if router.pointerFocus != expected { problems.append("pointer focus \(String(describing: router.pointerFocus)) where \(String(describing: expected)) is under the pointer") }
             }
@@ -271,6 +283,7 @@ struct PropertyTests {
         }
         #expect(checker.deliveries > 1_500, "the run must exercise delivery, not only drop")
         #expect(dismissals > 10, "the run must exercise grabs dismissed by presses outside them")
+        #expect(pointerKeptFromOtherClients > 10, "the run must exercise a grab keeping the pointer from another client's surface")
     }
 
     private func invariantProblems(router: Router, tree: SurfaceTree, checker: ProtocolChecker) -> [String] {
