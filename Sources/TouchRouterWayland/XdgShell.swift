@@ -35,9 +35,17 @@ enum XdgWmBaseGlobal {
 final class PositionerObject: WaylandObject {
     var placement = PopupPlacement()
 
-    /// xdg_positioner's anchor and gravity values (none, top, bottom, left, right, then the
-    /// corners) as a side on each axis; nil for a value the protocol does not have.
-    static func sides(_ value: UInt32) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
+    /// An anchor or gravity value (none, top, bottom, left, right, then the corners) as a
+    /// side on each axis; a value the protocol does not have ends the client with invalid_input.
+    func sides(_ value: UInt32, of kind: String) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
+        guard let sides = Self.sides(value) else {
+            postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_\(kind): \(value) is not an xdg_positioner.\(kind)")
+            return nil
+        }
+        return sides
+    }
+
+    private static func sides(_ value: UInt32) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
         switch value {
         case XDG_POSITIONER_ANCHOR_NONE.rawValue: (.middle, .middle)
         case XDG_POSITIONER_ANCHOR_TOP.rawValue: (.middle, .start)
@@ -72,18 +80,12 @@ final class PositionerObject: WaylandObject {
         },
         set_anchor: { _, resource, anchor in
             let positioner = WaylandObject.of(resource, as: PositionerObject.self)
-            guard let sides = PositionerObject.sides(anchor) else {
-                positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_anchor: \(anchor) is not an xdg_positioner.anchor")
-                return
-            }
+            guard let sides = positioner.sides(anchor, of: "anchor") else { return }
             (positioner.placement.anchorX, positioner.placement.anchorY) = sides
         },
         set_gravity: { _, resource, gravity in
             let positioner = WaylandObject.of(resource, as: PositionerObject.self)
-            guard let sides = PositionerObject.sides(gravity) else {
-                positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_gravity: \(gravity) is not an xdg_positioner.gravity")
-                return
-            }
+            guard let sides = positioner.sides(gravity, of: "gravity") else { return }
             (positioner.placement.gravityX, positioner.placement.gravityY) = sides
         },
         set_constraint_adjustment: { _, resource, adjustment in

@@ -53,6 +53,20 @@ final class RunningSession {
         return client
     }
 
+    /// A file in the session's runtime directory, for a client's log.
+    func file(_ name: String) -> URL { URL(fileURLWithPath: runtimeDirectory).appendingPathComponent(name) }
+
+    /// What a log holds so far; empty before its client wrote anything.
+    static func text(of file: URL) -> String { (try? String(contentsOf: file, encoding: .utf8)) ?? "" }
+
+    /// `msg inject` for each request (the script syntax without the time), each expected to be taken.
+    func inject(_ requests: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for request in requests {
+            let reply = try ToolRun(["msg", "--socket", controlSocket, "inject"] + request.split(separator: " ").map(String.init))
+            #expect(reply.status == 0, "\(request): \(reply.output)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// The toplevels the session's tree holds, from `msg tree`.
     func toplevels() throws -> [[String: Any]] {
         let outputs = try msg("tree").json["outputs"] as? [[String: Any]] ?? []
@@ -105,7 +119,7 @@ struct SessionTests {
         #expect(mode == 0o600)
 
         // The first client dies with a touch down on it.
-        let firstLog = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev-1.log")
+        let firstLog = session.file("wev-1.log")
         let first = try session.client(["wev"], output: firstLog)
         try session.wait(for: "the first wev to map") { try session.toplevels().count == 1 }
         #expect(try session.msg("inject", "touch", "down", "3", "300", "300").status == 0)
@@ -117,7 +131,7 @@ struct SessionTests {
         #expect(try session.msg("inject", "touch", "up", "3").status == 0)
 
         // The next client gets everything, at its own coordinates.
-        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev-2.log")
+        let log = session.file("wev-2.log")
         let second = try session.client(["wev"], output: log)
         defer {
             kill(second.processIdentifier, SIGKILL)
@@ -126,11 +140,8 @@ struct SessionTests {
         try session.wait(for: "the second wev to map") { try session.toplevels().count == 1 }
         let window = try session.toplevels()[0]
         let position = window["position"] as? [Int] ?? [0, 0]
-        for request in ["touch down 0 100 200", "touch frame", "touch motion 0 110.5 210.25", "touch frame", "touch up 0", "touch frame",
-                        "key press KEY_A", "key release KEY_A", "pointer motion 150 160", "pointer button press BTN_LEFT", "pointer button release BTN_LEFT"] {
-            let reply = try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init))
-            #expect(reply.status == 0, "\(request): \(reply.output)")
-        }
+        try session.inject(["touch down 0 100 200", "touch frame", "touch motion 0 110.5 210.25", "touch frame", "touch up 0", "touch frame",
+                            "key press KEY_A", "key release KEY_A", "pointer motion 150 160", "pointer button press BTN_LEFT", "pointer button release BTN_LEFT"])
         let expected = [
             "wl_touch] down: serial: \\d+; time: \\d+; surface: \\d+; id: 0; x, y: \(100 - position[0]).000000, \(200 - position[1]).000000",
             "wl_touch] motion: time: \\d+; id: 0; x, y: \(110 - position[0]).500000, \(210 - position[1]).250000",
@@ -144,7 +155,7 @@ struct SessionTests {
         ]
         var text = ""
         try session.wait(for: "wev to print the pointer button") {
-            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            text = RunningSession.text(of: log)
             return text.contains("state: 0 (released)") && text.contains("button: 272")
         }
         for pattern in expected {
@@ -156,7 +167,7 @@ struct SessionTests {
     func westonSimpleTouchDraws() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("simple-touch.log")
+        let log = session.file("simple-touch.log")
         let client = try session.client(["weston-simple-touch"], output: log)
         defer {
             kill(client.processIdentifier, SIGKILL)
@@ -172,12 +183,10 @@ struct SessionTests {
         // It paints its work area grey, then a 5-px cross per touch point: red for id 0, yellow for id 1.
         let grey = "0x40404040", red = "0xffff0000", yellow = "0xffffff00"
         try session.wait(for: "the first frame") { try pixel(100, 100) == grey }
-        for request in ["touch down 0 \(origin[0] + 100) \(origin[1] + 100)", "touch frame",
-                        "touch down 1 \(origin[0] + 300) \(origin[1] + 200)", "touch frame",
-                        "touch motion 0 \(origin[0] + 150) \(origin[1] + 120)", "touch frame",
-                        "touch up 0", "touch up 1", "touch frame"] {
-            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
-        }
+        try session.inject(["touch down 0 \(origin[0] + 100) \(origin[1] + 100)", "touch frame",
+                            "touch down 1 \(origin[0] + 300) \(origin[1] + 200)", "touch frame",
+                            "touch motion 0 \(origin[0] + 150) \(origin[1] + 120)", "touch frame",
+                            "touch up 0", "touch up 1", "touch frame"])
         try session.wait(for: "the motion's cross") { try pixel(150, 120) == red }
         #expect(try pixel(100, 100) == red, "the down's cross, at its surface-local point")
         #expect(try pixel(102, 100) == red && pixel(100, 102) == red, "the cross's arms")
@@ -191,8 +200,8 @@ struct SessionTests {
     func footTypesAndCloses() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let typed = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("typed.txt")
-        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("foot.log")
+        let typed = session.file("typed.txt")
+        let log = session.file("foot.log")
         let foot = try session.client(["foot", "sh", "-c", "read line; echo \"got:$line\" > \(typed.path); sleep 60"], output: log)
         defer {
             if foot.isRunning { kill(foot.processIdentifier, SIGKILL) }
@@ -201,16 +210,14 @@ struct SessionTests {
         try session.wait(for: "foot to map and take keyboard focus") {
             try session.toplevels().first?["mapped"] as? Bool == true && session.msg("focus").json["keyboard"] as? Int != nil
         }
-        for key in ["press KEY_LEFTSHIFT", "press KEY_H", "release KEY_H", "release KEY_LEFTSHIFT", "press KEY_I", "release KEY_I",
-                    "press KEY_ENTER", "release KEY_ENTER"] {
-            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject", "key"] + key.split(separator: " ").map(String.init)).status == 0)
-        }
+        try session.inject(["press KEY_LEFTSHIFT", "press KEY_H", "release KEY_H", "release KEY_LEFTSHIFT", "press KEY_I", "release KEY_I",
+                            "press KEY_ENTER", "release KEY_ENTER"].map { "key " + $0 })
         var text = ""
         try session.wait(for: "the shell to write what it read") {
-            text = (try? String(contentsOf: typed, encoding: .utf8)) ?? ""
+            text = RunningSession.text(of: typed)
             return text.hasSuffix("\n")
         }
-        #expect(text == "got:Hi\n", "foot's log:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+        #expect(text == "got:Hi\n", "foot's log:\n\(RunningSession.text(of: log))")
 
         // foot draws its own title bar above the window geometry, its buttons as subsurfaces
         // of it; the window's geometry is placed on the output, so the bar is on screen.
@@ -221,9 +228,7 @@ struct SessionTests {
         let pick = try session.msg("pick", String(close.x), String(close.y)).json
         let chain = pick["chain"] as? [String] ?? []
         #expect(chain.count == 7, "close button, title bar, main surface, its toplevel, output, shell, delegate: \(chain)")
-        for request in ["pointer motion \(close.x) \(close.y)", "pointer button press BTN_LEFT", "pointer button release BTN_LEFT"] {
-            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
-        }
+        try session.inject(["pointer motion \(close.x) \(close.y)", "pointer button press BTN_LEFT", "pointer button release BTN_LEFT"])
         try session.wait(for: "foot to close") { !foot.isRunning }
         #expect(foot.terminationReason == .exit, "foot exits by itself, not by a signal")
         try session.wait(for: "foot's window to leave the tree") { try session.toplevels().isEmpty }
@@ -233,7 +238,7 @@ struct SessionTests {
     func gtkClient(key: String, status: Int32) throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("zenity.log")
+        let log = session.file("zenity.log")
         let zenity = try session.client(["zenity", "--question", "--text=Proceed?"], output: log, environment: ["GDK_BACKEND": "wayland"])
         defer {
             if zenity.isRunning { kill(zenity.processIdentifier, SIGKILL) }
@@ -247,7 +252,7 @@ struct SessionTests {
         #expect(try session.msg("inject", "key", "release", key).status == 0)
         try session.wait(for: "zenity to answer") { !zenity.isRunning }
         #expect(zenity.terminationReason == .exit && zenity.terminationStatus == status,
-                "zenity's log:\n\((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
+                "zenity's log:\n\(RunningSession.text(of: log))")
         try session.wait(for: "zenity's window to leave the tree") { try session.toplevels().isEmpty }
     }
 
@@ -258,7 +263,7 @@ struct SessionTests {
     func protocolErrorLeavesOthers() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let wevLog = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev.log")
+        let wevLog = session.file("wev.log")
         let wev = try session.client(["wev"], output: wevLog)
         defer {
             kill(wev.processIdentifier, SIGKILL)
@@ -267,20 +272,18 @@ struct SessionTests {
         try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
         #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0)
 
-        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("raw.log")
+        let log = session.file("raw.log")
         let raw = try session.client(["python3", Self.rawClient, "protocol-error"], output: log)
         raw.waitUntilExit()
-        let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let said = RunningSession.text(of: log)
         #expect(raw.terminationStatus == 0, "\(said)")
         #expect(said.range(of: "error object \\d+ code 3: wl_surface@\\d+\\.attach: x and y must be 0 from version 5", options: .regularExpression) != nil, "\(said)")
 
-        for request in ["touch motion 5 120 110", "touch up 5", "touch frame", "key press KEY_B", "key release KEY_B"] {
-            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
-        }
+        try session.inject(["touch motion 5 120 110", "touch up 5", "touch frame", "key press KEY_B", "key release KEY_B"])
         try session.wait(for: "wev to get the key after the other client's error") {
-            ((try? String(contentsOf: wevLog, encoding: .utf8)) ?? "").contains("key: 56; state: 0 (released)")
+            RunningSession.text(of: wevLog).contains("key: 56; state: 0 (released)")
         }
-        let text = (try? String(contentsOf: wevLog, encoding: .utf8)) ?? ""
+        let text = RunningSession.text(of: wevLog)
         #expect(text.contains("wl_touch] up: "), "the touch that was down when the other client broke ends for wev")
         #expect(try session.toplevels().count == 1)
     }
@@ -289,7 +292,7 @@ struct SessionTests {
     func deathMidGrab() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let wevLog = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("wev.log")
+        let wevLog = session.file("wev.log")
         let wev = try session.client(["wev"], output: wevLog)
         defer {
             kill(wev.processIdentifier, SIGKILL)
@@ -301,16 +304,16 @@ struct SessionTests {
         // Clear of the grabbing client's 200×200 window, which cascades 32 px in.
         let inside = (x: position[0] + size[0] - 20, y: position[1] + size[1] - 20)
 
-        let log = URL(fileURLWithPath: session.runtimeDirectory).appendingPathComponent("raw.log")
+        let log = session.file("raw.log")
         let raw = try session.client(["python3", Self.rawClient, "grab"], output: log)
         defer { if raw.isRunning { kill(raw.processIdentifier, SIGKILL) }; raw.waitUntilExit() }
-        try session.wait(for: "the grabbing popup to map") { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("grabbed") }
+        try session.wait(for: "the grabbing popup to map") { RunningSession.text(of: log).contains("grabbed") }
         let grabbing = try session.toplevels().first { ($0["children"] as? [[String: Any]])?.first?["role"] as? String == "popup" }
         let popup = (grabbing?["children"] as? [[String: Any]])?.first?["id"] as? Int
         #expect(popup != nil)
         #expect(try session.msg("focus").json["keyboard"] as? Int == popup, "the grabbed popup takes keyboard focus")
 
-        func enters() -> Int { ((try? String(contentsOf: wevLog, encoding: .utf8)) ?? "").components(separatedBy: "wl_pointer] enter").count - 1 }
+        func enters() -> Int { RunningSession.text(of: wevLog).components(separatedBy: "wl_pointer] enter").count - 1 }
         let entersBefore = enters()
         #expect(try session.msg("inject", "pointer", "motion", String(inside.x), String(inside.y)).status == 0)
         #expect(try session.msg("focus").json["keyboard"] as? Int == popup)
@@ -321,11 +324,9 @@ struct SessionTests {
         raw.waitUntilExit()
         try session.wait(for: "the dead client's windows to leave") { try session.toplevels().count == 1 }
         #expect(try session.msg("inject", "pointer", "motion", String(inside.x + 1), String(inside.y)).status == 0)
-        for request in ["pointer button press BTN_LEFT", "pointer button release BTN_LEFT", "key press KEY_C", "key release KEY_C"] {
-            #expect(try ToolRun(["msg", "--socket", session.controlSocket, "inject"] + request.split(separator: " ").map(String.init)).status == 0)
-        }
-        try session.wait(for: "wev to get the key") { ((try? String(contentsOf: wevLog, encoding: .utf8)) ?? "").contains("key: 54; state: 0 (released)") }
-        let text = (try? String(contentsOf: wevLog, encoding: .utf8)) ?? ""
+        try session.inject(["pointer button press BTN_LEFT", "pointer button release BTN_LEFT", "key press KEY_C", "key release KEY_C"])
+        try session.wait(for: "wev to get the key") { RunningSession.text(of: wevLog).contains("key: 54; state: 0 (released)") }
+        let text = RunningSession.text(of: wevLog)
         #expect(enters() == entersBefore + 1, "the pointer enters wev once the grab is gone")
         #expect(text.contains("button: 272 (left), state: 1 (pressed)"), "the click reaches wev")
     }
