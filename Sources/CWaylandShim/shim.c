@@ -52,8 +52,10 @@ void *tr_remap_client_memory(void *address, size_t old_size, size_t new_size) {
     return data == MAP_FAILED ? NULL : data;
 }
 
-// The copy in progress on this thread, if any: where a SIGBUS jumps back to.
-static __thread sigjmp_buf *guarded_copy;
+// The copy in progress on this thread, if any: where a SIGBUS jumps back to. Volatile,
+// because only the signal handler reads it: an optimizer that knows what memcpy touches
+// would otherwise drop the store before the copy as dead.
+static __thread sigjmp_buf *volatile guarded_copy;
 static struct sigaction previous_bus_action;
 static pthread_once_t bus_handler_installed = PTHREAD_ONCE_INIT;
 

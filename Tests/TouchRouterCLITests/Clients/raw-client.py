@@ -4,6 +4,9 @@ does what no well-behaved toolkit client does on purpose.
 
     raw-client.py protocol-error   attaches a buffer at an offset on wl_surface v5, which the
                                    protocol forbids, and prints the error the server sends
+    raw-client.py truncated-pool   commits a buffer from a pool whose file it then cut short,
+                                   and prints the error the server sends
+    raw-client.py stride           creates a buffer whose rows cannot hold its pixels
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
 
@@ -99,20 +102,56 @@ def bind(conn, interface, version):
     return obj
 
 
+def expect_error(conn, obj, code):
+    """Waits for the server's error; 0 when it names `obj` with `code`."""
+    try:
+        conn.roundtrip()
+    except ProtocolError as error:
+        got_obj, got_code, message = error.args
+        print(f"error object {got_obj} code {got_code}: {message}", flush=True)
+        return 0 if (got_obj, got_code) == (obj, code) else 1
+    print("no error", flush=True)
+    return 1
+
+
 def protocol_error():
     conn = connect()
     compositor = bind(conn, "wl_compositor", 5)
     surface = conn.new_id()
     conn.send(compositor, 0, struct.pack("<I", surface))  # create_surface
     conn.send(surface, 1, struct.pack("<Iii", 0, 5, 5))  # attach(null, 5, 5): an offset, on v5
-    try:
-        conn.roundtrip()
-    except ProtocolError as error:
-        obj, code, message = error.args
-        print(f"error object {obj} code {code}: {message}", flush=True)
-        return 0 if obj == surface and code == 3 else 1  # wl_surface.error.invalid_offset
-    print("no error", flush=True)
-    return 1
+    return expect_error(conn, surface, 3)  # wl_surface.error.invalid_offset
+
+
+def truncated_pool():
+    conn = connect()
+    compositor = bind(conn, "wl_compositor", 4)
+    shm = bind(conn, "wl_shm", 1)
+    surface = conn.new_id()
+    conn.send(compositor, 0, struct.pack("<I", surface))
+    fd = os.memfd_create("raw-client")
+    os.ftruncate(fd, 100 * 100 * 4)
+    pool = conn.new_id()
+    conn.send(shm, 0, struct.pack("<Ii", pool, 100 * 100 * 4), fds=[fd])
+    buffer = conn.new_id()
+    conn.send(pool, 0, struct.pack("<IiiiiI", buffer, 0, 100, 100, 400, 0))
+    conn.roundtrip()
+    os.ftruncate(fd, 4096)  # The pool's memory now ends after ten rows.
+    conn.send(surface, 1, struct.pack("<Iii", buffer, 0, 0))  # attach
+    conn.send(surface, 2, struct.pack("<iiii", 0, 0, 100, 100))  # damage
+    conn.send(surface, 6)  # commit
+    return expect_error(conn, buffer, 2)  # wl_shm.error.invalid_fd
+
+
+def stride():
+    conn = connect()
+    shm = bind(conn, "wl_shm", 1)
+    fd = os.memfd_create("raw-client")
+    os.ftruncate(fd, 100 * 100)
+    pool = conn.new_id()
+    conn.send(shm, 0, struct.pack("<Ii", pool, 100 * 100), fds=[fd])
+    conn.send(pool, 0, struct.pack("<IiiiiI", conn.new_id(), 0, 100, 100, 100, 0))  # 100 bytes a row of 100 pixels
+    return expect_error(conn, pool, 1)  # wl_shm.error.invalid_stride
 
 
 def shm_buffer(conn, shm, width, height):
@@ -172,4 +211,4 @@ def grab():
 
 
 if __name__ == "__main__":
-    sys.exit({"protocol-error": protocol_error, "grab": grab}[sys.argv[1]]())
+    sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab}[sys.argv[1]]())
