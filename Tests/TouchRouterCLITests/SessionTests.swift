@@ -91,7 +91,7 @@ final class RunningSession {
     }
 }
 
-@Suite("A real session with real clients (Debian's wayland-info, wev, weston-simple-touch, foot and zenity)", .serialized)
+@Suite("A real session with real clients (Debian's wayland-info, wev, weston-simple-touch, foot, zenity and Qt 5)", .serialized)
 struct SessionTests {
     @Test("wayland-info, run as the session's command, lists every global at its version; the session ends with it")
     func waylandInfo() throws {
@@ -254,6 +254,34 @@ struct SessionTests {
         #expect(zenity.terminationReason == .exit && zenity.terminationStatus == status,
                 "zenity's log:\n\(RunningSession.text(of: log))")
         try session.wait(for: "zenity's window to leave the tree") { try session.toplevels().isEmpty }
+    }
+
+    @Test("a Qt 5 client (PyQt5 on qtwayland5) takes a touch tap on its button and typed keys in its line edit")
+    func qtClient() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("qt.log")
+        let form = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/qt-form.py").path
+        // Debian's python3, which has PyQt5; Qt's own title bar off, so the window is its widgets.
+        let qt = try session.client(["/usr/bin/python3", form], output: log,
+                                    environment: ["QT_QPA_PLATFORM": "wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1"])
+        defer {
+            if qt.isRunning { kill(qt.processIdentifier, SIGKILL) }
+            qt.waitUntilExit()
+        }
+        var button: [Int] = []
+        try session.wait(for: "the Qt window to map and say where its button is") {
+            button = RunningSession.text(of: log).split(separator: "\n").first { $0.hasPrefix("button ") }?.split(separator: " ").dropFirst().compactMap { Int($0) } ?? []
+            return try button.count == 2 && session.toplevels().first?["mapped"] as? Bool == true
+        }
+        let position = try session.toplevels()[0]["position"] as? [Int] ?? [0, 0]
+        let x = position[0] + button[0], y = position[1] + button[1]
+        try session.inject(["touch down 0 \(x) \(y)", "touch frame", "touch up 0", "touch frame"])
+        try session.wait(for: "the button to be tapped") { RunningSession.text(of: log).contains("tapped") }
+        try session.inject(["key press KEY_Q", "key release KEY_Q", "key press KEY_T", "key release KEY_T", "key press KEY_ENTER", "key release KEY_ENTER"])
+        try session.wait(for: "the Qt client to quit") { !qt.isRunning }
+        #expect(qt.terminationReason == .exit && qt.terminationStatus == 0)
+        #expect(RunningSession.text(of: log).contains("typed:qt\n"), "\(RunningSession.text(of: log))")
     }
 
     /// The wire-protocol client in Clients/, for what no toolkit client does on purpose.
