@@ -31,6 +31,10 @@ let package = Package(
         .target(name: "CWaylandShim", dependencies: ["CWaylandServer"], linkerSettings: [.linkedLibrary("wayland-server"), .linkedLibrary("xkbcommon")]),
         // The compositor session: protocol objects that translate between clients and the core.
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "CWaylandShim"]),
+        // libinput, through pkg-config (Debian: libinput-dev).
+        .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
+        // Kernel input devices read through libinput, translated into the core's events.
+        .target(name: "TouchRouterLibinput", dependencies: ["TouchRouterCore", "CLibinput"]),
         // wlcs/display_server.h's tables and the constant WLCS looks up, calling into
         // TouchRouterWLCS (Debian: wlcs, libwayland-dev).
         .target(name: "CWLCSIntegration", linkerSettings: [.linkedLibrary("wayland-client")]),
@@ -40,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "touch-router",
             dependencies: [
-                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterWayland",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterWayland", "TouchRouterLibinput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]

@@ -66,6 +66,22 @@ extension WaylandSession {
         router.dispatchAll()
     }
 
+    /// Feeds the router from a source of input events behind a file descriptor (a libinput
+    /// context): whenever it is readable, `read` hands over what it has, and the events are
+    /// routed at once. `name` names a device the first time it is added, for traces and `msg`.
+    public func addInputSource(fd: Int32, name: @escaping (DeviceID) -> String?, read: @escaping (_ deliver: (InputEvent) -> Void) -> Void) throws(WaylandError) {
+        _ = try display.watch(fd: fd) { [unowned self] _ in
+            read { event in
+                if case .deviceAdded(let device, _, _) = event, let deviceName = name(device) { self.router.nameDevice(device, deviceName) }
+                self.router.enqueue(event)
+            }
+            self.router.dispatchAll()
+        }
+    }
+
+    /// The first output's rectangle in the layout, where a touchscreen is mapped.
+    public var firstOutputArea: Rect<GlobalSpace>? { outputs.first?.rect }
+
     /// Dispatches `loop` (a `wl_event_loop` the host owns) from the session's loop
     /// whenever it has work, so that the host's calls run on the session's thread.
     public func serve(loop: OpaquePointer) throws(WaylandError) {

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import TouchRouterCore
+import TouchRouterLibinput
 import TouchRouterWayland
 
 struct Run: ParsableCommand {
@@ -20,6 +22,9 @@ struct Run: ParsableCommand {
     @Option(help: "The XKB layout (default: XKB_DEFAULT_LAYOUT, else xkbcommon's default).")
     var keyboardLayout: String?
 
+    @Option(name: .customLong("input-device"), help: "A kernel input device to read through libinput, /dev/input/eventN; repeat for more. A touchscreen drives the first output.")
+    var inputDevices: [String] = []
+
     @Argument(parsing: .postTerminator, help: "The command to run in the session.")
     var command: [String] = []
 
@@ -35,9 +40,18 @@ struct Run: ParsableCommand {
         options.keyboardLayout = keyboardLayout
         try reportingFailures {
             do {
-                let status = try SessionRunner(options: options, command: command).run()
+                // Devices first: one that cannot be opened stops everything before a socket exists.
+                let backend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
+                let runner = try SessionRunner(options: options, command: command)
+                if let backend, let area = runner.session.firstOutputArea {
+                    backend.absoluteArea = area
+                    try runner.session.addInputSource(fd: backend.fd, name: backend.name(of:), read: backend.dispatch)
+                }
+                let status = try runner.run()
                 if status != 0 { throw ExitCode(status) }
             } catch let error as WaylandError {
+                throw Failure(description: "touch-router run: \(error)")
+            } catch let error as LibinputError {
                 throw Failure(description: "touch-router run: \(error)")
             }
         }

@@ -110,6 +110,18 @@ struct SessionTests {
         #expect(run.output.contains("capabilities: pointer keyboard touch"))
     }
 
+    @Test("an input device libinput cannot open is named in a clear error, and nothing runs")
+    func badInputDevice() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-input-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        setenv("XDG_RUNTIME_DIR", directory, 1)
+        let run = try ToolRun(["run", "--input-device", "/etc/hostname", "--", "true"])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("touch-router run: libinput cannot open /etc/hostname: it must be a readable evdev node"), "\(run.errors)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".sock") }, "no control socket is left behind")
+    }
+
     @Test("wev receives injected touch, key and pointer events at surface-local coordinates; a client killed mid-touch leaves the session healthy")
     func wevReceivesInjectedInput() throws {
         let session = try RunningSession()

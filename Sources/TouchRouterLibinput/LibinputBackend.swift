@@ -1,0 +1,196 @@
+import CLibinput
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public struct LibinputError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Kernel input devices (`/dev/input/event*`) read through libinput's path backend and
+/// translated into the core's `InputEvent`s: touch with its seat slot as the touch id,
+/// keys, pointer motion, buttons and scrolling, touchpad gestures, switches, and devices
+/// coming and going. Each event keeps the device's own timestamp. Absolute positions
+/// (touchscreens) are mapped onto `absoluteArea`, the output a touchscreen drives.
+///
+/// The host watches `fd` in its loop and calls `dispatch` when it is readable; nothing
+/// here reads a clock or blocks.
+public final class LibinputBackend {
+    private let context: OpaquePointer
+    private var deviceIDs: [OpaquePointer: DeviceID] = [:]
+    private var nextDevice: UInt32
+    public var absoluteArea: Rect<GlobalSpace>
+
+    /// Opens each path; a path libinput cannot take is an error naming it. Devices are
+    /// numbered from `firstDevice`, apart from those the host numbers itself.
+    public init(paths: [String], absoluteArea: Rect<GlobalSpace>, firstDevice: UInt32 = 1000) throws(LibinputError) {
+        guard let context = libinput_path_create_context(Self.interface, nil) else {
+            throw LibinputError(description: "libinput_path_create_context failed")
+        }
+        self.context = context
+        self.absoluteArea = absoluteArea
+        nextDevice = firstDevice
+        // A throw from here on still runs deinit, which lets the context go.
+        for path in paths where libinput_path_add_device(context, path) == nil {
+            throw LibinputError(description: "libinput cannot open \(path): it must be a readable evdev node (/dev/input/eventN) that udev has seen")
+        }
+    }
+
+    deinit { libinput_unref(context) }
+
+    /// Readable when libinput has something to dispatch.
+    public var fd: Int32 { libinput_get_fd(context) }
+
+    /// Reads what the kernel has and hands over each event, translated, in order.
+    public func dispatch(_ deliver: (InputEvent) -> Void) {
+        libinput_dispatch(context)
+        while let event = libinput_get_event(context) {
+            if let translated = translate(event) { deliver(translated) }
+            libinput_event_destroy(event)
+        }
+    }
+
+    /// One case per kind of libinput event; kinds the core has no event for give nil.
+    private func translate(_ event: OpaquePointer) -> InputEvent? {
+        let type = libinput_event_get_type(event)
+        let device = id(of: libinput_event_get_device(event)!)
+        switch type {
+        case LIBINPUT_EVENT_DEVICE_ADDED:
+            return .deviceAdded(device: device, time: .zero, capabilities: capabilities(of: libinput_event_get_device(event)!))
+        case LIBINPUT_EVENT_DEVICE_REMOVED:
+            deviceIDs[libinput_event_get_device(event)!] = nil
+            return .deviceRemoved(device: device, time: .zero)
+        case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
+            let touch = libinput_event_get_touch_event(event)!
+            let time = RouterTime.microseconds(Int64(libinput_event_touch_get_time_usec(touch)))
+            let id = TouchID(libinput_event_touch_get_seat_slot(touch))
+            let position = Point<GlobalSpace>(
+                Double(absoluteArea.x) + libinput_event_touch_get_x_transformed(touch, UInt32(absoluteArea.width)),
+                Double(absoluteArea.y) + libinput_event_touch_get_y_transformed(touch, UInt32(absoluteArea.height)))
+            return type == LIBINPUT_EVENT_TOUCH_DOWN
+                ? .touchDown(device: device, time: time, id: id, position: position)
+                : .touchMotion(device: device, time: time, id: id, position: position)
+        case LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
+            let touch = libinput_event_get_touch_event(event)!
+            let time = RouterTime.microseconds(Int64(libinput_event_touch_get_time_usec(touch)))
+            let id = TouchID(libinput_event_touch_get_seat_slot(touch))
+            return type == LIBINPUT_EVENT_TOUCH_UP ? .touchUp(device: device, time: time, id: id) : .touchCancel(device: device, time: time, id: id)
+        case LIBINPUT_EVENT_TOUCH_FRAME:
+            let touch = libinput_event_get_touch_event(event)!
+            return .touchFrame(device: device, time: .microseconds(Int64(libinput_event_touch_get_time_usec(touch))))
+        case LIBINPUT_EVENT_KEYBOARD_KEY:
+            let key = libinput_event_get_keyboard_event(event)!
+            return .key(device: device, time: .microseconds(Int64(libinput_event_keyboard_get_time_usec(key))),
+                        key: libinput_event_keyboard_get_key(key),
+                        state: libinput_event_keyboard_get_key_state(key) == LIBINPUT_KEY_STATE_PRESSED ? .pressed : .released)
+        case LIBINPUT_EVENT_POINTER_MOTION:
+            let pointer = libinput_event_get_pointer_event(event)!
+            return .pointerMotion(device: device, time: .microseconds(Int64(libinput_event_pointer_get_time_usec(pointer))),
+                                  dx: libinput_event_pointer_get_dx(pointer), dy: libinput_event_pointer_get_dy(pointer))
+        case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
+            let pointer = libinput_event_get_pointer_event(event)!
+            let position = Point<GlobalSpace>(
+                Double(absoluteArea.x) + libinput_event_pointer_get_absolute_x_transformed(pointer, UInt32(absoluteArea.width)),
+                Double(absoluteArea.y) + libinput_event_pointer_get_absolute_y_transformed(pointer, UInt32(absoluteArea.height)))
+            return .pointerMotionAbsolute(device: device, time: .microseconds(Int64(libinput_event_pointer_get_time_usec(pointer))), position: position)
+        case LIBINPUT_EVENT_POINTER_BUTTON:
+            let pointer = libinput_event_get_pointer_event(event)!
+            return .pointerButton(device: device, time: .microseconds(Int64(libinput_event_pointer_get_time_usec(pointer))),
+                                  button: libinput_event_pointer_get_button(pointer),
+                                  state: libinput_event_pointer_get_button_state(pointer) == LIBINPUT_BUTTON_STATE_PRESSED ? .pressed : .released)
+        case LIBINPUT_EVENT_POINTER_SCROLL_WHEEL, LIBINPUT_EVENT_POINTER_SCROLL_FINGER, LIBINPUT_EVENT_POINTER_SCROLL_CONTINUOUS:
+            return scroll(libinput_event_get_pointer_event(event)!, type: type, device: device)
+        case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_SWIPE_END,
+             LIBINPUT_EVENT_GESTURE_PINCH_BEGIN, LIBINPUT_EVENT_GESTURE_PINCH_UPDATE, LIBINPUT_EVENT_GESTURE_PINCH_END,
+             LIBINPUT_EVENT_GESTURE_HOLD_BEGIN, LIBINPUT_EVENT_GESTURE_HOLD_END:
+            return gesture(libinput_event_get_gesture_event(event)!, type: type, device: device)
+        case LIBINPUT_EVENT_SWITCH_TOGGLE:
+            let toggle = libinput_event_get_switch_event(event)!
+            let kind: SwitchKind
+            switch libinput_event_switch_get_switch(toggle) {
+            case LIBINPUT_SWITCH_LID: kind = .lid
+            case LIBINPUT_SWITCH_TABLET_MODE: kind = .tabletMode
+            default: return nil
+            }
+            return .switchToggle(device: device, time: .microseconds(Int64(libinput_event_switch_get_time_usec(toggle))), kind: kind,
+                                 state: libinput_event_switch_get_switch_state(toggle) == LIBINPUT_SWITCH_STATE_ON ? .on : .off)
+        default:
+            // Tablet tools and pads, and the old axis event that the scroll events replace.
+            return nil
+        }
+    }
+
+    /// One pointer-axis event per axis that moved; a wheel carries its clicks in 120ths.
+    private func scroll(_ pointer: OpaquePointer, type: libinput_event_type, device: DeviceID) -> InputEvent? {
+        let time = RouterTime.microseconds(Int64(libinput_event_pointer_get_time_usec(pointer)))
+        let source: AxisSource = type == LIBINPUT_EVENT_POINTER_SCROLL_WHEEL ? .wheel : type == LIBINPUT_EVENT_POINTER_SCROLL_FINGER ? .finger : .continuous
+        for (axis, libinputAxis) in [(PointerAxis.vertical, LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL), (.horizontal, LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL)]
+        where libinput_event_pointer_has_axis(pointer, libinputAxis) != 0 {
+            let value = libinput_event_pointer_get_scroll_value(pointer, libinputAxis)
+            let discrete = source == .wheel ? Int32(libinput_event_pointer_get_scroll_value_v120(pointer, libinputAxis) / 120) : 0
+            return .pointerAxis(device: device, time: time, axis: axis, value: value, discrete: discrete, source: source)
+        }
+        return nil
+    }
+
+    private func gesture(_ gesture: OpaquePointer, type: libinput_event_type, device: DeviceID) -> InputEvent {
+        let time = RouterTime.microseconds(Int64(libinput_event_gesture_get_time_usec(gesture)))
+        let fingers = libinput_event_gesture_get_finger_count(gesture)
+        let phase: GesturePhase
+        switch type {
+        case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_PINCH_BEGIN, LIBINPUT_EVENT_GESTURE_HOLD_BEGIN: phase = .begin
+        case LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_PINCH_UPDATE: phase = .update
+        default: phase = .end
+        }
+        let cancelled = phase == .end && libinput_event_gesture_get_cancelled(gesture) != 0
+        let dx = phase == .update ? libinput_event_gesture_get_dx(gesture) : 0, dy = phase == .update ? libinput_event_gesture_get_dy(gesture) : 0
+        switch type {
+        case LIBINPUT_EVENT_GESTURE_SWIPE_BEGIN, LIBINPUT_EVENT_GESTURE_SWIPE_UPDATE, LIBINPUT_EVENT_GESTURE_SWIPE_END:
+            return .swipe(device: device, time: time, phase: phase, fingers: fingers, dx: dx, dy: dy, cancelled: cancelled)
+        case LIBINPUT_EVENT_GESTURE_PINCH_BEGIN, LIBINPUT_EVENT_GESTURE_PINCH_UPDATE, LIBINPUT_EVENT_GESTURE_PINCH_END:
+            return .pinch(device: device, time: time, phase: phase, fingers: fingers, dx: dx, dy: dy,
+                          scale: libinput_event_gesture_get_scale(gesture), rotation: phase == .update ? libinput_event_gesture_get_angle_delta(gesture) : 0,
+                          cancelled: cancelled)
+        default:
+            return .hold(device: device, time: time, phase: phase, fingers: fingers, cancelled: cancelled)
+        }
+    }
+
+    private func id(of device: OpaquePointer) -> DeviceID {
+        if let id = deviceIDs[device] { return id }
+        let id = DeviceID(nextDevice)
+        nextDevice += 1
+        deviceIDs[device] = id
+        return id
+    }
+
+    /// The device's name, as libinput reports it, for traces.
+    public func name(of id: DeviceID) -> String? {
+        deviceIDs.first { $0.value == id }.map { String(cString: libinput_device_get_name($0.key)) }
+    }
+
+    private func capabilities(of device: OpaquePointer) -> DeviceCapabilities {
+        var capabilities: DeviceCapabilities = []
+        for (capability, libinputCapability) in [(DeviceCapabilities.keyboard, LIBINPUT_DEVICE_CAP_KEYBOARD), (.pointer, LIBINPUT_DEVICE_CAP_POINTER),
+                                                 (.touch, LIBINPUT_DEVICE_CAP_TOUCH), (.gesture, LIBINPUT_DEVICE_CAP_GESTURE), (.switch, LIBINPUT_DEVICE_CAP_SWITCH)]
+        where libinput_device_has_capability(device, libinputCapability) != 0 {
+            capabilities.insert(capability)
+        }
+        return capabilities
+    }
+
+    /// libinput asks its host to open and close device nodes (a seat manager would do it
+    /// for a session without root); here they are opened directly. Allocated once, since
+    /// libinput keeps the address for the context's life.
+    nonisolated(unsafe) private static let interface: UnsafePointer<libinput_interface> = {
+        let table = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
+        table.initialize(to: libinput_interface(
+            open_restricted: { path, flags, _ in
+                let fd = open(path!, flags | O_CLOEXEC)
+                return fd < 0 ? -errno : fd
+            },
+            close_restricted: { fd, _ in _ = close(fd) }))
+        return UnsafePointer(table)
+    }()
+}
