@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The session on a real kernel input device: boots Debian's own kernel under QEMU with an
+# initramfs holding the given touch-router, weston-simple-touch and a uinput touchscreen.
+# A tap goes kernel evdev → libinput → the router → wl_touch → weston-simple-touch, which
+# draws a cross where it was touched; `touch-router msg pixel` reads the cross back.
+#   Tests/KernelInputVM/run.sh .build/release/touch-router
+# Needs qemu-system-x86, busybox-static, cpio, gcc and weston (.ci/setup installs them).
+# Prints "1 passed, 0 failed" or "0 passed, 1 failed" and exits accordingly.
+set -euo pipefail
+router=$(realpath "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+# Debian's kernel and its evdev and uinput modules, unpacked from the package without installing it.
+image=$(apt-cache depends linux-image-amd64 | sed -n 's/.*Depends: \(linux-image-[0-9][^ ]*\).*/\1/p' | head -n1)
+apt-get download -q "$image" >/dev/null 2>&1 || { apt-get update -qq && apt-get download -q "$image" >/dev/null; }
+version=${image#linux-image-}
+dpkg-deb --fsys-tarfile "$image"_*.deb | tar -x --wildcards "./boot/vmlinuz-$version" \
+    "./lib/modules/$version/kernel/drivers/input/misc/uinput.ko" "./lib/modules/$version/kernel/drivers/input/evdev.ko"
+
+root=$work/root
+mkdir -p "$root"/usr/bin "$root"/usr/lib/modules "$root"/usr/share "$root"/{proc,sys,dev,run,tmp}
+for link in bin lib lib64 sbin; do ln -s usr/$link "$root/$link" 2>/dev/null || true; done
+mkdir -p "$root"/usr/lib64 "$root"/usr/sbin
+cp /bin/busybox "$root"/usr/bin/
+for applet in sh mount insmod cat grep sed sleep mkdir mkfifo dd printf poweroff head; do ln -s busybox "$root/usr/bin/$applet"; done
+cp "lib/modules/$version/kernel/drivers/input/misc/uinput.ko" "lib/modules/$version/kernel/drivers/input/evdev.ko" "$root"/usr/lib/modules/
+gcc -O2 -o "$root"/usr/bin/uinput-touchscreen "$here/uinput-touchscreen.c"
+cp "$router" "$root"/usr/bin/touch-router
+cp /usr/bin/weston-simple-touch "$root"/usr/bin/
+# Every library they load, at the path they load it from (the Swift runtime's included).
+for program in "$root"/usr/bin/touch-router "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/uinput-touchscreen; do
+    for library in $(ldd "$program" | grep -oE '/[^ ]+'); do
+        mkdir -p "$root$(dirname "$library")"
+        cp -L "$library" "$root$library"
+    done
+done
+cp -a /usr/share/libinput "$root"/usr/share/
+mkdir -p "$root"/usr/share/X11 && cp -a /usr/share/X11/xkb "$root"/usr/share/X11/
+
+cat > "$root"/init <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
+insmod /usr/lib/modules/uinput.ko; insmod /usr/lib/modules/evdev.ko
+# Waits up to 20 s for a command to succeed.
+until_true() { i=0; while ! "$@" >/dev/null 2>&1; do i=$((i + 1)); [ $i -gt 200 ] && return 1; sleep 0.1; done; }
+verdict() { echo "VERDICT $1"; printf "\\$(printf '%03o' "$1")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null; poweroff -f; }
+
+mkfifo /run/taps
+uinput-touchscreen < /run/taps > /run/touchscreen.log 2>&1 &
+exec 3>/run/taps
+until_true grep -q '^/dev/input/' /run/touchscreen.log || { cat /run/touchscreen.log; verdict 2; }
+node=$(head -n1 /run/touchscreen.log)
+echo "touchscreen at $node"
+
+export XDG_RUNTIME_DIR=/run/xdg
+mkdir -m 700 "$XDG_RUNTIME_DIR"
+touch-router run --output 1920x1080 --input-device "$node" > /run/session.log 2>&1 &
+until_true grep -q TOUCH_ROUTER_SOCKET /run/session.log || { cat /run/session.log; verdict 3; }
+export $(grep WAYLAND_DISPLAY /run/session.log) $(grep TOUCH_ROUTER_SOCKET /run/session.log)
+weston-simple-touch > /run/client.log 2>&1 &
+mapped() { touch-router msg tree | grep -q '"mapped":true'; }
+until_true mapped || { touch-router msg tree; cat /run/session.log /run/client.log; verdict 4; }
+echo "weston-simple-touch mapped: $(touch-router msg tree)"
+
+# 1024/4096 of 1920 by 1024/4096 of 1080: (480, 270), inside the 600x500 window at (0, 0).
+echo "1024 1024 0" >&3
+red() { touch-router msg pixel 480 270 | grep -q '"argb":"0xffff0000"'; }
+until_true red || { touch-router msg pixel 480 270; cat /run/session.log /run/client.log /run/touchscreen.log; verdict 5; }
+echo "pixel at (480, 270): $(touch-router msg pixel 480 270)"
+echo "beside it: $(touch-router msg pixel 484 270)"
+touch-router msg pixel 484 270 | grep -q '"argb":"0x40404040"' || verdict 6
+verdict 0
+INIT
+chmod +x "$root"/init
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > initrd.gz
+
+status=0
+timeout 300 qemu-system-x86_64 -accel tcg -m 1024 -nographic -no-reboot -monitor none \
+    -device isa-debug-exit,iobase=0xf4,iosize=0x04 -kernel "boot/vmlinuz-$version" -initrd initrd.gz \
+    -append 'console=ttyS0 quiet panic=-1' </dev/null > serial.log 2>&1 || status=$?
+grep -vE '^\s*$' serial.log | grep -vE '^\[ *[0-9.]+\]' | tail -n 20
+# isa-debug-exit: the guest's verdict v leaves QEMU with status 2v+1; 1 is a pass.
+if [ "$status" -eq 1 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed (QEMU status $status)"; exit 1; fi
