@@ -7,6 +7,8 @@ final class RunningSession {
     let runtimeDirectory: String
     private(set) var waylandDisplay = ""
     private(set) var controlSocket = ""
+    /// Every client started in the session; `terminate` ends those still running.
+    private var clients: [Process] = []
     private let output = Pipe()
 
     init(arguments: [String] = []) throws {
@@ -45,11 +47,12 @@ final class RunningSession {
         inherited["DISPLAY"] = nil
         client.environment = inherited.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay]) { $1 }
             .merging(environment) { $1 }
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         client.standardOutput = handle
         client.standardError = handle
         try client.run()
+        clients.append(client)
         return client
     }
 
@@ -83,7 +86,12 @@ final class RunningSession {
         Issue.record("timed out waiting for \(what)")
     }
 
+    /// Ends the clients still running, then the session.
     func terminate() -> Int32 {
+        for client in clients {
+            if client.isRunning { kill(client.processIdentifier, SIGKILL) }
+            client.waitUntilExit()
+        }
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
@@ -144,11 +152,7 @@ struct SessionTests {
 
         // The next client gets everything, at its own coordinates.
         let log = session.file("wev-2.log")
-        let second = try session.client(["wev"], output: log)
-        defer {
-            kill(second.processIdentifier, SIGKILL)
-            second.waitUntilExit()
-        }
+        _ = try session.client(["wev"], output: log)
         try session.wait(for: "the second wev to map") { try session.toplevels().count == 1 }
         let window = try session.toplevels()[0]
         let position = window["position"] as? [Int] ?? [0, 0]
@@ -180,11 +184,7 @@ struct SessionTests {
         let session = try RunningSession()
         defer { _ = session.terminate() }
         let log = session.file("simple-touch.log")
-        let client = try session.client(["weston-simple-touch"], output: log)
-        defer {
-            kill(client.processIdentifier, SIGKILL)
-            client.waitUntilExit()
-        }
+        _ = try session.client(["weston-simple-touch"], output: log)
         try session.wait(for: "weston-simple-touch to map") { try session.toplevels().first?["mapped"] as? Bool == true }
         let window = try session.toplevels()[0]
         let origin = window["position"] as? [Int] ?? [0, 0]
@@ -215,10 +215,6 @@ struct SessionTests {
         let typed = session.file("typed.txt")
         let log = session.file("foot.log")
         let foot = try session.client(["foot", "sh", "-c", "read line; echo \"got:$line\" > \(typed.path); sleep 60"], output: log)
-        defer {
-            if foot.isRunning { kill(foot.processIdentifier, SIGKILL) }
-            foot.waitUntilExit()
-        }
         try session.wait(for: "foot to map and take keyboard focus") {
             try session.toplevels().first?["mapped"] as? Bool == true && session.msg("focus").json["keyboard"] as? Int != nil
         }
@@ -252,10 +248,6 @@ struct SessionTests {
         defer { _ = session.terminate() }
         let log = session.file("zenity.log")
         let zenity = try session.client(["zenity", "--question", "--text=Proceed?"], output: log, environment: ["GDK_BACKEND": "wayland"])
-        defer {
-            if zenity.isRunning { kill(zenity.processIdentifier, SIGKILL) }
-            zenity.waitUntilExit()
-        }
         try session.wait(for: "zenity to map and take keyboard focus") {
             try session.toplevels().first?["mapped"] as? Bool == true && session.msg("focus").json["keyboard"] as? Int != nil
         }
@@ -277,10 +269,6 @@ struct SessionTests {
         // Debian's python3, which has PyQt5; Qt's own title bar off, so the window is its widgets.
         let qt = try session.client(["/usr/bin/python3", form], output: log,
                                     environment: ["QT_QPA_PLATFORM": "wayland", "QT_WAYLAND_DISABLE_WINDOWDECORATION": "1"])
-        defer {
-            if qt.isRunning { kill(qt.processIdentifier, SIGKILL) }
-            qt.waitUntilExit()
-        }
         var button: [Int] = []
         try session.wait(for: "the Qt window to map and say where its button is") {
             button = RunningSession.text(of: log).split(separator: "\n").first { $0.hasPrefix("button ") }?.split(separator: " ").dropFirst().compactMap { Int($0) } ?? []
@@ -309,11 +297,7 @@ struct SessionTests {
         let session = try RunningSession()
         defer { _ = session.terminate() }
         let wevLog = session.file("wev.log")
-        let wev = try session.client(["wev"], output: wevLog)
-        defer {
-            kill(wev.processIdentifier, SIGKILL)
-            wev.waitUntilExit()
-        }
+        _ = try session.client(["wev"], output: wevLog)
         try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
         #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0)
 
@@ -338,11 +322,7 @@ struct SessionTests {
         let session = try RunningSession()
         defer { _ = session.terminate() }
         let wevLog = session.file("wev.log")
-        let wev = try session.client(["wev"], output: wevLog)
-        defer {
-            kill(wev.processIdentifier, SIGKILL)
-            wev.waitUntilExit()
-        }
+        _ = try session.client(["wev"], output: wevLog)
         try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
         let wevWindow = try session.toplevels()[0]
         let size = wevWindow["size"] as? [Int] ?? [0, 0], position = wevWindow["position"] as? [Int] ?? [0, 0]
@@ -351,7 +331,6 @@ struct SessionTests {
 
         let log = session.file("raw.log")
         let raw = try session.client(["python3", Self.rawClient, "grab"], output: log)
-        defer { if raw.isRunning { kill(raw.processIdentifier, SIGKILL) }; raw.waitUntilExit() }
         try session.wait(for: "the grabbing popup to map") { RunningSession.text(of: log).contains("grabbed") }
         let grabbing = try session.toplevels().first { ($0["children"] as? [[String: Any]])?.first?["role"] as? String == "popup" }
         let popup = (grabbing?["children"] as? [[String: Any]])?.first?["id"] as? Int
