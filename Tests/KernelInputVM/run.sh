@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The session on a real kernel input device: boots Debian's own kernel under QEMU with an
-# initramfs holding the given touch-router, weston-simple-touch and a uinput touchscreen.
-# A tap goes kernel evdev → libinput → the router → wl_touch → weston-simple-touch, which
-# draws a cross where it was touched; `touch-router msg pixel` reads the cross back.
+# The session on real kernel input devices: boots Debian's own kernel under QEMU with an
+# initramfs holding the given touch-router, weston-simple-touch, wev, and a uinput
+# touchscreen and keyboard. A tap goes kernel evdev → libinput → the router → wl_touch →
+# weston-simple-touch, which draws a cross where it was touched; `touch-router msg pixel`
+# reads the cross back. Then a key goes the same way to wev, which prints it.
 #   Tests/KernelInputVM/run.sh .build/release/touch-router
-# Needs qemu-system-x86, busybox-static, cpio, gcc and weston (.ci/setup installs them).
+# Needs qemu-system-x86, busybox-static, cpio, gcc, weston, wev and coreutils (.ci/setup installs them).
 # Prints "1 passed, 0 failed" or "0 passed, 1 failed" and exits accordingly.
 set -euo pipefail
 router=$(realpath "$1")
@@ -27,38 +28,42 @@ mkdir -p "$root"/usr/lib64 "$root"/usr/sbin
 cp /bin/busybox "$root"/usr/bin/
 for applet in sh mount insmod cat grep sed sleep mkdir mkfifo dd printf poweroff head; do ln -s busybox "$root/usr/bin/$applet"; done
 cp "lib/modules/$version/kernel/drivers/input/misc/uinput.ko" "lib/modules/$version/kernel/drivers/input/evdev.ko" "$root"/usr/lib/modules/
-gcc -O2 -o "$root"/usr/bin/uinput-touchscreen "$here/uinput-touchscreen.c"
+gcc -O2 -o "$root"/usr/bin/uinput-devices "$here/uinput-devices.c"
 cp "$router" "$root"/usr/bin/touch-router
-cp /usr/bin/weston-simple-touch "$root"/usr/bin/
+cp /usr/bin/weston-simple-touch /usr/bin/wev "$root"/usr/bin/
 # Every library they load, at the path they load it from (the Swift runtime's included).
-for program in "$root"/usr/bin/touch-router "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/uinput-touchscreen; do
+for program in "$root"/usr/bin/touch-router "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/wev "$root"/usr/bin/uinput-devices; do
     for library in $(ldd "$program" | grep -oE '/[^ ]+'); do
         mkdir -p "$root$(dirname "$library")"
         cp -L "$library" "$root$library"
     done
 done
 cp -a /usr/share/libinput "$root"/usr/share/
+# What stdbuf preloads, so that wev's lines reach its log as it prints them.
+mkdir -p "$root"/usr/libexec/coreutils && cp /usr/libexec/coreutils/libstdbuf.so "$root"/usr/libexec/coreutils/
 mkdir -p "$root"/usr/share/X11 && cp -a /usr/share/X11/xkb "$root"/usr/share/X11/
 
 cat > "$root"/init <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
-mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp
+mount -t tmpfs tmpfs /run; mount -t tmpfs tmpfs /tmp; mkdir -p /dev/shm; mount -t tmpfs tmpfs /dev/shm
 insmod /usr/lib/modules/uinput.ko; insmod /usr/lib/modules/evdev.ko
 # Waits up to 20 s for a command to succeed.
 until_true() { i=0; while ! "$@" >/dev/null 2>&1; do i=$((i + 1)); [ $i -gt 200 ] && return 1; sleep 0.1; done; }
 verdict() { echo "VERDICT $1"; printf "\\$(printf '%03o' "$1")" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null; poweroff -f; }
 
-mkfifo /run/taps
-uinput-touchscreen < /run/taps > /run/touchscreen.log 2>&1 &
-exec 3>/run/taps
-until_true grep -q '^/dev/input/' /run/touchscreen.log || { cat /run/touchscreen.log; verdict 2; }
-node=$(head -n1 /run/touchscreen.log)
-echo "touchscreen at $node"
+mkfifo /run/input
+uinput-devices < /run/input > /run/devices.log 2>&1 &
+exec 3>/run/input
+two_nodes() { [ "$(grep -c '^/dev/input/' /run/devices.log)" = 2 ]; }
+until_true two_nodes || { cat /run/devices.log; verdict 2; }
+touchscreen=$(grep '^/dev/input/' /run/devices.log | head -n1)
+keyboard=$(grep '^/dev/input/' /run/devices.log | sed -n 2p)
+echo "touchscreen at $touchscreen, keyboard at $keyboard"
 
 export XDG_RUNTIME_DIR=/run/xdg
 mkdir -m 700 "$XDG_RUNTIME_DIR"
-touch-router run --output 1920x1080 --input-device "$node" > /run/session.log 2>&1 &
+touch-router run --output 1920x1080 --input-device "$touchscreen" --input-device "$keyboard" > /run/session.log 2>&1 &
 until_true grep -q TOUCH_ROUTER_SOCKET /run/session.log || { cat /run/session.log; verdict 3; }
 export $(grep WAYLAND_DISPLAY /run/session.log) $(grep TOUCH_ROUTER_SOCKET /run/session.log)
 weston-simple-touch > /run/client.log 2>&1 &
@@ -67,12 +72,21 @@ until_true mapped || { touch-router msg tree; cat /run/session.log /run/client.l
 echo "weston-simple-touch mapped: $(touch-router msg tree)"
 
 # 1024/4096 of 1920 by 1024/4096 of 1080: (480, 270), inside the 600x500 window at (0, 0).
-echo "1024 1024 0" >&3
+echo "tap 1024 1024 0" >&3
 red() { touch-router msg pixel 480 270 | grep -q '"argb":"0xffff0000"'; }
-until_true red || { touch-router msg pixel 480 270; cat /run/session.log /run/client.log /run/touchscreen.log; verdict 5; }
+until_true red || { touch-router msg pixel 480 270; cat /run/session.log /run/client.log /run/devices.log; verdict 5; }
 echo "pixel at (480, 270): $(touch-router msg pixel 480 270)"
 echo "beside it: $(touch-router msg pixel 484 270)"
 touch-router msg pixel 484 270 | grep -q '"argb":"0x40404040"' || verdict 6
+
+# A new window takes the keyboard; evdev's KEY_A (30) reaches wev as XKB keycode 38.
+LD_PRELOAD=/usr/libexec/coreutils/libstdbuf.so _STDBUF_O=L wev > /run/wev.log 2>&1 &
+two_windows() { [ "$(touch-router msg tree | grep -o '"mapped":true' | grep -c .)" = 2 ]; }
+until_true two_windows || { touch-router msg tree; cat /run/wev.log; verdict 7; }
+echo "key 30" >&3
+key_seen() { grep -q 'key: 38; state: 0 (released)' /run/wev.log; }
+until_true key_seen || { cat /run/wev.log /run/devices.log /run/session.log; touch-router msg focus; verdict 8; }
+echo "wev: $(grep 'key: 38' /run/wev.log | head -n2)"
 verdict 0
 INIT
 chmod +x "$root"/init

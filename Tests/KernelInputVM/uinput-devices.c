@@ -1,0 +1,148 @@
+// Kernel input devices for the VM test: a multitouch touchscreen and a keyboard made with
+// uinput, each recorded in a udev database entry of our own (the VM runs no udevd, and
+// libinput takes only devices udev has seen). It prints both /dev/input nodes, touchscreen
+// first, then acts on each line of standard input: "tap X Y SLOT" in the touchscreen's
+// units (0 to 4095 on both axes), or "key CODE", an evdev key pressed and released.
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/uinput.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void fail(const char *what) {
+    perror(what);
+    exit(1);
+}
+
+static void send_event(int fd, int type, int code, int value) {
+    struct input_event event;
+    memset(&event, 0, sizeof event);
+    event.type = type;
+    event.code = code;
+    event.value = value;
+    if (write(fd, &event, sizeof event) != sizeof event) fail("write to uinput");
+}
+
+static void report(int fd) {
+    send_event(fd, EV_SYN, SYN_REPORT, 0);
+    usleep(30000);
+}
+
+static void axis(int fd, int code, int maximum) {
+    struct uinput_abs_setup setup;
+    memset(&setup, 0, sizeof setup);
+    setup.code = code;
+    setup.absinfo.maximum = maximum;
+    setup.absinfo.resolution = code == ABS_MT_SLOT || code == ABS_MT_TRACKING_ID ? 0 : 16;
+    if (ioctl(fd, UI_ABS_SETUP, &setup) < 0) fail("UI_ABS_SETUP");
+}
+
+// The event node the kernel made for uinput device `sysname`, waited for.
+static void event_node(const char *sysname, char *node, size_t size, char *devno, size_t devno_size) {
+    char directory[256];
+    snprintf(directory, sizeof directory, "/sys/devices/virtual/input/%s", sysname);
+    node[0] = 0;
+    for (int tries = 0; tries < 300 && !node[0]; tries++) {
+        DIR *listing = opendir(directory);
+        struct dirent *entry;
+        while (listing && (entry = readdir(listing)))
+            if (strncmp(entry->d_name, "event", 5) == 0) snprintf(node, size, "%s", entry->d_name);
+        if (listing) closedir(listing);
+        if (!node[0]) usleep(10000);
+    }
+    if (!node[0]) fail("no event node appeared");
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s/dev", directory, node);
+    FILE *file = fopen(path, "r");
+    if (!file || !fgets(devno, (int)devno_size, file)) fail(path);
+    fclose(file);
+    devno[strcspn(devno, "\n")] = 0;
+    char name[64];
+    snprintf(name, sizeof name, "%s", node);
+    snprintf(node, size, "/dev/input/%s", name);
+    for (int tries = 0; tries < 300 && access(node, R_OK) != 0; tries++) usleep(10000);
+}
+
+// Creates the device set up on `fd`, records it for libinput, and prints its node.
+static void create(int fd, const char *name, int product, const char *properties) {
+    struct uinput_setup setup;
+    memset(&setup, 0, sizeof setup);
+    setup.id.bustype = BUS_VIRTUAL;
+    setup.id.vendor = 0x7472;
+    setup.id.product = product;
+    snprintf(setup.name, sizeof setup.name, "%s", name);
+    if (ioctl(fd, UI_DEV_SETUP, &setup) < 0 || ioctl(fd, UI_DEV_CREATE) < 0) fail("UI_DEV_CREATE");
+    char sysname[64] = "", node[300], devno[32];
+    if (ioctl(fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0) fail("UI_GET_SYSNAME");
+    event_node(sysname, node, sizeof node, devno, sizeof devno);
+    // What udevd would have written: the file's presence says "initialized".
+    mkdir("/run/udev", 0755);
+    mkdir("/run/udev/data", 0755);
+    char entry[128];
+    snprintf(entry, sizeof entry, "/run/udev/data/c%s", devno);
+    FILE *database = fopen(entry, "w");
+    if (!database) fail(entry);
+    fprintf(database, "I:1\nE:ID_INPUT=1\n%sG:seat\nQ:seat\nV:1\n", properties);
+    fclose(database);
+    printf("%s\n", node);
+}
+
+int main(void) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int touchscreen = open("/dev/uinput", O_WRONLY);
+    if (touchscreen < 0) fail("/dev/uinput");
+    if (ioctl(touchscreen, UI_SET_EVBIT, EV_KEY) < 0 || ioctl(touchscreen, UI_SET_KEYBIT, BTN_TOUCH) < 0) fail("UI_SET_KEYBIT");
+    if (ioctl(touchscreen, UI_SET_EVBIT, EV_ABS) < 0) fail("UI_SET_EVBIT");
+    axis(touchscreen, ABS_X, 4095);
+    axis(touchscreen, ABS_Y, 4095);
+    axis(touchscreen, ABS_MT_SLOT, 9);
+    axis(touchscreen, ABS_MT_TRACKING_ID, 65535);
+    axis(touchscreen, ABS_MT_POSITION_X, 4095);
+    axis(touchscreen, ABS_MT_POSITION_Y, 4095);
+    if (ioctl(touchscreen, UI_SET_PROPBIT, INPUT_PROP_DIRECT) < 0) fail("UI_SET_PROPBIT");
+    create(touchscreen, "TouchRouter test touchscreen", 1, "E:ID_INPUT_TOUCHSCREEN=1\n");
+
+    int keyboard = open("/dev/uinput", O_WRONLY);
+    if (keyboard < 0) fail("/dev/uinput");
+    if (ioctl(keyboard, UI_SET_EVBIT, EV_KEY) < 0) fail("UI_SET_EVBIT");
+    for (int key = KEY_ESC; key <= KEY_KPDOT; key++)
+        if (ioctl(keyboard, UI_SET_KEYBIT, key) < 0) fail("UI_SET_KEYBIT");
+    create(keyboard, "TouchRouter test keyboard", 2, "E:ID_INPUT_KEY=1\nE:ID_INPUT_KEYBOARD=1\n");
+
+    char command[16];
+    int tracking = 1;
+    while (scanf("%15s", command) == 1) {
+        int x, y, slot, key;
+        if (strcmp(command, "tap") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3) {
+            send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
+            send_event(touchscreen, EV_ABS, ABS_MT_TRACKING_ID, tracking++);
+            send_event(touchscreen, EV_ABS, ABS_MT_POSITION_X, x);
+            send_event(touchscreen, EV_ABS, ABS_MT_POSITION_Y, y);
+            send_event(touchscreen, EV_KEY, BTN_TOUCH, 1);
+            send_event(touchscreen, EV_ABS, ABS_X, x);
+            send_event(touchscreen, EV_ABS, ABS_Y, y);
+            report(touchscreen);
+            send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
+            send_event(touchscreen, EV_ABS, ABS_MT_TRACKING_ID, -1);
+            send_event(touchscreen, EV_KEY, BTN_TOUCH, 0);
+            report(touchscreen);
+            printf("tapped %d %d\n", x, y);
+        } else if (strcmp(command, "key") == 0 && scanf("%d", &key) == 1) {
+            send_event(keyboard, EV_KEY, key, 1);
+            report(keyboard);
+            send_event(keyboard, EV_KEY, key, 0);
+            report(keyboard);
+            printf("typed %d\n", key);
+        } else {
+            fprintf(stderr, "expected 'tap X Y SLOT' or 'key CODE', found '%s'\n", command);
+            return 1;
+        }
+    }
+    ioctl(touchscreen, UI_DEV_DESTROY);
+    ioctl(keyboard, UI_DEV_DESTROY);
+    return 0;
+}
