@@ -53,7 +53,7 @@ struct SurfaceContents {
     var height: Int
     var pixels: [UInt32]
 
-    /// The pixel under a surface-local point, nil outside the buffer.
+    /// The pixel at a point of the buffer, nil outside it.
     func pixel(atBuffer x: Int, _ y: Int) -> UInt32? {
         guard x >= 0, y >= 0, x < width, y < height else { return nil }
         return pixels[y * width + x]
