@@ -962,7 +962,9 @@ public final class Router {
     }
 
     private func focusOnPress(_ surface: SurfaceID) {
-        guard focusPolicy == .onPress else { return }
+        // A grab keeps the keyboard where it put it (the grabbing popup), as wlroots' popup
+        // grab does, until it ends.
+        guard focusPolicy == .onPress, clientGrab == nil else { return }
         var current: SurfaceID? = surface
         while let candidate = current {
             if tree.canTakeKeyboardFocus(candidate) {

@@ -235,9 +235,11 @@ struct ClientGrabTests {
 
     final class Counter { var count = 0 }
 
-    @Test("a press on the grabbing client's surfaces is delivered and keeps the grab")
+    @Test("a press on the grabbing client's surfaces is delivered and keeps the grab, and the keyboard stays with the popup")
     func insidePress() {
         let (h, dismissals) = scene()
+        h.router.focusPolicy = .onPress
+        h.router.setKeyboardFocus(SurfaceID(2))
         h.pointer(120, 120)
         h.button(.pressed)
         h.button(.released)
@@ -247,6 +249,11 @@ struct ClientGrabTests {
         h.down(0, 10, 10)
         #expect(h.log.last == .delivered(.hit))
         #expect(dismissals.count == 0)
+        #expect(h.router.keyboardFocus == SurfaceID(2), "a touch on the popup's parent leaves the keys with the popup")
+        h.up(0)
+        h.router.endClientGrab()
+        h.down(1, 10, 10)
+        #expect(h.router.keyboardFocus == SurfaceID(1), "with the grab over, a press focuses again")
     }
 
     @Test("a click on another client's surface is dropped and dismisses the grab; the pointer may enter there after")
