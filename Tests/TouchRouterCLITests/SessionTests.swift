@@ -101,33 +101,38 @@ final class RunningSession {
 
 @Suite("A real session with real clients (Debian's wayland-info, wev, weston-simple-touch, foot, zenity and Qt 5)", .serialized)
 struct SessionTests {
-    @Test("wayland-info, run as the session's command, lists every global at its version; the session ends with it")
-    func waylandInfo() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-info-\(getpid())").path
+    /// Runs `body` with XDG_RUNTIME_DIR set to a fresh private directory, removed afterwards.
+    private func withRuntimeDirectory(_ name: String, _ body: (String) throws -> Void) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-\(name)-\(getpid())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         setenv("XDG_RUNTIME_DIR", directory, 1)
-        let run = try ToolRun(["run", "--output", "1280x800@75", "--output", "800x600", "--", "wayland-info"])
-        #expect(run.status == 0, "\(run.errors)")
-        for (interface, version) in [("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wl_seat", 8), ("wl_data_device_manager", 3), ("wl_output", 4)] {
-            #expect(run.output.range(of: "interface: '\(interface)',\\s+version:\\s+\(version),", options: .regularExpression) != nil, "\(interface) v\(version) in:\n\(run.output)")
+        try body(directory)
+    }
+
+    @Test("wayland-info, run as the session's command, lists every global at its version; the session ends with it")
+    func waylandInfo() throws {
+        try withRuntimeDirectory("info") { _ in
+            let run = try ToolRun(["run", "--output", "1280x800@75", "--output", "800x600", "--", "wayland-info"])
+            #expect(run.status == 0, "\(run.errors)")
+            for (interface, version) in [("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wl_seat", 8), ("wl_data_device_manager", 3), ("wl_output", 4)] {
+                #expect(run.output.range(of: "interface: '\(interface)',\\s+version:\\s+\(version),", options: .regularExpression) != nil, "\(interface) v\(version) in:\n\(run.output)")
+            }
+            #expect(run.output.contains("name: HEADLESS-1"))
+            #expect(run.output.contains("width: 1280 px, height: 800 px, refresh: 75.000 Hz"))
+            #expect(run.output.contains("x: 1280, y: 0"), "the second output sits right of the first")
+            #expect(run.output.contains("capabilities: pointer keyboard touch"))
         }
-        #expect(run.output.contains("name: HEADLESS-1"))
-        #expect(run.output.contains("width: 1280 px, height: 800 px, refresh: 75.000 Hz"))
-        #expect(run.output.contains("x: 1280, y: 0"), "the second output sits right of the first")
-        #expect(run.output.contains("capabilities: pointer keyboard touch"))
     }
 
     @Test("an input device libinput cannot open is named in a clear error, and nothing runs")
     func badInputDevice() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-input-\(getpid())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        setenv("XDG_RUNTIME_DIR", directory, 1)
-        let run = try ToolRun(["run", "--input-device", "/etc/hostname", "--", "true"])
-        #expect(run.status == 1)
-        #expect(run.errors.contains("touch-router run: libinput cannot open /etc/hostname: it must be a readable evdev node"), "\(run.errors)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".sock") }, "no control socket is left behind")
+        try withRuntimeDirectory("input") { directory in
+            let run = try ToolRun(["run", "--input-device", "/etc/hostname", "--", "true"])
+            #expect(run.status == 1)
+            #expect(run.errors.contains("touch-router run: libinput cannot open /etc/hostname: it must be a readable evdev node"), "\(run.errors)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory).allSatisfy { !$0.hasSuffix(".sock") }, "no control socket is left behind")
+        }
     }
 
     @Test("wev receives injected touch, key and pointer events at surface-local coordinates; a client killed mid-touch leaves the session healthy")
