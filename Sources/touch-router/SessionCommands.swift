@@ -62,7 +62,7 @@ struct Msg: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sends one request to a running session's control socket and prints the JSON reply.",
         discussion: """
-            Requests: tree; pick X Y; inject EVENT (the script syntax without the time, for example \
+            Requests: tree; pick X Y; pixel X Y; inject EVENT (the script syntax without the time, for example \
             'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted).
             """)
 
@@ -77,7 +77,7 @@ struct Msg: ParsableCommand {
             guard let path = socket ?? ProcessInfo.processInfo.environment["TOUCH_ROUTER_SOCKET"] else {
                 throw Failure(description: "touch-router msg: no socket: pass --socket or set TOUCH_ROUTER_SOCKET (touch-router run prints it)")
             }
-            guard !words.isEmpty else { throw Failure(description: "touch-router msg: no request: expected tree, pick, inject, trace, focus or ignore-interaction") }
+            guard !words.isEmpty else { throw Failure(description: "touch-router msg: no request: expected tree, pick, pixel, inject, trace, focus or ignore-interaction") }
             let ok = try ControlClient.send(words.joined(separator: " "), to: path) { line in
                 print(line)
                 fflush(nil)
