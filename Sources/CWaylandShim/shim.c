@@ -37,6 +37,10 @@ void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const c
     wl_resource_post_error(resource, code, "%s", message);
 }
 
+void tr_client_post_implementation_error(struct wl_client *client, const char *message) {
+    wl_client_post_implementation_error(client, "%s", message);
+}
+
 void *tr_listener_owner(struct wl_listener *listener) {
     struct tr_listener *outer = wl_container_of(listener, outer, listener);
     return outer->owner;

@@ -165,19 +165,28 @@ public struct Region<Space: CoordinateSpace>: Hashable, Sendable {
     public var isEmpty: Bool { rects.isEmpty }
 
     /// wl_region.add: the union with `rect`.
+    /// One comparison for each rectangle the region holds, and work beyond that only for
+    /// those that overlap `rect`.
     public mutating func add(_ rect: Rect<Space>) {
         guard !rect.isEmpty else { return }
         var fresh = [rect]
-        for existing in rects where !fresh.isEmpty {
+        for existing in rects where existing.intersects(rect) {
+            guard fresh.contains(where: { $0.intersects(existing) }) else { continue }
             fresh = fresh.flatMap { $0.subtracting(existing) }
+            if fresh.isEmpty { return }
         }
         rects.append(contentsOf: fresh)
     }
 
-    /// wl_region.subtract.
+    /// wl_region.subtract: rectangles that do not overlap `rect` stay as they are.
     public mutating func subtract(_ rect: Rect<Space>) {
-        guard !rect.isEmpty else { return }
-        rects = rects.flatMap { $0.subtracting(rect) }
+        guard !rect.isEmpty, rects.contains(where: { $0.intersects(rect) }) else { return }
+        var kept: [Rect<Space>] = []
+        kept.reserveCapacity(rects.count + 3)
+        for existing in rects {
+            if existing.intersects(rect) { kept.append(contentsOf: existing.subtracting(rect)) } else { kept.append(existing) }
+        }
+        rects = kept
     }
 
     public mutating func intersect(_ rect: Rect<Space>) {

@@ -484,7 +484,7 @@ public final class HitTestIndex {
     private func flatten(_ top: SurfaceNode, into slot: Int32) {
         var items: [Item] = []
         var box: Rect<SurfaceSpace>? = nil
-        appendItems(of: top, origin: .zero, to: &items, box: &box)
+        appendItems(of: top, to: &items, box: &box)
         let entry = entries.pointer(at: Int(slot))
         entry.pointee.box = box
         entry.pointee.groups.removeAll()
@@ -519,18 +519,30 @@ public final class HitTestIndex {
         return Rect(x: x0, y: y0, width: max(a.maxX, b.maxX) - x0, height: max(a.maxY, b.maxY) - y0)
     }
 
-    /// The same order as the reference walk: popups, subsurfaces above, the surface, subsurfaces below.
-    private func appendItems(of node: SurfaceNode, origin parentOrigin: Offset, to items: inout [Item], box: inout Rect<SurfaceSpace>?) {
-        guard node.properties.takesPointerInput else { return }
-        let origin = node.parent == nil ? Offset.zero : parentOrigin + node.position
-        for child in node.popups.reversed() { appendItems(of: child, origin: origin, to: &items, box: &box) }
-        for child in node.above.reversed() { appendItems(of: child, origin: origin, to: &items, box: &box) }
-        for rect in node.inputRects {
-            let placed: Rect<SurfaceSpace> = rect.absolute(from: origin)
-            items.append(Item(rect: placed, info: ItemInfo(surface: node.id.raw, originX: Float(origin.dx), originY: Float(origin.dy))))
-            box = box.map { union($0, placed) } ?? placed
+    /// The same order as the reference walk: popups, subsurfaces above, the surface,
+    /// subsurfaces below. A loop over an explicit stack, not recursion, so that no tree
+    /// a client builds can reach the end of the thread's stack.
+    private func appendItems(of top: SurfaceNode, to items: inout [Item], box: inout Rect<SurfaceSpace>?) {
+        enum Step { case node(SurfaceNode, parentOrigin: Offset), rects(SurfaceNode, origin: Offset) }
+        var steps: [Step] = [.node(top, parentOrigin: .zero)]
+        while let step = steps.popLast() {
+            switch step {
+            case .node(let node, let parentOrigin):
+                guard node.properties.takesPointerInput else { continue }
+                let origin = node.parent == nil ? Offset.zero : parentOrigin + node.position
+                // Pushed in the reverse of the order they are taken in.
+                for child in node.below { steps.append(.node(child, parentOrigin: origin)) }
+                steps.append(.rects(node, origin: origin))
+                for child in node.above { steps.append(.node(child, parentOrigin: origin)) }
+                for child in node.popups { steps.append(.node(child, parentOrigin: origin)) }
+            case .rects(let node, let origin):
+                for rect in node.inputRects {
+                    let placed: Rect<SurfaceSpace> = rect.absolute(from: origin)
+                    items.append(Item(rect: placed, info: ItemInfo(surface: node.id.raw, originX: Float(origin.dx), originY: Float(origin.dy))))
+                    box = box.map { union($0, placed) } ?? placed
+                }
+            }
         }
-        for child in node.below.reversed() { appendItems(of: child, origin: origin, to: &items, box: &box) }
     }
 
     // MARK: Cells

@@ -46,6 +46,7 @@ public enum SurfaceTreeError: Error, Equatable, CustomStringConvertible {
     case notASibling(SurfaceID, of: SurfaceID)
     case wrongRole(SurfaceID, expected: SurfaceRole)
     case outputNotEmpty(OutputID)
+    case tooDeep(SurfaceID, limit: Int)
 
     public var description: String {
         switch self {
@@ -57,6 +58,7 @@ public enum SurfaceTreeError: Error, Equatable, CustomStringConvertible {
         case .notASibling(let id, let other): "\(other) is not a sibling of \(id)"
         case .wrongRole(let id, let role): "\(id) is not a \(role.rawValue)"
         case .outputNotEmpty(let id): "\(id) still holds toplevels"
+        case .tooDeep(let id, let limit): "\(id) would be nested more than \(limit) deep below its toplevel (SurfaceTree.maximumDepth)"
         }
     }
 }
@@ -97,6 +99,8 @@ final class SurfaceNode {
     var popups: [SurfaceNode] = []
     /// The toplevel's entry in the hit-test index.
     var indexSlot: Int32 = -1
+    /// How many parents it has: 0 for a toplevel.
+    var depth = 0
 
     init(id: SurfaceID, role: SurfaceRole, client: ClientID, label: String, position: Offset, size: Size, properties: SurfaceProperties) {
         self.id = id
@@ -199,6 +203,11 @@ public final class SurfaceTree {
     }
     let index: HitTestIndex
     public weak var observer: (any SurfaceTreeObserver)?
+
+    /// How deep subsurfaces and popups may nest below a toplevel. Every change to a
+    /// toplevel walks its whole tree, and clients never nest more than a few levels
+    /// (GTK's menus in menus, a video's subsurface): the bound keeps every walk short.
+    public static let maximumDepth = 32
 
     /// `cellShift` sets the index's cell size to 2^cellShift pixels.
     public init(cellShift: Int = HitTestIndex.defaultCellShift) {
@@ -420,8 +429,10 @@ public final class SurfaceTree {
         guard nodes[id] == nil else { throw .duplicateSurface(id) }
         guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
         let parentNode = try node(parent)
+        guard parentNode.depth < Self.maximumDepth else { throw .tooDeep(id, limit: Self.maximumDepth) }
         let node = SurfaceNode(id: id, role: role, client: client, label: label ?? "\(id)", position: position, size: size, properties: properties)
         node.parent = parentNode
+        node.depth = parentNode.depth + 1
         nodes[id] = node
         attach(parentNode, node)
         index.refreshToplevel(parentNode.toplevel)
@@ -450,9 +461,18 @@ public final class SurfaceTree {
         return removed
     }
 
-    private func collectPostOrder(_ node: SurfaceNode, into list: inout [SurfaceID]) {
-        for child in node.childrenFrontToBack { collectPostOrder(child, into: &list) }
-        list.append(node.id)
+    /// Children before their parents, front to back, as a loop: a tree is never deep,
+    /// but nothing a client builds should reach the stack's end.
+    private func collectPostOrder(_ root: SurfaceNode, into list: inout [SurfaceID]) {
+        var pending: [(node: SurfaceNode, expanded: Bool)] = [(root, false)]
+        while let (node, expanded) = pending.popLast() {
+            if expanded {
+                list.append(node.id)
+                continue
+            }
+            pending.append((node, true))
+            for child in node.childrenFrontToBack.reversed() { pending.append((child, false)) }
+        }
     }
 
     /// Moves a surface: relative to its parent, or for a toplevel relative to its output.

@@ -8,8 +8,15 @@ enum CompositorGlobal {
 
     nonisolated(unsafe) static let table = implementation(wl_compositor_interface(
         create_surface: { client, resource, id in
-            let session = WaylandObject.of(resource, as: BoundGlobal.self).session
+            let compositor = WaylandObject.of(resource, as: BoundGlobal.self)
+            let session = compositor.session
+            guard let record = client.flatMap(session.existingRecord(for:)) else { return }
+            guard record.usage.surfaces < ClientLimits.surfaces else {
+                compositor.endClient("\(compositor.name).create_surface", pastLimit: "past \(ClientLimits.surfaces) surfaces, the most one client may have")
+                return
+            }
             guard let created = createResource(client, tr_wl_surface_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            record.usage.surfaces += 1
             session.surfaceCreated(SurfaceObject(resource: created, session: session))
         },
         create_region: { client, resource, id in
@@ -30,17 +37,32 @@ final class RegionObject: WaylandObject {
         destroy: destroyRequest,
         add: { _, resource, x, y, width, height in
             guard width > 0, height > 0 else { return }
-            WaylandObject.of(resource, as: RegionObject.self).region.add(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+            let region = WaylandObject.of(resource, as: RegionObject.self)
+            region.region.add(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+            region.checkSize("add")
         },
         subtract: { _, resource, x, y, width, height in
             guard width > 0, height > 0 else { return }
-            WaylandObject.of(resource, as: RegionObject.self).region.subtract(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+            let region = WaylandObject.of(resource, as: RegionObject.self)
+            region.region.subtract(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+            region.checkSize("subtract")
         }))
+
+    /// Each operation compares against every rectangle held, so their number is bounded;
+    /// in Int, a client's int32 corners and sizes cannot overflow.
+    private func checkSize(_ request: String) {
+        guard region.rects.count > ClientLimits.regionRectangles else { return }
+        region = Region()
+        endClient("\(name).\(request)", pastLimit: "past \(ClientLimits.regionRectangles) rectangles, the most one region may hold")
+    }
 }
 
 /// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
 final class FrameCallback: WaylandObject {
-    override func resourceDestroyed() { session.frameCallbackDestroyed(self) }
+    override func resourceDestroyed() {
+        session.existingRecord(for: client)?.usage.pendingFrameCallbacks -= 1
+        session.frameCallbackDestroyed(self)
+    }
 }
 
 /// Buffer pixels: what wl_surface.damage_buffer and the shm contents are measured in.
@@ -52,6 +74,8 @@ struct SurfaceContents {
     var width: Int
     var height: Int
     var pixels: [UInt32]
+
+    var byteCount: Int { width * height * 4 }
 
     /// The pixel at a point of the buffer, nil outside it.
     func pixel(atBuffer x: Int, _ y: Int) -> UInt32? {
@@ -72,10 +96,19 @@ struct SurfaceState {
     var scale: Int32 = 1
     var transform: Int32 = 0
     var offset = Offset.zero
-    var damage: [Rect<SurfaceSpace>] = []
-    var bufferDamage: [Rect<BufferSpace>] = []
+    var damage = Damage<SurfaceSpace>()
+    var bufferDamage = Damage<BufferSpace>()
     var frameCallbacks: [FrameCallback] = []
+    /// The last position each subsurface asked for, once each.
     var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
+
+    mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {
+        if let i = subsurfacePositions.firstIndex(where: { $0.0 === subsurface }) {
+            subsurfacePositions[i].1 = position
+        } else {
+            subsurfacePositions.append((subsurface, position))
+        }
+    }
 
     /// Folds a later commit's state over this one, as a synchronized subsurface caches it.
     mutating func merge(_ later: SurfaceState) {
@@ -90,12 +123,51 @@ struct SurfaceState {
         }
         scale = later.scale
         transform = later.transform
-        offset = offset + later.offset
-        damage += later.damage
-        bufferDamage += later.bufferDamage
+        offset = offset.adding(later.offset)
+        damage.add(later.damage)
+        bufferDamage.add(later.bufferDamage)
         frameCallbacks += later.frameCallbacks
-        subsurfacePositions += later.subsurfacePositions
+        for (subsurface, position) in later.subsurfacePositions { setPosition(position, of: subsurface) }
     }
+}
+
+/// Damaged rectangles, up to a few; past that their bounding box, as renderers do, so
+/// that a client sending damage without end costs a bounded amount of memory and work.
+struct Damage<Space: CoordinateSpace> {
+    static var mostRectangles: Int { 32 }
+    private(set) var rects: [Rect<Space>] = []
+
+    mutating func add(_ rect: Rect<Space>) {
+        guard rects.count >= Self.mostRectangles else {
+            rects.append(rect)
+            return
+        }
+        var box = rect
+        for other in rects {
+            let x0 = min(box.minX, other.minX), y0 = min(box.minY, other.minY)
+            box = Rect(x: x0, y: y0, width: max(box.maxX, other.maxX) - x0, height: max(box.maxY, other.maxY) - y0)
+        }
+        rects = [box]
+    }
+
+    mutating func add(_ other: Damage) {
+        for rect in other.rects { add(rect) }
+    }
+}
+
+extension Offset {
+    /// The sum kept within int32, where the protocol's positions live: a client adding
+    /// offsets without end moves its surface to the edge, not past what Int holds.
+    func adding(_ dx: Int32, _ dy: Int32) -> Offset { adding(Offset(dx: Int(dx), dy: Int(dy))) }
+
+    func adding(_ other: Offset) -> Offset {
+        let range = Int(Int32.min)...Int(Int32.max)
+        return Offset(dx: (dx + other.dx).clamped(to: range), dy: (dy + other.dy).clamped(to: range))
+    }
+}
+
+extension Int {
+    func clamped(to range: ClosedRange<Int>) -> Int { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
 }
 
 /// A wl_buffer the surface holds until it is done with it; forgets it if the client destroys it first.
@@ -134,7 +206,15 @@ final class SurfaceObject: WaylandObject {
     var current = SurfaceState()
     /// What a synchronized subsurface committed, waiting for its parent's commit.
     var cached: SurfaceState? = nil
-    var contents: SurfaceContents? = nil
+    /// Counted against the client's `ClientLimits.contentBytes` while it is kept; replaced
+    /// only through `replaceContents`, and its pixels written in place.
+    private(set) var contents: SurfaceContents? = nil
+
+    func replaceContents(with new: SurfaceContents?) {
+        let change = (new?.byteCount ?? 0) - (contents?.byteCount ?? 0)
+        if change != 0 { session.existingRecord(for: client)?.usage.contentBytes += change }
+        contents = new
+    }
     var role = SurfaceRoleKind.none
     weak var xdgSurface: XdgSurfaceObject?
     weak var subsurface: SubsurfaceObject?
@@ -172,7 +252,7 @@ final class SurfaceObject: WaylandObject {
                 surface.postError(WL_SURFACE_ERROR_INVALID_OFFSET.rawValue, "wl_surface@\(wl_resource_get_id(resource)).attach: x and y must be 0 from version 5; use wl_surface.offset")
                 return
             }
-            surface.pending.offset = surface.pending.offset + Offset(dx: Int(x), dy: Int(y))
+            surface.pending.offset = surface.pending.offset.adding(x, y)
             guard let buffer else {
                 surface.pending.bufferSize = nil
                 surface.pending.buffer = nil
@@ -187,11 +267,17 @@ final class SurfaceObject: WaylandObject {
         },
         damage: { _, resource, x, y, width, height in
             guard width > 0, height > 0 else { return }
-            WaylandObject.of(resource, as: SurfaceObject.self).pending.damage.append(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+            WaylandObject.of(resource, as: SurfaceObject.self).pending.damage.add(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
         },
         frame: { client, resource, id in
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
+            guard let record = surface.session.existingRecord(for: surface.client) else { return }
+            guard record.usage.pendingFrameCallbacks < ClientLimits.pendingFrameCallbacks else {
+                surface.endClient("\(surface.name).frame", pastLimit: "past \(ClientLimits.pendingFrameCallbacks) waiting frame callbacks, the most one client may have")
+                return
+            }
             guard let created = createResource(client, tr_wl_callback_interface(), version: 1, id: id) else { return }
+            record.usage.pendingFrameCallbacks += 1
             let callback = FrameCallback(resource: created, session: surface.session)
             WaylandObject.install(callback, implementation: nil)
             surface.pending.frameCallbacks.append(callback)
@@ -223,11 +309,11 @@ final class SurfaceObject: WaylandObject {
         },
         damage_buffer: { _, resource, x, y, width, height in
             guard width > 0, height > 0 else { return }
-            WaylandObject.of(resource, as: SurfaceObject.self).pending.bufferDamage.append(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+            WaylandObject.of(resource, as: SurfaceObject.self).pending.bufferDamage.add(Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
         },
         offset: { _, resource, x, y in
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
-            surface.pending.offset = surface.pending.offset + Offset(dx: Int(x), dy: Int(y))
+            surface.pending.offset = surface.pending.offset.adding(x, y)
         }))
 
     /// wl_surface.commit: a synchronized subsurface caches its state for its parent's
@@ -256,7 +342,7 @@ final class SurfaceObject: WaylandObject {
             current.bufferSize = state.bufferSize
             current.buffer?.release()
             current.buffer = state.buffer
-            if state.buffer == nil { contents = nil }
+            if state.buffer == nil { replaceContents(with: nil) }
         }
         if state.inputRegionSet { current.inputRegion = state.inputRegion }
         current.scale = state.scale
@@ -279,14 +365,21 @@ final class SurfaceObject: WaylandObject {
         guard let resource = current.buffer?.resource, let buffer = ShmBuffer.behind(resource) else { return }
         let size = buffer.size
         let whole = Rect<BufferSpace>(x: 0, y: 0, width: size.width, height: size.height)
-        var rects = state.bufferDamage
+        var rects = state.bufferDamage.rects
         if contents?.width != size.width || contents?.height != size.height || current.transform != 0 {
-            contents = SurfaceContents(width: size.width, height: size.height, pixels: Array(repeating: 0, count: size.width * size.height))
+            replaceContents(with: nil)
+            guard let record = session.existingRecord(for: client) else { return }
+            let bytes = size.width * size.height * 4
+            guard record.usage.contentBytes + bytes <= ClientLimits.contentBytes else {
+                endClient("\(name).commit", pastLimit: "\(size.width)x\(size.height) takes the client past \(ClientLimits.contentBytes >> 20) MiB of shown pixels, its limit")
+                return
+            }
+            replaceContents(with: SurfaceContents(width: size.width, height: size.height, pixels: Array(repeating: 0, count: size.width * size.height)))
             rects = [whole]
         } else {
             let scale = Int(current.scale)
             // Clamped before scaling: clients damage (0, 0, INT32_MAX, INT32_MAX) to mean everything.
-            rects += state.damage.map { damage in
+            rects += state.damage.rects.map { damage in
                 let clipped = damage.intersection(Rect(x: 0, y: 0, width: size.width, height: size.height)) ?? Rect(x: 0, y: 0, width: 0, height: 0)
                 return Rect(x: clipped.x * scale, y: clipped.y * scale, width: clipped.width * scale, height: clipped.height * scale)
             }
@@ -321,6 +414,10 @@ enum SubcompositorGlobal {
                 global.postError(WL_SUBCOMPOSITOR_ERROR_BAD_SURFACE.rawValue, "\(name): wl_surface@\(wl_resource_get_id(parentResource)) cannot be the parent of wl_surface@\(wl_resource_get_id(surfaceResource))")
                 return
             }
+            guard surface.fitsBelow(parent) else {
+                global.endClient(name, pastLimit: "nests wl_surface@\(wl_resource_get_id(surfaceResource)) past \(ClientLimits.nestingDepth) levels, the most surfaces may nest")
+                return
+            }
             guard let created = createResource(client, tr_wl_subsurface_interface(), version: 1, id: id) else { return }
             let subsurface = SubsurfaceObject(resource: created, session: global.session, surface: surface, parent: parent)
             WaylandObject.install(subsurface, implementation: SubsurfaceObject.table)
@@ -339,6 +436,41 @@ extension SurfaceObject {
             next = surface.subsurface?.parent
         }
         return false
+    }
+
+    /// How many subsurface and popup parents it has, up to the first without one. Every
+    /// chain is kept within `ClientLimits.nestingDepth` as it is made (`fitsBelow`), and a
+    /// popup's parent had its role before the popup, so the walk is short and ends.
+    var nestingDepth: Int {
+        var depth = 0
+        var next = parentSurface
+        while let surface = next, depth <= ClientLimits.nestingDepth {
+            depth += 1
+            next = surface.parentSurface
+        }
+        return depth
+    }
+
+    private var parentSurface: SurfaceObject? {
+        if let subsurface { return subsurface.parent }
+        return xdgSurface?.popup?.parent
+    }
+
+    /// How many levels of subsurfaces hang below it (0 for none): a surface can be given
+    /// its subsurfaces before it is given a parent.
+    var subsurfaceHeight: Int {
+        var height = 0
+        var level = below + above
+        while !level.isEmpty, height <= ClientLimits.nestingDepth {
+            height += 1
+            level = level.flatMap { child in child.surface.map { $0.below + $0.above } ?? [] }
+        }
+        return height
+    }
+
+    /// Whether it and the subsurfaces below it can hang below `parent` within the limit.
+    func fitsBelow(_ parent: SurfaceObject) -> Bool {
+        parent.nestingDepth + 1 + subsurfaceHeight <= ClientLimits.nestingDepth
     }
 }
 
@@ -374,7 +506,7 @@ final class SubsurfaceObject: WaylandObject {
         destroy: destroyRequest,
         set_position: { _, resource, x, y in
             let subsurface = WaylandObject.of(resource, as: SubsurfaceObject.self)
-            subsurface.parent?.pending.subsurfacePositions.append((subsurface, Offset(dx: Int(x), dy: Int(y))))
+            subsurface.parent?.pending.setPosition(Offset(dx: Int(x), dy: Int(y)), of: subsurface)
         },
         place_above: { _, resource, sibling in
             WaylandObject.of(resource, as: SubsurfaceObject.self).restack(sibling, above: true)

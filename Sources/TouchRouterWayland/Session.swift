@@ -20,6 +20,7 @@ final class ClientRecord {
     let client: OpaquePointer
     var devices: [SeatDevice] = []
     var destroyListener: Listener?
+    var usage = ClientUsage()
 
     init(id: ClientID, client: OpaquePointer) {
         self.id = id
@@ -193,6 +194,10 @@ public final class WaylandSession {
         return record
     }
 
+    /// The record of a client that is still connected; nil once it is going, so that
+    /// resources destroyed with it neither count nor make a new record.
+    func existingRecord(for client: OpaquePointer) -> ClientRecord? { clients[client] }
+
     /// libwayland tells this before it destroys the client's resources: from here on
     /// nothing is sent to the client, and its resources leave the tree as they go.
     private func clientDestroyed(_ record: ClientRecord) {
@@ -219,6 +224,8 @@ public final class WaylandSession {
         // Out of the lookup first: the leaves the core sends as it leaves the tree are
         // not for an object the client has destroyed.
         surfaces[surface.id] = nil
+        surface.replaceContents(with: nil)
+        existingRecord(for: surface.client)?.usage.surfaces -= 1
         surface.subsurface?.detach()
         takeOutOfTree(surface)
     }
@@ -425,6 +432,9 @@ public final class WaylandSession {
         do {
             try add(record(for: surface.client).id, properties)
             try tree.setInputRegion(surface.id, surface.inputRegionForTree)
+        } catch .tooDeep(_, let limit) {
+            surface.endClient("\(surface.name).commit", pastLimit: "maps a \(role) past \(limit) levels, the most surfaces may nest")
+            return false
         } catch {
             report("adding \(role) \(surface.id) to the tree: \(error)")
             return false

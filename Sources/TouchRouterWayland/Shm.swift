@@ -10,23 +10,41 @@ import Glibc
 
 /// A client's shared-memory file, mapped read-only. Its buffers keep it mapped after
 /// the pool is destroyed, as the protocol allows.
+/// Counted against its client's `ClientLimits.mappedBytes` while it is mapped.
 final class ClientMemory {
     private(set) var data: UnsafeMutableRawPointer
     private(set) var size: Int
+    private weak var owner: ClientRecord?
 
-    init(fd: Int32, size: Int) throws(WaylandError) {
+    init(fd: Int32, size: Int, owner: ClientRecord) throws(WaylandError) {
         guard let data = tr_map_client_memory(fd, size) else { throw WaylandError.errno("mmap of \(size) bytes") }
         self.data = data
         self.size = size
+        self.owner = owner
+        owner.usage.mappedBytes += size
     }
 
     func grow(to newSize: Int) throws(WaylandError) {
         guard let moved = tr_remap_client_memory(data, size, newSize) else { throw WaylandError.errno("mremap to \(newSize) bytes") }
+        owner?.usage.mappedBytes += newSize - size
         data = moved
         size = newSize
     }
 
-    deinit { munmap(data, size) }
+    deinit {
+        owner?.usage.mappedBytes -= size
+        munmap(data, size)
+    }
+}
+
+extension WaylandObject {
+    /// Whether mapping `more` bytes keeps the client within `ClientLimits.mappedBytes`;
+    /// if not, the client is ended, its request named.
+    func mayMap(_ more: Int, for record: ClientRecord, _ request: String) -> Bool {
+        guard record.usage.mappedBytes + more > ClientLimits.mappedBytes else { return true }
+        endClient(request, pastLimit: "\(more) bytes take the client past \(ClientLimits.mappedBytes >> 20) MiB of mapped pools, its limit")
+        return false
+    }
 }
 
 enum ShmGlobal {
@@ -43,9 +61,10 @@ enum ShmGlobal {
                 shm.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): size \(size) is not positive")
                 return
             }
+            guard let record = client.flatMap(shm.session.existingRecord(for:)), shm.mayMap(Int(size), for: record, name) else { return }
             let memory: ClientMemory
             do {
-                memory = try ClientMemory(fd: fd, size: Int(size))
+                memory = try ClientMemory(fd: fd, size: Int(size), owner: record)
             } catch {
                 shm.postError(WL_SHM_ERROR_INVALID_FD.rawValue, "\(name): cannot map the file: \(error)")
                 return
@@ -82,6 +101,10 @@ final class ShmPool: WaylandObject {
                                "\(name): \(width)x\(height) pixels of 4 bytes, \(stride) bytes a row, at offset \(offset) do not fit a pool of \(pool.memory.size) bytes")
                 return
             }
+            guard width <= ClientLimits.bufferDimension, height <= ClientLimits.bufferDimension else {
+                pool.endClient(name, pastLimit: "\(width)x\(height) is over \(ClientLimits.bufferDimension) pixels a side, the largest a buffer may be")
+                return
+            }
             guard let created = createResource(client, tr_wl_buffer_interface(), version: 1, id: id) else { return }
             let buffer = ShmBuffer(resource: created, session: pool.session, memory: pool.memory, offset: offset,
                                    size: Size(width: width, height: height), stride: stride)
@@ -95,6 +118,7 @@ final class ShmPool: WaylandObject {
                 pool.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): a pool cannot shrink (\(pool.memory.size) to \(size) bytes)")
                 return
             }
+            guard let record = pool.session.existingRecord(for: pool.client), pool.mayMap(Int(size) - pool.memory.size, for: record, name) else { return }
             do {
                 try pool.memory.grow(to: Int(size))
             } catch {

@@ -122,10 +122,13 @@ final class XdgSurfaceObject: WaylandObject {
             var states = wl_array()
             wl_array_init(&states)
             let size = session.configureSize(for: toplevel)
-            xdg_toplevel_send_configure(toplevel.resource, Int32(size.width), Int32(size.height), &states)
+            xdg_toplevel_send_configure(toplevel.resource, Int32(clamping: size.width), Int32(clamping: size.height), &states)
             wl_array_release(&states)
         } else if let popup {
-            popup.box = session.popupBox(popup)
+            // The box is computed in Int from the positioner's int32s, and can lie outside
+            // int32 (an anchor at INT32_MAX with an offset): it goes out clamped, and the
+            // popup then sits at the edge of what the protocol can say.
+            popup.box = session.popupBox(popup).clampedToInt32
             xdg_popup_send_configure(popup.resource, Int32(popup.box.x), Int32(popup.box.y), Int32(popup.box.width), Int32(popup.box.height))
         }
         xdg_surface_send_configure(resource, serial)
@@ -158,8 +161,16 @@ final class XdgSurfaceObject: WaylandObject {
                 xdg.postError(XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).get_popup: the positioner has no size")
                 return
             }
-            guard let created = createResource(client, tr_xdg_popup_interface(), version: xdg.version, id: id) else { return }
             let parent = parentResource.map { WaylandObject.of($0, as: XdgSurfaceObject.self) }
+            if let parent, parent.toplevel == nil && parent.popup == nil || parent.surface == nil {
+                xdg.postError(XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).get_popup: the parent xdg_surface@\(wl_resource_get_id(parentResource)) is neither a toplevel nor a popup")
+                return
+            }
+            if let parentSurface = parent?.surface, !surface.fitsBelow(parentSurface) {
+                xdg.endClient("xdg_surface@\(wl_resource_get_id(resource)).get_popup", pastLimit: "nests the popup past \(ClientLimits.nestingDepth) levels, the most surfaces may nest")
+                return
+            }
+            guard let created = createResource(client, tr_xdg_popup_interface(), version: xdg.version, id: id) else { return }
             let popup = XdgPopupObject(resource: created, session: xdg.session, xdgSurface: xdg, parent: parent?.surface)
             popup.placement = positioner.placement
             WaylandObject.install(popup, implementation: XdgPopupObject.table)
@@ -257,4 +268,12 @@ final class XdgPopupObject: WaylandObject {
             xdg_popup_send_repositioned(resource, token)
             popup.xdgSurface?.sendConfigure()
         }))
+}
+
+extension Rect {
+    /// Each field within int32, as the protocol sends it; the far edge moves in, the near one stays.
+    var clampedToInt32: Rect {
+        let range = Int(Int32.min)...Int(Int32.max)
+        return Rect(x: x.clamped(to: range), y: y.clamped(to: range), width: width.clamped(to: 0...Int(Int32.max)), height: height.clamped(to: 0...Int(Int32.max)))
+    }
 }

@@ -39,6 +39,9 @@ const struct wl_interface *tr_xdg_positioner_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);
+// wl_client_post_implementation_error is variadic: ends the client with wl_display's
+// implementation error, for a limit the protocol itself has no error for.
+void tr_client_post_implementation_error(struct wl_client *client, const char *message);
 
 // A listener with a pointer back to its owner, since wl_container_of is a macro.
 struct tr_listener {

@@ -1,0 +1,51 @@
+import CWaylandShim
+import TouchRouterCore
+
+/// What one client may hold. A client past a limit is ended: with the protocol's own error
+/// where the protocol has one, else with wl_display's implementation error, and either
+/// way the message names the request and the limit. Each is far above what a toolkit
+/// uses (GTK, Qt, foot and Firefox keep tens of surfaces and a few small regions), and
+/// low enough that no client can make the session's one thread or its memory suffer.
+public enum ClientLimits {
+    /// wl_surfaces alive at once.
+    public static let surfaces = 4096
+    /// Subsurfaces and popups stacked on one another below a toplevel: the tree is
+    /// walked on every commit, and deeper trees are no use on a screen.
+    public static let nestingDepth = SurfaceTree.maximumDepth
+    /// Rectangles in one wl_region, after the region's own splitting: a region
+    /// operation costs up to this many rectangle comparisons.
+    public static let regionRectangles = 4096
+    /// wl_surface.frame callbacks waiting for the next frame.
+    public static let pendingFrameCallbacks = 4096
+    /// A wl_shm buffer's width and height, in pixels (the largest texture GPUs take).
+    public static let bufferDimension = 16384
+    /// Bytes of the client's wl_shm pools mapped into the session at once.
+    public static let mappedBytes = 1 << 30
+    /// Bytes the session keeps of what the client's surfaces show (4 a pixel): two
+    /// 3840x2160 surfaces take 64 MiB.
+    public static let contentBytes = 256 << 20
+}
+
+/// What a client holds, counted against `ClientLimits`.
+struct ClientUsage {
+    var surfaces = 0
+    var pendingFrameCallbacks = 0
+    var mappedBytes = 0
+    var contentBytes = 0
+}
+
+extension WaylandObject {
+    /// Ends this object's client for going past one of `ClientLimits`; `request` names
+    /// what it asked for ("wl_compositor@3.create_surface"). libwayland cuts an error's
+    /// text at 128 bytes, so the message says the limit first, and briefly; the session's
+    /// log has it too, with the client's pid.
+    func endClient(_ request: String, pastLimit message: String) {
+        var pid: pid_t = 0
+        wl_client_get_credentials(client, &pid, nil, nil)
+        session.report("client \(pid) ended: \(request): \(message)")
+        tr_client_post_implementation_error(client, "\(request): \(message)")
+    }
+
+    /// The protocol's name for this object, "interface@id", for error messages.
+    var name: String { "\(String(cString: wl_resource_get_class(resource)))@\(wl_resource_get_id(resource))" }
+}

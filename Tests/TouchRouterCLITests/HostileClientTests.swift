@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// Clients at and past the limits of what one client may do (`ClientLimits`, README's "What
+/// one client may do"): each is answered as README says, and wev beside it goes on receiving.
+@Suite("Hostile clients: numbers at the edges of int32, and every per-client limit", .serialized)
+struct HostileClientTests {
+    static let hostileClient = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/hostile-client.py").path
+
+    @Test("numbers at the edges of int32 are taken and clamped, not trapped on",
+          arguments: [
+              // The popup's box is 2^31 + 1 in Int: it goes out clamped to int32.
+              ("positioner-max", "configure 2147483647 -25 50 50\nalive"),
+              ("positioner-min", "configure -2147483648 -25 50 50\nalive"),
+              // Damage past 32 rectangles folds into their bounding box.
+              ("damage-flood", "alive"),
+              // Offsets add up within int32.
+              ("offset-flood", "alive"),
+          ])
+    func edgesOfInt32(mode: String, expected: String) throws {
+        try Self.run(mode, expecting: expected)
+    }
+
+    @Test("a client past a limit is ended with an error that names its request and the limit",
+          arguments: [
+              ("deep-subsurfaces", "error object 1 code 3: wl_subcompositor@\\d+\\.get_subsurface: nests wl_surface@\\d+ past 32 levels, the most surfaces may nest"),
+              ("deep-bottom-up", "error object 1 code 3: wl_subcompositor@\\d+\\.get_subsurface: nests wl_surface@\\d+ past 32 levels"),
+              ("region-flood", "error object 1 code 3: wl_region@\\d+\\.add: past 4096 rectangles, the most one region may hold"),
+              ("huge-buffer", "error object 1 code 3: wl_shm_pool@\\d+\\.create_buffer: 20000x1 is over 16384 pixels a side"),
+              ("shown-pixels", "error object 1 code 3: wl_surface@\\d+\\.commit: 4096x2048 takes the client past 256 MiB of shown pixels"),
+              ("mapped-bytes", "error object 1 code 3: wl_shm@\\d+\\.create_pool: 536870912 bytes take the client past 1024 MiB of mapped pools"),
+              ("surface-flood", "error object 1 code 3: wl_compositor@\\d+\\.create_surface: past 4096 surfaces, the most one client may have"),
+              ("frame-flood", "error object 1 code 3: wl_surface@\\d+\\.frame: past 4096 waiting frame callbacks"),
+          ])
+    func pastALimit(mode: String, error: String) throws {
+        try Self.run(mode, expecting: error)
+    }
+
+    /// Runs the hostile client beside wev, with a finger down on wev throughout; then the
+    /// finger's motion and up, and a key, must reach wev, and nothing of the hostile
+    /// client may be left in the tree or the focus.
+    private static func run(_ mode: String, expecting pattern: String) throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let wevLog = session.file("wev.log")
+        _ = try session.client(["wev"], output: wevLog)
+        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
+        #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0)
+
+        let log = session.file("hostile.log")
+        let hostile = try session.client(["python3", hostileClient, mode], output: log)
+        hostile.waitUntilExit()
+        let said = RunningSession.text(of: log)
+        #expect(hostile.terminationStatus == 0, "\(said)")
+        #expect(said.range(of: pattern, options: .regularExpression) != nil, "\(said)")
+
+        try session.inject(["touch motion 5 120 110", "touch up 5", "touch frame", "key press KEY_B", "key release KEY_B"])
+        try session.wait(for: "wev to get the key after the hostile client") {
+            RunningSession.text(of: wevLog).contains("key: 56; state: 0 (released)")
+        }
+        #expect(RunningSession.text(of: wevLog).contains("wl_touch] up: "))
+        try session.wait(for: "the hostile client's surfaces to leave the tree") { try session.toplevels().count == 1 }
+        let touches = try session.msg("focus").json["touches"] as? [Any]
+        #expect(touches?.isEmpty == true, "no touch is left down")
+    }
+}
