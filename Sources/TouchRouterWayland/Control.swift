@@ -6,23 +6,42 @@ import Glibc
 #endif
 
 /// The control socket, like sway's IPC: a Unix socket in XDG_RUNTIME_DIR, mode 0600, that
-/// refuses peers of another uid. A request is one line of words; the reply is one line of
-/// JSON, `{"ok":true,...}` or `{"ok":false,"error":"..."}`. `trace` keeps the connection
-/// and streams one JSON line per routing decision until the peer goes.
+/// refuses peers of another uid. A connection sends any number of requests, one line of
+/// words each, and gets one line of JSON for each, `{"ok":true,...}` or
+/// `{"ok":false,"error":"..."}`. `trace` goes on streaming one JSON line per routing
+/// decision until the peer goes.
+///
+/// What one peer can hold is bounded: `maximumConnections` at once, lines of
+/// `maximumLine` bytes, `maximumUnsent` bytes of replies it has not read (a trace reader
+/// that falls behind loses lines and is told how many), and a connection with nothing to
+/// stream that sends no request for `idleSeconds` is closed.
 public final class ControlServer {
+    public static let maximumConnections = 64
+    public static let maximumLine = 65536
+    public static let maximumUnsent = 1 << 20
+    public static let idleSeconds = 60
+
     public let path: String
     private unowned let session: WaylandSession
     private let listenFD: Int32
     private var listenSource: OpaquePointer?
     private var connections: [Int32: Connection] = [:]
-    private var tracers: Set<Int32> = []
     private var traceWriter: TraceWriter?
 
     final class Connection {
         let fd: Int32
         var source: OpaquePointer?
         var buffer: [UInt8] = []
-        init(fd: Int32) { self.fd = fd }
+        /// Reply bytes the peer has not read yet.
+        var unsent: [UInt8] = []
+        /// Trace lines dropped since the peer last kept up.
+        var lost = 0
+        var tracing = false
+        var lastRequest: RouterTime
+        init(fd: Int32, now: RouterTime) {
+            self.fd = fd
+            lastRequest = now
+        }
     }
 
     public init(session: WaylandSession, path explicitPath: String? = nil) throws(WaylandError) {
@@ -57,6 +76,7 @@ public final class ControlServer {
             throw error
         }
         listenSource = try session.watch(fd: listenFD) { [unowned self] _ in self.accept() }
+        try session.display.every(milliseconds: 1000) { [weak self] in self?.sweep() }
     }
 
     public func close() {
@@ -77,7 +97,13 @@ public final class ControlServer {
                 Glibc.close(fd)
                 continue
             }
-            let connection = Connection(fd: fd)
+            guard connections.count < Self.maximumConnections else {
+                let refusal = failure("the session has \(Self.maximumConnections) control connections open, the most it keeps: close one first") + "\n"
+                _ = refusal.utf8CString.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count - 1) }
+                Glibc.close(fd)
+                continue
+            }
+            let connection = Connection(fd: fd, now: session.clock.now())
             do {
                 connection.source = try session.watch(fd: fd) { [unowned self] _ in self.readable(fd) }
                 connections[fd] = connection
@@ -97,104 +123,127 @@ public final class ControlServer {
             return
         }
         connection.buffer += chunk[0..<count]
-        guard connection.buffer.count <= 65536 else {
-            send(fd, failure("request longer than 65536 bytes"))
+        connection.lastRequest = session.clock.now()
+        var consumed = 0
+        while let newline = connection.buffer[consumed...].firstIndex(of: 10) {
+            let line = String(decoding: connection.buffer[consumed..<newline], as: UTF8.self)
+            consumed = newline + 1
+            send(fd, handle(line, fd: fd))
+            guard connections[fd] != nil else { return }
+        }
+        connection.buffer.removeSubrange(..<consumed)
+        guard connection.buffer.count <= Self.maximumLine else {
+            send(fd, failure("request longer than \(Self.maximumLine) bytes"))
             drop(fd)
             return
         }
-        while let newline = connection.buffer.firstIndex(of: 10) {
-            let line = String(decoding: connection.buffer[..<newline], as: UTF8.self)
-            connection.buffer.removeSubrange(...newline)
-            let (reply, keep) = handle(line, fd: fd)
-            send(fd, reply)
-            if !keep {
-                drop(fd)
-                return
-            }
+    }
+
+    /// Every second: flushes what peers had not read, and closes connections idle too long.
+    private func sweep() {
+        let now = session.clock.now()
+        for (fd, connection) in connections {
+            flush(connection)
+            guard connections[fd] != nil, !connection.tracing else { continue }
+            if (now.nanoseconds - connection.lastRequest.nanoseconds) / 1_000_000_000 >= Int64(Self.idleSeconds) { drop(fd) }
         }
     }
 
     private func drop(_ fd: Int32) {
         guard let connection = connections.removeValue(forKey: fd) else { return }
         if let source = connection.source { session.unwatch(fd: fd, source: source) }
-        tracers.remove(fd)
-        if tracers.isEmpty, traceWriter != nil {
+        if traceWriter != nil, !connections.values.contains(where: \.tracing) {
             session.router.traceSink = nil
             traceWriter = nil
         }
         Glibc.close(fd)
     }
 
+    /// Queues one line for the peer and writes what it will take now. A reply nobody
+    /// reads closes the connection once `maximumUnsent` bytes wait; a trace line is
+    /// dropped instead, and counted, and the peer is told the count once it catches up.
     private func send(_ fd: Int32, _ line: String) {
-        var text = line + "\n"
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        guard let connection = connections[fd] else { return }
+        let bytes = line.utf8.count + 1
+        if connection.unsent.count + bytes > Self.maximumUnsent {
+            if connection.tracing {
+                connection.lost += 1
+                return
             }
+            drop(fd)
+            return
+        }
+        if connection.lost > 0, connection.unsent.isEmpty {
+            connection.unsent += Array("{\"lost\":\(connection.lost)}\n".utf8)
+            connection.lost = 0
+        }
+        connection.unsent += Array(line.utf8)
+        connection.unsent.append(10)
+        flush(connection)
+    }
+
+    private func flush(_ connection: Connection) {
+        while !connection.unsent.isEmpty {
+            let written = connection.unsent.withUnsafeBytes { write(connection.fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EAGAIN { return }
+                drop(connection.fd)
+                return
+            }
+            connection.unsent.removeFirst(written)
         }
     }
 
     private func failure(_ message: String) -> String { "{\"ok\":false,\"error\":\(jsonString(message))}" }
 
-    /// One request; returns the reply and whether the connection stays open.
-    func handle(_ line: String, fd: Int32) -> (String, Bool) {
-        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-        guard let command = words.first else { return (failure("empty request: expected tree, pick, pixel, inject, trace, focus or ignore-interaction"), false) }
-        switch command {
-        case "tree":
-            return ("{\"ok\":true,\"outputs\":[" + session.tree.outputs.map(outputJSON).joined(separator: ",") + "]}", false)
-        case "pick":
-            guard words.count == 3, let x = Double(words[1]), let y = Double(words[2]) else { return (failure("pick: expected two numbers, X Y"), false) }
-            let point = Point<GlobalSpace>(x, y)
+    /// One request's reply.
+    func handle(_ line: String, fd: Int32) -> String {
+        let request: ControlRequest
+        do {
+            request = try ControlRequest.parse(line, time: session.clock.now(), device: WaylandSession.injectionDevice)
+        } catch {
+            return failure(error.description)
+        }
+        switch request {
+        case .tree:
+            return "{\"ok\":true,\"outputs\":[" + session.tree.outputs.map(outputJSON).joined(separator: ",") + "]}"
+        case .pick(let point):
             let hit = session.tree.hitTest(point)
             let chain = session.router.fallbackChain(at: point).map { jsonString($0.description) }
             let surface = hit.map { "{\"id\":\($0.surface.raw),\"local\":[\(jsonNumber($0.local.x)),\(jsonNumber($0.local.y))]}" } ?? "null"
-            return ("{\"ok\":true,\"surface\":\(surface),\"chain\":[\(chain.joined(separator: ","))]}", false)
-        case "pixel":
-            guard words.count == 3, let x = Double(words[1]), let y = Double(words[2]) else { return (failure("pixel: expected two numbers, X Y"), false) }
-            guard let (surface, local, pixel) = session.pixel(at: Point(x, y)) else { return ("{\"ok\":true,\"surface\":null,\"argb\":null}", false) }
+            return "{\"ok\":true,\"surface\":\(surface),\"chain\":[\(chain.joined(separator: ","))]}"
+        case .pixel(let point):
+            guard let (surface, local, pixel) = session.pixel(at: point) else { return "{\"ok\":true,\"surface\":null,\"argb\":null}" }
             let argb = pixel.map { jsonString("0x" + String($0, radix: 16)) } ?? "null"
-            return ("{\"ok\":true,\"surface\":{\"id\":\(surface.raw),\"local\":[\(jsonNumber(local.x)),\(jsonNumber(local.y))]},\"argb\":\(argb)}", false)
-        case "inject":
-            do {
-                let event = try EventSyntax.parse(Array(words.dropFirst()), time: session.clock.now(), device: WaylandSession.injectionDevice)
-                session.inject(event)
-                return ("{\"ok\":true,\"event\":\(jsonString(EventSyntax.format(event)))}", false)
-            } catch {
-                return (failure("inject: \(error)"), false)
-            }
-        case "focus":
+            return "{\"ok\":true,\"surface\":{\"id\":\(surface.raw),\"local\":[\(jsonNumber(local.x)),\(jsonNumber(local.y))]},\"argb\":\(argb)}"
+        case .inject(let event):
+            session.inject(event)
+            return "{\"ok\":true,\"event\":\(jsonString(EventSyntax.format(event)))}"
+        case .focus:
             let keyboard = session.router.keyboardFocus.map { String($0.raw) } ?? "null"
             let pointer = session.router.pointerPosition
             let touches = session.router.activeTouches.map { "{\"id\":\($0.id.raw),\"surface\":\($0.surface.map { String($0.raw) } ?? "null")}" }
-            return ("{\"ok\":true,\"keyboard\":\(keyboard),\"pointer\":[\(jsonNumber(pointer.x)),\(jsonNumber(pointer.y))],\"touches\":[\(touches.joined(separator: ","))]}", false)
-        case "ignore-interaction":
-            guard words.count == 2, words[1] == "on" || words[1] == "off" else { return (failure("ignore-interaction: expected on or off"), false) }
-            if words[1] == "on" {
+            return "{\"ok\":true,\"keyboard\":\(keyboard),\"pointer\":[\(jsonNumber(pointer.x)),\(jsonNumber(pointer.y))],\"touches\":[\(touches.joined(separator: ","))]}"
+        case .ignoreInteraction(let on):
+            if on {
                 session.router.beginIgnoringInteraction()
             } else if !session.router.endIgnoringInteraction() {
-                return (failure("ignore-interaction off: interaction is not being ignored"), false)
+                return failure("ignore-interaction off: interaction is not being ignored")
             }
             session.router.dispatchAll()
-            return ("{\"ok\":true}", false)
-        case "trace":
-            tracers.insert(fd)
+            return "{\"ok\":true}"
+        case .trace:
+            connections[fd]?.tracing = true
             if traceWriter == nil {
                 let writer = TraceWriter(format: .json, names: NameBook()) { [unowned self] line in
-                    for tracer in self.tracers { self.send(tracer, line.hasSuffix("\n") ? String(line.dropLast()) : line) }
+                    let text = line.hasSuffix("\n") ? String(line.dropLast()) : line
+                    for (fd, connection) in self.connections where connection.tracing { self.send(fd, text) }
                 }
                 traceWriter = writer
                 session.router.traceSink = writer
             }
-            return ("{\"ok\":true,\"tracing\":true}", true)
-        default:
-            return (failure("unknown request '\(command)': expected tree, pick, pixel, inject, trace, focus or ignore-interaction"), false)
+            return "{\"ok\":true,\"tracing\":true}"
         }
     }
 

@@ -15,6 +15,7 @@ public final class SessionRunner {
 
     public init(options: WaylandSession.Options, command: [String]) throws(WaylandError) {
         signal(SIGPIPE, SIG_IGN)
+        Self.raiseDescriptorLimit()
         session = try WaylandSession(options: options)
         try session.start()
         control = try ControlServer(session: session)
@@ -24,6 +25,22 @@ public final class SessionRunner {
         try session.onSignal(SIGINT) { [unowned self] in self.session.stop() }
         try session.onSignal(SIGTERM) { [unowned self] in self.session.stop() }
         try session.onSignal(SIGCHLD) { [unowned self] in self.reap() }
+    }
+
+    /// Every client costs a descriptor or more (its socket, its pools until mapped, its
+    /// keymap), so the soft limit (often 1,024) is raised to the hard one, as sway and
+    /// systemd's services do; a session without that room refuses new clients early.
+    @discardableResult
+    public static func raiseDescriptorLimit() -> rlim_t {
+        var limit = rlimit()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        guard getrlimit(resource, &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(resource, &raised) == 0 { return raised.rlim_cur }
+        }
+        return limit.rlim_cur
     }
 
     /// Runs until the command exits (returning its status) or a signal stops the session (0).
@@ -91,9 +108,10 @@ public final class SessionRunner {
 
 /// The client side of the control socket, for `touch-router msg` and tests.
 public enum ControlClient {
-    /// Sends one request and hands each reply line to `onLine` until the session closes
-    /// the connection; returns whether the first reply said ok.
+    /// Sends one request and hands its reply line to `onLine`, and for `trace` every line
+    /// after it until the session closes the connection; returns whether the first reply said ok.
     public static func send(_ request: String, to path: String, onLine: (String) -> Void) throws(WaylandError) -> Bool {
+        let streams = request.split(separator: " ").first == "trace"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw WaylandError.errno("socket") }
         defer { close(fd) }
@@ -123,6 +141,7 @@ public enum ControlClient {
                 buffer.removeSubrange(...newline)
                 if first == nil { first = text.hasPrefix("{\"ok\":true") }
                 onLine(text)
+                if !streams { return first ?? false }
             }
         }
         return first ?? false

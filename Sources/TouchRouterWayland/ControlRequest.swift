@@ -1,0 +1,58 @@
+import TouchRouterCore
+import TouchRouterReplay
+
+/// One request line of the control socket, read into what it asks for: the whole of the
+/// socket's grammar, and nothing else, so that it can be read (and fuzzed) apart from a session.
+public enum ControlRequest: Sendable {
+    case tree
+    case pick(Point<GlobalSpace>)
+    case pixel(Point<GlobalSpace>)
+    case inject(InputEvent)
+    case focus
+    case ignoreInteraction(Bool)
+    case trace
+
+    public static let names = "tree, pick, pixel, inject, trace, focus or ignore-interaction"
+
+    /// Reads one line, without its newline. `time` stamps an injected event.
+    public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
+        let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        guard let command = words.first else { throw ControlRequestError("empty request: expected \(names)") }
+        switch command {
+        case "tree": return try noArguments(.tree, words)
+        case "focus": return try noArguments(.focus, words)
+        case "trace": return try noArguments(.trace, words)
+        case "pick": return .pick(try point(words, for: "pick"))
+        case "pixel": return .pixel(try point(words, for: "pixel"))
+        case "inject":
+            do {
+                return .inject(try EventSyntax.parse(Array(words.dropFirst()), time: time, device: device))
+            } catch {
+                throw ControlRequestError("inject: \(error)")
+            }
+        case "ignore-interaction":
+            guard words.count == 2, words[1] == "on" || words[1] == "off" else { throw ControlRequestError("ignore-interaction: expected on or off") }
+            return .ignoreInteraction(words[1] == "on")
+        default:
+            throw ControlRequestError("unknown request '\(command.prefix(64))': expected \(names)")
+        }
+    }
+
+    private static func noArguments(_ request: ControlRequest, _ words: [Substring]) throws(ControlRequestError) -> ControlRequest {
+        guard words.count == 1 else { throw ControlRequestError("\(words[0]): expected no arguments, found '\(words[1].prefix(64))'") }
+        return request
+    }
+
+    /// Two finite numbers: a point in the layout.
+    private static func point(_ words: [Substring], for request: String) throws(ControlRequestError) -> Point<GlobalSpace> {
+        guard words.count == 3, let x = Double(words[1]), let y = Double(words[2]), x.isFinite, y.isFinite else {
+            throw ControlRequestError("\(request): expected two numbers, X Y")
+        }
+        return Point(x, y)
+    }
+}
+
+public struct ControlRequestError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// The control socket's bounds (README, "The control socket"), with a peer that pipelines
+/// requests, holds connections and stops reading a trace.
+@Suite("The control socket: many requests a connection, a cap on connections, a trace reader told what it lost", .serialized)
+struct ControlSocketTests {
+    static let controlClient = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/control-client.py").path
+
+    private func peer(_ session: RunningSession, _ mode: String) throws -> [String] {
+        let log = session.file("control-\(mode).log")
+        let client = try session.client(["python3", Self.controlClient, session.controlSocket, mode], output: log)
+        client.waitUntilExit()
+        let text = RunningSession.text(of: log)
+        #expect(client.terminationStatus == 0, "\(text)")
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    @Test("one connection takes any number of requests, written at once, and answers each with one line, in order")
+    func manyRequests() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let replies = try peer(session, "many-requests")
+        #expect(replies.count == 6, "\(replies)")
+        guard replies.count == 6 else { return }
+        #expect(replies[0].hasPrefix("{\"ok\":true,\"outputs\":"))
+        #expect(replies[1].hasPrefix("{\"ok\":true,\"keyboard\":"))
+        #expect(replies[2].hasPrefix("{\"ok\":true,\"surface\":null"))
+        #expect(replies[3] == "{\"ok\":false,\"error\":\"unknown request 'no-such-request': expected tree, pick, pixel, inject, trace, focus or ignore-interaction\"}")
+        #expect(replies[4] == "{\"ok\":true,\"event\":\"touch down 1 5 5\"}")
+        #expect(replies[5] == "{\"ok\":true,\"event\":\"touch up 1\"}")
+    }
+
+    @Test("past 64 connections a new one is refused with a reason; once one closes, a new one is served")
+    func connectionCap() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let said = try peer(session, "connections")
+        #expect(said.contains("refused: {\"ok\":false,\"error\":\"the session has 64 control connections open, the most it keeps: close one first\"}"), "\(said)")
+        #expect(said.contains { $0.hasPrefix("after one closed: {\"ok\":true,\"keyboard\":") }, "\(said)")
+        #expect(try session.msg("tree").status == 0)
+    }
+
+    @Test("a trace reader that falls behind loses lines, not the session's time, and is told how many it lost")
+    func slowTraceReader() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let said = try peer(session, "slow-trace")
+        let lost = said.first { $0.hasPrefix("lost line: ") }.map { String($0.dropFirst("lost line: ".count)) } ?? ""
+        let count = (try? JSONSerialization.jsonObject(with: Data(lost.utf8)) as? [String: Any])?["lost"] as? Int ?? 0
+        #expect(count > 0, "\(said)")
+        #expect(said.contains { $0.hasPrefix("lines after it: ") && $0 != "lines after it: 0" }, "the trace goes on after the count: \(said)")
+        #expect(try session.msg("focus").status == 0)
+    }
+
+    @Test("the session raises its soft limit on open files to the hard limit, so that many clients cannot starve it")
+    func descriptorLimit() throws {
+        // The session inherits a soft limit below the hard one, for as long as it takes to start it.
+        var inherited = rlimit()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #expect(getrlimit(resource, &inherited) == 0)
+        #expect(inherited.rlim_max > 256, "the hard limit leaves nothing to raise")
+        var lowered = inherited
+        lowered.rlim_cur = 256
+        setrlimit(resource, &lowered)
+        let started = Result { try RunningSession() }
+        setrlimit(resource, &inherited)
+        let session = try started.get()
+        defer { _ = session.terminate() }
+        let limits = try String(contentsOfFile: "/proc/\(session.process.processIdentifier)/limits", encoding: .utf8)
+        let row = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }.map { $0.split(separator: " ", omittingEmptySubsequences: true) } ?? []
+        // "Max open files SOFT HARD files"
+        #expect(row.count == 6 && row[3] == row[4], "\(row)")
+    }
+}
