@@ -63,7 +63,7 @@ public final class LibinputBackend {
             return .deviceRemoved(device: device, time: .zero)
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             let touch = libinput_event_get_touch_event(event)!
-            let time = RouterTime.microseconds(Int64(libinput_event_touch_get_time_usec(touch)))
+            let time = deviceTime(libinput_event_touch_get_time_usec(touch))
             let id = TouchID(libinput_event_touch_get_seat_slot(touch))
             let position = Point<GlobalSpace>(
                 Double(absoluteArea.x) + libinput_event_touch_get_x_transformed(touch, UInt32(absoluteArea.width)),
@@ -73,30 +73,30 @@ public final class LibinputBackend {
                 : .touchMotion(device: device, time: time, id: id, position: position)
         case LIBINPUT_EVENT_TOUCH_UP, LIBINPUT_EVENT_TOUCH_CANCEL:
             let touch = libinput_event_get_touch_event(event)!
-            let time = RouterTime.microseconds(Int64(libinput_event_touch_get_time_usec(touch)))
+            let time = deviceTime(libinput_event_touch_get_time_usec(touch))
             let id = TouchID(libinput_event_touch_get_seat_slot(touch))
             return type == LIBINPUT_EVENT_TOUCH_UP ? .touchUp(device: device, time: time, id: id) : .touchCancel(device: device, time: time, id: id)
         case LIBINPUT_EVENT_TOUCH_FRAME:
             let touch = libinput_event_get_touch_event(event)!
-            return .touchFrame(device: device, time: .microseconds(Int64(libinput_event_touch_get_time_usec(touch))))
+            return .touchFrame(device: device, time: deviceTime(libinput_event_touch_get_time_usec(touch)))
         case LIBINPUT_EVENT_KEYBOARD_KEY:
             let key = libinput_event_get_keyboard_event(event)!
-            return .key(device: device, time: .microseconds(Int64(libinput_event_keyboard_get_time_usec(key))),
+            return .key(device: device, time: deviceTime(libinput_event_keyboard_get_time_usec(key)),
                         key: libinput_event_keyboard_get_key(key),
                         state: libinput_event_keyboard_get_key_state(key) == LIBINPUT_KEY_STATE_PRESSED ? .pressed : .released)
         case LIBINPUT_EVENT_POINTER_MOTION:
             let pointer = libinput_event_get_pointer_event(event)!
-            return .pointerMotion(device: device, time: .microseconds(Int64(libinput_event_pointer_get_time_usec(pointer))),
+            return .pointerMotion(device: device, time: deviceTime(libinput_event_pointer_get_time_usec(pointer)),
                                   dx: libinput_event_pointer_get_dx(pointer), dy: libinput_event_pointer_get_dy(pointer))
         case LIBINPUT_EVENT_POINTER_MOTION_ABSOLUTE:
             let pointer = libinput_event_get_pointer_event(event)!
             let position = Point<GlobalSpace>(
                 Double(absoluteArea.x) + libinput_event_pointer_get_absolute_x_transformed(pointer, UInt32(absoluteArea.width)),
                 Double(absoluteArea.y) + libinput_event_pointer_get_absolute_y_transformed(pointer, UInt32(absoluteArea.height)))
-            return .pointerMotionAbsolute(device: device, time: .microseconds(Int64(libinput_event_pointer_get_time_usec(pointer))), position: position)
+            return .pointerMotionAbsolute(device: device, time: deviceTime(libinput_event_pointer_get_time_usec(pointer)), position: position)
         case LIBINPUT_EVENT_POINTER_BUTTON:
             let pointer = libinput_event_get_pointer_event(event)!
-            return .pointerButton(device: device, time: .microseconds(Int64(libinput_event_pointer_get_time_usec(pointer))),
+            return .pointerButton(device: device, time: deviceTime(libinput_event_pointer_get_time_usec(pointer)),
                                   button: libinput_event_pointer_get_button(pointer),
                                   state: libinput_event_pointer_get_button_state(pointer) == LIBINPUT_BUTTON_STATE_PRESSED ? .pressed : .released)
         case LIBINPUT_EVENT_POINTER_SCROLL_WHEEL, LIBINPUT_EVENT_POINTER_SCROLL_FINGER, LIBINPUT_EVENT_POINTER_SCROLL_CONTINUOUS:
@@ -113,7 +113,7 @@ public final class LibinputBackend {
             case LIBINPUT_SWITCH_TABLET_MODE: kind = .tabletMode
             default: return nil
             }
-            return .switchToggle(device: device, time: .microseconds(Int64(libinput_event_switch_get_time_usec(toggle))), kind: kind,
+            return .switchToggle(device: device, time: deviceTime(libinput_event_switch_get_time_usec(toggle)), kind: kind,
                                  state: libinput_event_switch_get_switch_state(toggle) == LIBINPUT_SWITCH_STATE_ON ? .on : .off)
         default:
             // Tablet tools and pads, and the old axis event that the scroll events replace.
@@ -123,19 +123,19 @@ public final class LibinputBackend {
 
     /// One pointer-axis event per axis that moved; a wheel carries its clicks in 120ths.
     private func scroll(_ pointer: OpaquePointer, type: libinput_event_type, device: DeviceID) -> InputEvent? {
-        let time = RouterTime.microseconds(Int64(libinput_event_pointer_get_time_usec(pointer)))
+        let time = deviceTime(libinput_event_pointer_get_time_usec(pointer))
         let source: AxisSource = type == LIBINPUT_EVENT_POINTER_SCROLL_WHEEL ? .wheel : type == LIBINPUT_EVENT_POINTER_SCROLL_FINGER ? .finger : .continuous
         for (axis, libinputAxis) in [(PointerAxis.vertical, LIBINPUT_POINTER_AXIS_SCROLL_VERTICAL), (.horizontal, LIBINPUT_POINTER_AXIS_SCROLL_HORIZONTAL)]
         where libinput_event_pointer_has_axis(pointer, libinputAxis) != 0 {
             let value = libinput_event_pointer_get_scroll_value(pointer, libinputAxis)
-            let discrete = source == .wheel ? Int32(libinput_event_pointer_get_scroll_value_v120(pointer, libinputAxis) / 120) : 0
+            let discrete = source == .wheel ? clicks(libinput_event_pointer_get_scroll_value_v120(pointer, libinputAxis)) : 0
             return .pointerAxis(device: device, time: time, axis: axis, value: value, discrete: discrete, source: source)
         }
         return nil
     }
 
     private func gesture(_ gesture: OpaquePointer, type: libinput_event_type, device: DeviceID) -> InputEvent {
-        let time = RouterTime.microseconds(Int64(libinput_event_gesture_get_time_usec(gesture)))
+        let time = deviceTime(libinput_event_gesture_get_time_usec(gesture))
         let fingers = libinput_event_gesture_get_finger_count(gesture)
         let phase: GesturePhase
         switch type {
@@ -193,4 +193,20 @@ public final class LibinputBackend {
             close_restricted: { fd, _ in _ = close(fd) }))
         return UnsafePointer(table)
     }()
+}
+
+/// A device's microseconds, as the router's time: kernel clocks are far from Int64's end, but
+/// a number from hardware is checked like any other before arithmetic that would trap on it.
+func deviceTime(_ microseconds: UInt64) -> RouterTime {
+    .microseconds(Int64(min(microseconds, UInt64(Int64.max / 1000))))
+}
+
+/// Whole wheel clicks from libinput's 120ths, within int32 whatever the device said.
+func clicks(_ v120: Double) -> Int32 {
+    guard v120.isFinite else { return 0 }
+    return Int32((v120 / 120).rounded(.towardZero).clamped(to: Double(Int32.min)...Double(Int32.max)))
+}
+
+extension Double {
+    func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
 }
