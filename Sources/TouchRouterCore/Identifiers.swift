@@ -36,7 +36,16 @@ public struct RouterTime: Hashable, Comparable, Sendable, CustomStringConvertibl
     public var nanoseconds: Int64
     @inlinable public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
     @inlinable public static func microseconds(_ us: Int64) -> RouterTime { RouterTime(nanoseconds: us &* 1000) }
-    @inlinable public static func milliseconds(_ ms: Double) -> RouterTime { RouterTime(nanoseconds: Int64((ms * 1_000_000).rounded())) }
+    /// Never traps: NaN is zero, and times past Int64's range of nanoseconds (about
+    /// ±292 years) stand at its ends. Readers of files check their times before this.
+    @inlinable public static func milliseconds(_ ms: Double) -> RouterTime {
+        let ns = (ms * 1_000_000).rounded()
+        if ns.isNaN { return .zero }
+        // Int64.max is not a Double; 2^63 is the first Double past it.
+        if ns >= 9_223_372_036_854_775_808.0 { return RouterTime(nanoseconds: .max) }
+        if ns <= -9_223_372_036_854_775_808.0 { return RouterTime(nanoseconds: .min) }
+        return RouterTime(nanoseconds: Int64(ns))
+    }
     public static let zero = RouterTime(nanoseconds: 0)
     public static func < (a: RouterTime, b: RouterTime) -> Bool { a.nanoseconds < b.nanoseconds }
     /// Milliseconds truncated to 32 bits, as every Wayland input event carries its time.
