@@ -195,6 +195,9 @@ private struct WordReader {
     mutating func number(_ what: String) throws(EventSyntaxError) -> Double {
         let text = try word(what)
         guard let value = Double(text), value.isFinite else { throw unexpected("a number for \(what)") }
+        guard abs(value) <= InputLimits.eventNumber else {
+            throw unexpected("a number from -\(InputLimits.eventNumber.formatted) to \(InputLimits.eventNumber.formatted) for \(what) (InputLimits.eventNumber)")
+        }
         return value
     }
 

@@ -99,10 +99,16 @@ public final class NameBook: @unchecked Sendable {
 }
 
 extension Scene {
+    /// Parses a scene file's text. The limits of `InputLimits` apply: file size, JSON
+    /// nesting, surface nesting and counts, rectangles in an input region.
     public static func parse(_ text: String, file: String) throws(InputFileError) -> Scene {
+        if text.utf8.count > InputLimits.fileBytes {
+            return try parse(bytes: Array(text.utf8), file: file)
+        }
         let root = try ObjectReader(try LocatedJSON.parse(text, file: file), path: "scene")
+        var counter = SurfaceCounter()
         let outputs = try root.array("outputs", required: true).enumerated().map { (i, value) throws(InputFileError) in
-            try parseOutput(value, path: "outputs[\(i)]")
+            try parseOutput(value, path: "outputs[\(i)]", counter: &counter)
         }
         let clients = try root.array("clients", required: false).enumerated().map { (i, value) throws(InputFileError) in
             try parseClient(value, path: "clients[\(i)]")
@@ -118,14 +124,31 @@ extension Scene {
         return Scene(outputs: outputs, clients: clients, keyboardFocus: focus, focusPolicy: policy)
     }
 
-    private static func parseOutput(_ value: LocatedJSON, path: String) throws(InputFileError) -> Output {
+    /// Counts surfaces against `InputLimits.surfaces` and `InputLimits.surfacesPerToplevel`.
+    private struct SurfaceCounter {
+        var all = 0
+        var inToplevel = 0
+
+        mutating func count(_ location: SourceLocation, path: String, isToplevel: Bool) throws(InputFileError) {
+            all += 1
+            if isToplevel { inToplevel = 0 } else { inToplevel += 1 }
+            guard all <= InputLimits.surfaces else {
+                throw InputFileError(location, "\(path): this scene has more than \(InputLimits.surfaces) surfaces, the limit of a scene file (InputLimits.surfaces)")
+            }
+            guard inToplevel <= InputLimits.surfacesPerToplevel else {
+                throw InputFileError(location, "\(path): this toplevel has more than \(InputLimits.surfacesPerToplevel) subsurfaces and popups, the limit below one toplevel (InputLimits.surfacesPerToplevel)")
+            }
+        }
+    }
+
+    private static func parseOutput(_ value: LocatedJSON, path: String, counter: inout SurfaceCounter) throws(InputFileError) -> Output {
         let reader = try ObjectReader(value, path: path)
         let name = try reader.string("name", required: true)!
         let x = try reader.integer("x") ?? 0, y = try reader.integer("y") ?? 0
         let width = try reader.integer("width", required: true, minimum: 1)!
         let height = try reader.integer("height", required: true, minimum: 1)!
         let toplevels = try reader.array("toplevels", required: false).enumerated().map { (i, value) throws(InputFileError) in
-            try parseSurface(value, path: "\(path).toplevels[\(i)]", role: .toplevel)
+            try parseSurface(value, path: "\(path).toplevels[\(i)]", role: .toplevel, depth: 0, counter: &counter)
         }
         try reader.rejectUnknownKeys()
         return Output(name: name, rect: Rect(x: x, y: y, width: width, height: height), toplevels: toplevels, location: reader.location)
@@ -145,7 +168,13 @@ extension Scene {
         return Client(name: name, capabilities: capabilities, location: reader.location)
     }
 
-    private static func parseSurface(_ value: LocatedJSON, path: String, role: SurfaceRole) throws(InputFileError) -> Surface {
+    /// Recurses once per level of nesting, which `InputLimits.surfaceDepth` bounds (and
+    /// `InputLimits.jsonDepth` before it).
+    private static func parseSurface(_ value: LocatedJSON, path: String, role: SurfaceRole, depth: Int, counter: inout SurfaceCounter) throws(InputFileError) -> Surface {
+        guard depth <= InputLimits.surfaceDepth else {
+            throw InputFileError(value.location, "\(path): surfaces are nested more than \(InputLimits.surfaceDepth) deep below their toplevel here, past the limit (InputLimits.surfaceDepth)")
+        }
+        try counter.count(value.location, path: path, isToplevel: role == .toplevel)
         let reader = try ObjectReader(value, path: path)
         let name = try reader.string("name", required: true)!
         let client = try reader.string("client")
@@ -166,10 +195,10 @@ extension Scene {
             below = try reader.choice("placement", ["above", "below"]) == "below"
         }
         let subsurfaces = try reader.array("subsurfaces", required: false).enumerated().map { (i, value) throws(InputFileError) in
-            try parseSurface(value, path: "\(path).subsurfaces[\(i)]", role: .subsurface)
+            try parseSurface(value, path: "\(path).subsurfaces[\(i)]", role: .subsurface, depth: depth + 1, counter: &counter)
         }
         let popups = try reader.array("popups", required: false).enumerated().map { (i, value) throws(InputFileError) in
-            try parseSurface(value, path: "\(path).popups[\(i)]", role: .popup)
+            try parseSurface(value, path: "\(path).popups[\(i)]", role: .popup, depth: depth + 1, counter: &counter)
         }
         try reader.rejectUnknownKeys()
         return Surface(
@@ -327,9 +356,14 @@ private final class ObjectReader {
     /// `[[x, y, w, h], …]` adds rectangles; `{"add": […], "subtract": […]}` follows wl_region.
     func region(_ key: String) throws(InputFileError) -> Region<SurfaceSpace>? {
         guard let value = try member(key, required: false) else { return nil }
+        var listed = 0
         func rects(_ list: LocatedJSON, _ where_: String) throws(InputFileError) -> [Rect<SurfaceSpace>] {
             guard case .array(let items, _) = list else {
                 throw InputFileError(list.location, "\(where_): expected an array of [x, y, width, height], found \(list.kindName)")
+            }
+            listed += items.count
+            guard listed <= InputLimits.regionRectangles else {
+                throw InputFileError(list.location, "\(where_): an input region may list at most \(InputLimits.regionRectangles) rectangles (InputLimits.regionRectangles)")
             }
             return try items.enumerated().map { (i, item) throws(InputFileError) in
                 guard case .array(let numbers, _) = item, numbers.count == 4,

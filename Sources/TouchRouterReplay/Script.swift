@@ -45,23 +45,63 @@ public struct Script: Sendable {
         case acceptsFocus = "accepts-focus", exclusiveTouch = "exclusive-touch", multipleTouch = "multiple-touch"
     }
 
+    /// Parses a script's text. The limits of `InputLimits` apply: file size, times,
+    /// touches down at once, rectangles in a `scene region` line.
     public static func parse(_ text: String, file: String) throws(InputFileError) -> Script {
+        let bytes = Array(text.utf8)
+        if bytes.count > InputLimits.fileBytes { return try parse(bytes: bytes, file: file) }
         var lines: [Line] = []
         var previous = RouterTime.zero
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let content = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let words = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        var liveTouches = Set<TouchID>()
+        var number = 0
+        var lineStart = 0
+        while lineStart <= bytes.count {
+            // One line, read as bytes: "\n" ends it, and a "\r" before it is space.
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != UInt8(ascii: "\n") { lineEnd += 1 }
+            defer { lineStart = lineEnd + 1 }
+            number += 1
+            var contentEnd = lineStart
+            while contentEnd < lineEnd, bytes[contentEnd] != UInt8(ascii: "#") { contentEnd += 1 }
+            // Each word with its column, counted in Unicode scalars from 1.
+            var words: [Substring] = []
+            var columns: [Int] = []
+            var column = 1
+            var i = lineStart
+            while i < contentEnd {
+                let byte = bytes[i]
+                if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") {
+                    i += 1
+                    column += 1
+                    continue
+                }
+                let start = i, startColumn = column
+                while i < contentEnd, bytes[i] != UInt8(ascii: " "), bytes[i] != UInt8(ascii: "\t"), bytes[i] != UInt8(ascii: "\r") {
+                    if bytes[i] & 0xC0 != 0x80 { column += 1 }
+                    i += 1
+                }
+                words.append(Substring(String(decoding: bytes[start..<i], as: UTF8.self)))
+                columns.append(startColumn)
+            }
             guard let first = words.first else { continue }
+            let lineNumber = number
             func location(_ word: Int) -> SourceLocation {
-                let column = word < words.count ? raw.distance(from: raw.startIndex, to: words[word].startIndex) + 1 : raw.count + 1
-                return SourceLocation(file: file, line: number + 1, column: column)
+                SourceLocation(file: file, line: lineNumber, column: word < words.count ? columns[word] : column)
             }
             let relative = first.hasPrefix("+")
             let digits = relative ? first.dropFirst() : first[...]
             guard let milliseconds = Double(digits.hasSuffix("ms") ? digits.dropLast(2) : digits), milliseconds.isFinite, milliseconds >= 0 else {
                 throw InputFileError(location(0), "expected a time in milliseconds (\"12.5\" or \"+16\") at the start of the line, found \"\(first)\"")
             }
+            // Checked before any conversion: 10^12 ms is 10^18 ns, and the sum of two stays within Int64.
+            let limit = InputLimits.scriptMilliseconds
+            guard milliseconds <= limit else {
+                throw InputFileError(location(0), "time \(first) ms is past the limit of \(limit.formatted) ms for script times (InputLimits.scriptMilliseconds)")
+            }
             let time = relative ? RouterTime(nanoseconds: previous.nanoseconds + RouterTime.milliseconds(milliseconds).nanoseconds) : .milliseconds(milliseconds)
+            guard time.nanoseconds <= RouterTime.milliseconds(limit).nanoseconds else {
+                throw InputFileError(location(0), "time \(first) ms after the previous line's \(previous.nanoseconds / 1_000_000) ms goes past the limit of \(limit.formatted) ms for script times (InputLimits.scriptMilliseconds)")
+            }
             guard time >= previous else {
                 throw InputFileError(location(0), "time \(first) ms goes back before the previous line's \(previous.nanoseconds / 1_000_000) ms; lines must be in time order")
             }
@@ -73,6 +113,20 @@ public struct Script: Sendable {
                 action = try parseAction(rest, time: time)
             } catch {
                 throw InputFileError(location(error.wordIndex + 1), error.message)
+            }
+            // Touches down at once, as the router will hold them: a second down for a live
+            // id is dropped, up and cancel end one, removing the device ends all.
+            if case .event(let event) = action {
+                switch event {
+                case .touchDown(_, _, let id, _):
+                    liveTouches.insert(id)
+                    guard liveTouches.count <= InputLimits.liveTouches else {
+                        throw InputFileError(location(3), "touch \(id.raw) would be the \(liveTouches.count)th touch down at once, past the limit of \(InputLimits.liveTouches) (InputLimits.liveTouches); lift one first")
+                    }
+                case .touchUp(_, _, let id), .touchCancel(_, _, let id): liveTouches.remove(id)
+                case .deviceRemoved(let device, _) where device == DeviceID(0): liveTouches.removeAll()
+                default: break
+                }
             }
             lines.append(Line(time: time, action: action, location: location(0), text: rest.joined(separator: " ")))
         }
@@ -149,6 +203,9 @@ public struct Script: Sendable {
                 if words.count == 4, words[3] == "none" { return .scene(.region(surface, nil)) }
                 guard words.count > 3, (words.count - 3) % 4 == 0 else {
                     throw EventSyntaxError(wordIndex: words.count, message: "expected none or groups of four numbers X Y W H")
+                }
+                guard (words.count - 3) / 4 <= InputLimits.regionRectangles else {
+                    throw EventSyntaxError(wordIndex: 3 + 4 * InputLimits.regionRectangles, message: "a region may list at most \(InputLimits.regionRectangles) rectangles (InputLimits.regionRectangles)")
                 }
                 var region = Region<SurfaceSpace>()
                 var i = 3
