@@ -66,3 +66,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets (issue 10), only when TOUCH_ROUTER_FUZZ is set, so ordinary builds
+// never see them. `.ci/fuzz` builds them into .build-fuzz with `-sanitize=fuzzer` and runs
+// each for a bounded time; see Sources/Fuzz/README.md.
+if Context.environment["TOUCH_ROUTER_FUZZ"] != nil {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzScene", ["TouchRouterCore", "TouchRouterReplay"]),
+        ("FuzzScript", ["TouchRouterCore", "TouchRouterReplay"]),
+        ("FuzzControlRequest", ["TouchRouterWayland"]),
+        ("FuzzProtocol", ["TouchRouterCore", "TouchRouterWayland", "CWaylandShim"]),
+    ]
+    // The benchmarks' build-tool plugin would be built with the sanitizer too, and cannot be.
+    package.targets.removeAll { $0.name == "RoutingBenchmarks" }
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Sources/Fuzz/\(target.name)"))
+        package.products.append(.executable(name: target.name, targets: [target.name]))
+    }
+}
