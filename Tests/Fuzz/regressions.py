@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Named regression cases for what the wire fuzzer and the death soak found (issue 10).
+
+    python3 Tests/Fuzz/regressions.py BINARY [CASE...] [--list]
+
+Each case starts its own `touch-router run` (private XDG_RUNTIME_DIR), plays one client on the
+raw wire, and passes when the session is still alive afterwards, answers `tree` within
+LIMIT_S seconds, and (where the case says) the client was ended with a protocol error or its
+window mapped. A case prints "PASS name" or "FAIL name: why" (with the session's stderr);
+the closing line is exactly `regressions: N passed, M failed`.
+"""
+import os
+import struct
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wayland_wire import Client, Session, SessionDied, SessionHung, connect, map_toplevel, memfd, shm_buffer  # noqa: E402
+
+LIMIT_S = 10.0  # how long `tree` may take after the client
+HUGE_PEAK_MB = 512  # a committed 8192x32768 buffer (1 GiB) may raise the session's RSS by at most this
+CASES = []
+
+
+def case(function):
+    CASES.append(function)
+    return function
+
+
+class CaseFailure(Exception):
+    pass
+
+
+def healthy(session, what):
+    started = time.time()
+    try:
+        session.tree(timeout=max(LIMIT_S, 1))
+    except SessionHung:
+        raise CaseFailure(f"{what}: the session did not answer `tree` within {LIMIT_S:.0f} s")
+    except SessionDied as error:
+        raise CaseFailure(f"{what}: the session died ({error})")
+    elapsed = time.time() - started
+    if elapsed > LIMIT_S:
+        raise CaseFailure(f"{what}: `tree` took {elapsed:.1f} s")
+
+
+def finish(client, timeout=LIMIT_S):
+    """Lets the server take everything: a roundtrip, or the error that ends the client."""
+    client.stall_limit = timeout
+    client.roundtrip(timeout=timeout)
+    if client.stalled:
+        raise CaseFailure(f"the session stopped reading the client for {client.blocked:.0f} s")
+
+
+def popup_with_positioner(session, setup):
+    """A mapped toplevel, and a popup from a positioner that `setup` configures, committed."""
+    client, b = connect(session)
+    surface, xdg, _ = map_toplevel(client, b, 200, 200)
+    client.roundtrip()
+    positioner = client.request(b["xdg_wm_base"], "create_positioner", None)
+    setup(client, positioner)
+    popup_surface = client.request(b["wl_compositor"], "create_surface", None)
+    pxdg = client.request(b["xdg_wm_base"], "get_xdg_surface", None, popup_surface)
+    client.request(pxdg, "get_popup", None, xdg, positioner)
+    client.request(popup_surface, "commit")
+    finish(client)
+    return client
+
+
+@case
+def positioner_anchor_rect_max_x_offset_1(session):
+    """set_anchor_rect x=2147483647, set_offset 1: the popup's x overflows Int32 in sendConfigure."""
+    def setup(c, p):
+        c.request(p, "set_size", 10, 10)
+        c.request(p, "set_anchor_rect", 2**31 - 1, 0, 1, 1)
+        c.request(p, "set_offset", 1, 0)
+    popup_with_positioner(session, setup)
+
+
+@case
+def positioner_anchor_rect_min_x_gravity_left(session):
+    """set_anchor_rect x=-2147483648 with gravity left: the popup's x underflows Int32."""
+    def setup(c, p):
+        c.request(p, "set_size", 10, 10)
+        c.request(p, "set_anchor_rect", -2**31, 0, 1, 1)
+        c.request(p, "set_gravity", 3)  # left
+    popup_with_positioner(session, setup)
+
+
+@case
+def positioner_anchor_rect_max_y_offset_1(session):
+    """The same overflow on y: set_anchor_rect y=2147483647, set_offset 0 1."""
+    def setup(c, p):
+        c.request(p, "set_size", 10, 10)
+        c.request(p, "set_anchor_rect", 0, 2**31 - 1, 1, 1)
+        c.request(p, "set_offset", 0, 1)
+    popup_with_positioner(session, setup)
+
+
+@case
+def positioner_extreme_size_and_rect(session):
+    """Largest size, anchor rect and offset together, anchored bottom right, gravity bottom right."""
+    def setup(c, p):
+        c.request(p, "set_size", 2**31 - 1, 2**31 - 1)
+        c.request(p, "set_anchor_rect", 2**31 - 1, 2**31 - 1, 2**31 - 1, 2**31 - 1)
+        c.request(p, "set_anchor", 8)
+        c.request(p, "set_gravity", 8)
+        c.request(p, "set_offset", 2**31 - 1, 2**31 - 1)
+        c.request(p, "set_constraint_adjustment", 63)
+    popup_with_positioner(session, setup)
+
+
+@case
+def subsurface_chain_10000(session):
+    """A chain of 10,000 nested subsurfaces, each committed, under a mapped toplevel."""
+    client, b = connect(session)
+    surface, _, _ = map_toplevel(client, b, 100, 100)
+    parent = surface
+    chain = []
+    for _ in range(10000):
+        s = client.request(b["wl_compositor"], "create_surface", None)
+        client.request(b["wl_subcompositor"], "get_subsurface", None, s, parent)
+        chain.append(s)
+        parent = s
+    client.request(chain[-1], "attach", shm_buffer(client, b["wl_shm"], 8, 8), 0, 0)
+    for s in reversed(chain):
+        client.request(s, "commit")
+    client.request(surface, "commit")
+    finish(client, timeout=30)
+    healthy(session, "with the chain mapped")
+    session.inject("pointer motion 50 50")
+    session.pick(50, 50)
+    client.close()
+
+
+@case
+def region_20000_disjoint_rects(session):
+    """wl_region.add of 20,000 disjoint 1x1 rects, set as a mapped surface's input region."""
+    client, b = connect(session)
+    surface, _, _ = map_toplevel(client, b, 600, 300)
+    region = client.request(b["wl_compositor"], "create_region", None)
+    for k in range(20000):
+        client.request(region, "add", (k % 200) * 3, (k // 200) * 3, 1, 1)
+    client.request(surface, "set_input_region", region)
+    client.request(surface, "commit")
+    finish(client, timeout=30)
+    healthy(session, "with the region set")
+    client.close()
+
+
+@case
+def shm_buffer_8192x32768(session):
+    """A committed 8192x32768 ARGB buffer (a 1 GiB pool): RSS must not follow it."""
+    before = session.rss_kb()
+    client, b = connect(session)
+    surface, _, _ = map_toplevel(client, b, 100, 100)
+    width, height = 8192, 32768
+    fd = memfd(width * height * 4)
+    pool = client.request(b["wl_shm"], "create_pool", None, width * height * 4, fds=[fd])
+    os.close(fd)
+    buffer = client.request(pool, "create_buffer", None, 0, width, height, width * 4, 0)
+    client.request(surface, "attach", buffer, 0, 0)
+    client.request(surface, "damage", 0, 0, width, height)
+    client.request(surface, "commit")
+    finish(client, timeout=60)
+    healthy(session, "with the buffer committed")
+    peak = session.hwm_kb()
+    client.close()
+    time.sleep(0.5)
+    healthy(session, "after the client left")
+    if peak - before > HUGE_PEAK_MB * 1024:
+        raise CaseFailure(f"RSS peaked at {peak} kB, {(peak - before) // 1024} MiB above the {before} kB before "
+                          f"(limit {HUGE_PEAK_MB} MiB)")
+
+
+@case
+def killed_holding_popup_grab_then_tap(session):
+    """A client dies holding a popup grab: the next press elsewhere is not eaten by a dead grab."""
+    client, b = connect(session)
+    surface, xdg, _ = map_toplevel(client, b, 200, 200, title="grabber")
+    client.request(b["wl_seat"], "get_pointer", None)
+    p = client.request(b["xdg_wm_base"], "create_positioner", None)
+    client.request(p, "set_size", 50, 50)
+    client.request(p, "set_anchor_rect", 0, 0, 1, 1)
+    ps = client.request(b["wl_compositor"], "create_surface", None)
+    pxdg = client.request(b["xdg_wm_base"], "get_xdg_surface", None, ps)
+    popup = client.request(pxdg, "get_popup", None, xdg, p)
+    client.request(popup, "grab", b["wl_seat"], 0)
+    client.request(ps, "commit")
+    client.roundtrip()
+    client.request(pxdg, "ack_configure", client.configures.get(pxdg, 0))
+    client.request(ps, "attach", shm_buffer(client, b["wl_shm"], 50, 50), 0, 0)
+    client.request(ps, "commit")
+    finish(client)
+    client.close()
+    deadline = time.time() + 5
+    while session.toplevels() and time.time() < deadline:
+        time.sleep(0.02)
+    healthy(session, "after the grabbing client died")
+    if session.focus().get("keyboard") is not None:
+        raise CaseFailure(f"keyboard focus stays on {session.focus().get('keyboard')} after its client died")
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--list" in sys.argv:
+        for c in CASES:
+            print(f"{c.__name__}: {c.__doc__}")
+        return 0
+    if not args:
+        print(__doc__)
+        return 2
+    binary, names = args[0], args[1:]
+    chosen = [c for c in CASES if not names or c.__name__ in names]
+    passed = failed = 0
+    for function in chosen:
+        session = None
+        try:
+            session = Session(binary, wev=False)
+            started = time.time()
+            function(session)
+            healthy(session, "at the end")
+            print(f"PASS {function.__name__} ({time.time() - started:.1f} s)", flush=True)
+            passed += 1
+        except (CaseFailure, SessionDied, SessionHung, OSError, RuntimeError) as error:
+            failed += 1
+            alive = session is not None and session.alive()
+            print(f"FAIL {function.__name__}: {error} (session {'alive' if alive else 'dead'})", flush=True)
+            if session is not None:
+                tail = session.crash_summary().strip()
+                if tail:
+                    print("    session stderr: " + tail.replace("\n", "\n    "), flush=True)
+        finally:
+            if session is not None:
+                session.stop()
+    print(f"regressions: {passed} passed, {failed} failed", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
