@@ -245,6 +245,10 @@ class Soak:
         if kind == "grab" or index % self.opts.tap_every == 0:
             self.tap_wev(key="KEY_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[index % 26])
         self.check_no_dangling(ids, "at the end of the round")
+        if index % 500 == 0:
+            reply = s.msg_command("focus")
+            if not reply.get("ok") or reply.get("keyboard") in ids:
+                raise SoakFailure(f"`touch-router msg focus` answered {reply}")
 
     def fail(self, index, error):
         s = self.session

@@ -98,6 +98,65 @@ def positioner_anchor_rect_max_y_offset_1(session):
 
 
 @case
+def positioner_wide_anchor_rect_null_parent(session):
+    """Found by wire-fuzz (seed 7, client 2): a parentless popup whose anchor rect is 2147483646 wide at x=3,
+    anchored and gravitating right, offset 65536: "Not enough bits to represent the passed value" in sendConfigure."""
+    client, b = connect(session)
+    p = client.request(b["xdg_wm_base"], "create_positioner", None)
+    client.request(p, "set_size", 277, 147)
+    client.request(p, "set_anchor_rect", 3, 27, 2**31 - 2, 1)
+    client.request(p, "set_anchor", 4)  # right
+    client.request(p, "set_gravity", 4)  # right
+    client.request(p, "set_constraint_adjustment", 53)
+    client.request(p, "set_offset", 65536, 151)
+    surface = client.request(b["wl_compositor"], "create_surface", None)
+    xdg = client.request(b["xdg_wm_base"], "get_xdg_surface", None, surface)
+    client.request(xdg, "get_popup", None, 0, p)
+    client.request(surface, "commit")
+    finish(client)
+
+
+@case
+def positioner_wide_anchor_rect_toplevel_parent(session):
+    """The same wide anchor rect (x=3, width 2147483646, anchor and gravity right, offset 65536) under a toplevel."""
+    def setup(c, p):
+        c.request(p, "set_size", 277, 147)
+        c.request(p, "set_anchor_rect", 3, 27, 2**31 - 2, 1)
+        c.request(p, "set_anchor", 4)
+        c.request(p, "set_gravity", 4)
+        c.request(p, "set_constraint_adjustment", 53)
+        c.request(p, "set_offset", 65536, 151)
+    popup_with_positioner(session, setup)
+
+
+@case
+def popup_reposition_extreme(session):
+    """A mapped popup repositioned (xdg_popup.reposition, v3) with an anchor rect at x=2147483647 and offset 1."""
+    client, b = connect(session)
+    surface, xdg, _ = map_toplevel(client, b, 200, 200)
+    p = client.request(b["xdg_wm_base"], "create_positioner", None)
+    client.request(p, "set_size", 20, 20)
+    client.request(p, "set_anchor_rect", 0, 0, 10, 10)
+    ps = client.request(b["wl_compositor"], "create_surface", None)
+    pxdg = client.request(b["xdg_wm_base"], "get_xdg_surface", None, ps)
+    popup = client.request(pxdg, "get_popup", None, xdg, p)
+    client.request(ps, "commit")
+    client.roundtrip()
+    client.request(pxdg, "ack_configure", client.configures.get(pxdg, 0))
+    client.request(ps, "attach", shm_buffer(client, b["wl_shm"], 20, 20), 0, 0)
+    client.request(ps, "commit")
+    q = client.request(b["xdg_wm_base"], "create_positioner", None)
+    client.request(q, "set_size", 2**31 - 1, 2**31 - 1)
+    client.request(q, "set_anchor_rect", 2**31 - 1, 2**31 - 1, 2**31 - 1, 2**31 - 1)
+    client.request(q, "set_anchor", 8)
+    client.request(q, "set_gravity", 8)
+    client.request(q, "set_offset", 1, 1)
+    client.request(popup, "reposition", q, 7)
+    client.request(ps, "commit")
+    finish(client)
+
+
+@case
 def positioner_extreme_size_and_rect(session):
     """Largest size, anchor rect and offset together, anchored bottom right, gravity bottom right."""
     def setup(c, p):

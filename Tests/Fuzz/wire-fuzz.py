@@ -133,7 +133,10 @@ class Fuzzer:
             if self.malformed and c.sent_messages >= self.malformed[1]:
                 break
             action = self.rng.choices(funcs, weights)[0]
-            action()
+            try:
+                action()
+            except KeyError:
+                pass  # An object it chose went away meanwhile (delete_id): draw again.
             c.pump(0)
         if self.malformed and not c.dead:
             self.send_malformed(self.malformed[0])
@@ -774,6 +777,10 @@ class Run:
         for button in self.held_buttons:
             s.inject(f"pointer button release {button}")
         self.held_buttons = []
+        if index % 50 == 0:
+            reply = s.msg_command("tree", timeout=self.opts.stall)
+            if not reply.get("ok"):
+                raise FuzzFailure("msg", f"`touch-router msg tree` answered {reply}")
         focus = s.focus()
         if focus.get("touches"):
             raise FuzzFailure("dangling touch", f"touches remain after every touch was lifted: {focus['touches']}")
@@ -836,6 +843,9 @@ class Run:
                 self.error_samples.setdefault(key, f"{message} (client {index})")
                 if not message:
                     self.stats["protocol errors without a message"] += 1
+                elif "@" not in message:
+                    self.stats["protocol errors whose message names no interface@id"] += 1
+                    self.error_samples.setdefault("(names no object)", f"{message} (client {index})")
             elif client.eof:
                 self.stats["clients ended otherwise (hang-up without an error)"] += 1
                 if fuzzer.malformed and fuzzer.malformed[0] != "truncated-header":
@@ -851,7 +861,9 @@ class Run:
             self.between_clients(index)
             self.passed += 1
             return True
-        except (SessionDied, SessionHung, FuzzFailure, ConnectionError, RuntimeError, OSError) as error:
+        except Exception as error:  # noqa: BLE001 - a harness error is reported as a failure too
+            if not isinstance(error, (SessionDied, SessionHung, FuzzFailure, ConnectionError, RuntimeError, OSError)):
+                traceback.print_exc()
             if client is None:
                 client = fuzzer.client
             if client is not None:
@@ -945,7 +957,7 @@ class Run:
         for key, n in sorted(self.errors_by_interface.items(), key=lambda kv: -kv[1]):
             print(f"    {n:5d} x {key}: e.g. {self.error_samples[key]}")
         for key, n in sorted(self.stats.items()):
-            if key.startswith("malformed") or key.startswith("hang-up") or key.startswith("inputs"):
+            if key.startswith(("malformed", "hang-up", "inputs", "protocol errors")):
                 print(f"    {key}: {n}")
         print(f"wev: " + ", ".join(f"{k} {got}/{want}" for k, (want, got) in counts.items()))
         print(f"RSS before {base['rss']} kB (at start {self.start_rss} kB), after {rss_after} kB, peak {hwm} kB; "
