@@ -17,6 +17,10 @@ an unknown, reused or out-of-order id, a missing fd, a truncated header, a bad e
 While a client lives, input is injected at its surfaces; between clients a tap and a key are
 injected at wev, whose log must show every one of them at the end.
 
+Control requests (tree, pick, focus, inject) go straight to the control socket, one request a
+connection, exactly as `touch-router msg` sends them (thousands of them would otherwise cost a
+process each); every 50th client the `touch-router msg tree` command itself is run too.
+
 After every client the session must be alive, answer `tree` within --stall seconds, and hold no
 touch; at the end its RSS and open descriptors, measured after --warmup clients, must be flat
 (RSS within --rss-slack-kb; descriptors within --fd-slack). Everything is drawn from
