@@ -7,6 +7,13 @@ import TouchRouterCore
 /// uses (GTK, Qt, foot and Firefox keep tens of surfaces and a few small regions), and
 /// low enough that no client can make the session's one thread or its memory suffer.
 public enum ClientLimits {
+    /// Protocol objects of the session's own interfaces alive at once (libwayland's
+    /// wl_registry and wl_callback of wl_display.sync aside).
+    public static let objects = 65536
+    /// Globals bound through wl_registry, over the client's life (toolkits bind each once).
+    public static let globalBindings = 1024
+    /// wl_pointer, wl_keyboard and wl_touch objects alive at once.
+    public static let seatDevices = 256
     /// wl_surfaces alive at once.
     public static let surfaces = 4096
     /// Subsurfaces and popups stacked on one another below a toplevel: the tree is
@@ -15,6 +22,9 @@ public enum ClientLimits {
     /// Rectangles in one wl_region, after the region's own splitting: a region
     /// operation costs up to this many rectangle comparisons.
     public static let regionRectangles = 4096
+    /// Rectangles in all of one client's wl_regions and in the input regions its surfaces
+    /// hold (each a copy of a region).
+    public static let regionRectanglesInAll = 16384
     /// wl_surface.frame callbacks waiting for the next frame.
     public static let pendingFrameCallbacks = 4096
     /// A wl_shm buffer's width and height, in pixels (the largest texture GPUs take).
@@ -28,10 +38,23 @@ public enum ClientLimits {
 
 /// What a client holds, counted against `ClientLimits`.
 struct ClientUsage {
+    var objects = 0
+    var globalBindings = 0
+    var regionRectangles = 0
     var surfaces = 0
     var pendingFrameCallbacks = 0
     var mappedBytes = 0
     var contentBytes = 0
+}
+
+extension WaylandSession {
+    /// Ends a client with wl_display's implementation error, and says so in the log.
+    func endClient(_ client: OpaquePointer, _ message: String) {
+        var pid: pid_t = 0
+        wl_client_get_credentials(client, &pid, nil, nil)
+        report("client \(pid) ended: \(message)")
+        tr_client_post_implementation_error(client, message)
+    }
 }
 
 extension WaylandObject {
@@ -40,10 +63,7 @@ extension WaylandObject {
     /// text at 128 bytes, so the message says the limit first, and briefly; the session's
     /// log has it too, with the client's pid.
     func endClient(_ request: String, pastLimit message: String) {
-        var pid: pid_t = 0
-        wl_client_get_credentials(client, &pid, nil, nil)
-        session.report("client \(pid) ended: \(request): \(message)")
-        tr_client_post_implementation_error(client, "\(request): \(message)")
+        session.endClient(client, "\(request): \(message)")
     }
 
     /// The protocol's name for this object, "interface@id", for error messages.

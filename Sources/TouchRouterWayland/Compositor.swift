@@ -48,20 +48,33 @@ final class RegionObject: WaylandObject {
             region.checkSize("subtract")
         }))
 
-    /// Each operation compares against every rectangle held, so their number is bounded;
-    /// in Int, a client's int32 corners and sizes cannot overflow.
+    /// What this region counts in its client's `ClientLimits.regionRectanglesInAll`.
+    private var counted = 0
+
+    /// Each operation compares against every rectangle held, so their number is bounded,
+    /// in one region and in all of a client's; in Int, a client's int32 corners and sizes
+    /// cannot overflow.
     private func checkSize(_ request: String) {
-        guard region.rects.count > ClientLimits.regionRectangles else { return }
-        region = Region()
-        endClient("\(name).\(request)", pastLimit: "past \(ClientLimits.regionRectangles) rectangles, the most one region may hold")
+        guard let record = session.existingRecord(for: client) else { return }
+        record.usage.regionRectangles += region.rects.count - counted
+        counted = region.rects.count
+        if region.rects.count > ClientLimits.regionRectangles {
+            endClient("\(name).\(request)", pastLimit: "past \(ClientLimits.regionRectangles) rectangles, the most one region may hold")
+        } else if record.usage.regionRectangles > ClientLimits.regionRectanglesInAll {
+            endClient("\(name).\(request)", pastLimit: "past \(ClientLimits.regionRectanglesInAll) rectangles in all regions, the most one client may have")
+        }
     }
+
+    override func resourceDestroyed() { session.existingRecord(for: client)?.usage.regionRectangles -= counted }
 }
 
 /// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
 final class FrameCallback: WaylandObject {
+    private(set) var destroyed = false
+
     override func resourceDestroyed() {
         session.existingRecord(for: client)?.usage.pendingFrameCallbacks -= 1
-        session.frameCallbackDestroyed(self)
+        destroyed = true
     }
 }
 
@@ -287,6 +300,7 @@ final class SurfaceObject: WaylandObject {
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
             surface.pending.inputRegionSet = true
             surface.pending.inputRegion = region.map { WaylandObject.of($0, as: RegionObject.self).region }
+            surface.countRegionRectangles("set_input_region")
         },
         commit: { _, resource in
             WaylandObject.of(resource, as: SurfaceObject.self).commit()
@@ -333,6 +347,21 @@ final class SurfaceObject: WaylandObject {
             cached = nil
         }
         apply(state)
+        countRegionRectangles("commit")
+    }
+
+    /// What this surface counts in its client's `ClientLimits.regionRectanglesInAll`: the
+    /// input regions it holds (pending, cached and current), each a copy of a wl_region's.
+    private var countedRegionRectangles = 0
+
+    func countRegionRectangles(_ request: String?) {
+        let held = request == nil ? 0 : [pending.inputRegion, cached?.inputRegion, current.inputRegion].reduce(0) { $0 + ($1?.rects.count ?? 0) }
+        guard held != countedRegionRectangles, let record = session.existingRecord(for: client) else { return }
+        record.usage.regionRectangles += held - countedRegionRectangles
+        countedRegionRectangles = held
+        if let request, record.usage.regionRectangles > ClientLimits.regionRectanglesInAll {
+            endClient("\(name).\(request)", pastLimit: "past \(ClientLimits.regionRectanglesInAll) rectangles in all regions, the most one client may have")
+        }
     }
 
     /// Makes `state` current and tells the session, then applies what synchronized

@@ -15,7 +15,7 @@ public struct OutputMode: Sendable, Equatable, CustomStringConvertible {
 
     /// `WxH` or `WxH@Hz`, as `touch-router run --output` takes it.
     public init?(parsing text: String) {
-        let parts = text.split(separator: "@", maxSplits: 1)
+        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
         let size = parts[0].split(separator: "x")
         guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]), width > 0, height > 0, width <= 16384, height <= 16384 else { return nil }
         var refresh = 60_000
@@ -36,7 +36,8 @@ final class VirtualOutput {
     let mode: OutputMode
     var global: OpaquePointer?
     /// Every client's binding of this output, so that surfaces can say they entered it.
-    var bindings: [OutputBinding] = []
+    /// Each client's bindings, so that one client's come and go without a search through all.
+    var bindings: [OpaquePointer: [OutputBinding]] = [:]
     weak var session: WaylandSession?
 
     init(id: OutputID, name: String, rect: Rect<GlobalSpace>, mode: OutputMode) {
@@ -63,7 +64,7 @@ final class VirtualOutput {
 
     /// The client's bindings of this output, for wl_surface.enter.
     func bindings(of client: OpaquePointer) -> [OpaquePointer] {
-        bindings.filter { $0.client == client }.map(\.resource)
+        bindings[client]?.map(\.resource) ?? []
     }
 
     nonisolated(unsafe) static let table = implementation(wl_output_interface(release: destroyRequest))
@@ -74,6 +75,7 @@ final class OutputBinding: WaylandObject {
     weak var output: VirtualOutput?
 
     override func resourceDestroyed() {
-        output?.bindings.removeAll { $0 === self }
+        output?.bindings[client]?.removeAll { $0 === self }
+        if output?.bindings[client]?.isEmpty == true { output?.bindings[client] = nil }
     }
 }

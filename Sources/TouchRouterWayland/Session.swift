@@ -140,10 +140,11 @@ public final class WaylandSession {
             let outputData = Unmanaged.passUnretained(output).toOpaque()
             guard let global = wl_global_create(display.display, tr_wl_output_interface(), 4, outputData, { client, data, version, id in
                 let output = Unmanaged<VirtualOutput>.fromOpaque(data!).takeUnretainedValue()
-                guard let resource = createResource(client, tr_wl_output_interface(), version: Int32(version), id: id) else { return }
-                let binding = OutputBinding(resource: resource, session: output.session!)
+                guard let client, let session = output.session, session.mayBind(client, "wl_output"),
+                      let resource = createResource(client, tr_wl_output_interface(), version: Int32(version), id: id) else { return }
+                let binding = OutputBinding(resource: resource, session: session)
                 binding.output = output
-                output.bindings.append(binding)
+                output.bindings[client, default: []].append(binding)
                 WaylandObject.install(binding, implementation: VirtualOutput.table)
                 output.sendState(to: resource)
             }) else { throw WaylandError("cannot create the wl_output global") }
@@ -160,10 +161,23 @@ public final class WaylandSession {
     static func bindGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
                            _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
         let session = Unmanaged<WaylandSession>.fromOpaque(data!).takeUnretainedValue()
-        guard let client, let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
+        guard let client, session.mayBind(client, String(cString: interface.pointee.name)),
+              let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
         session.record(for: client)
         WaylandObject.install(BoundGlobal(resource: resource, session: session), implementation: table)
         return resource
+    }
+
+    /// Counts a bind of a global against `ClientLimits.globalBindings`; past it the client
+    /// is ended (libwayland's wl_registry, which it binds through, is the object named).
+    func mayBind(_ client: OpaquePointer, _ interface: String) -> Bool {
+        let record = record(for: client)
+        guard record.usage.globalBindings < ClientLimits.globalBindings else {
+            endClient(client, "wl_registry.bind of \(interface): past \(ClientLimits.globalBindings) bound globals, the most one client may have")
+            return false
+        }
+        record.usage.globalBindings += 1
+        return true
     }
 
     public func run() { display.run() }
@@ -225,6 +239,7 @@ public final class WaylandSession {
         // not for an object the client has destroyed.
         surfaces[surface.id] = nil
         surface.replaceContents(with: nil)
+        surface.countRegionRectangles(nil)
         existingRecord(for: surface.client)?.usage.surfaces -= 1
         surface.subsurface?.detach()
         takeOutOfTree(surface)
@@ -452,16 +467,15 @@ public final class WaylandSession {
 
     // MARK: Frames
 
-    func frameCallbackDestroyed(_ callback: FrameCallback) {
-        pendingFrames.removeAll { $0 === callback }
-    }
-
+    /// Each frame tick sends done to the callbacks committed since the last one; one
+    /// whose client went first is skipped there, not searched for here, so that a client
+    /// dying with thousands of callbacks costs no more than they do.
     private func frameTick() {
         guard !pendingFrames.isEmpty else { return }
         let due = pendingFrames
         pendingFrames.removeAll()
         let time = clock.now().waylandMilliseconds
-        for callback in due {
+        for callback in due where !callback.destroyed {
             wl_callback_send_done(callback.resource, time)
             wl_resource_destroy(callback.resource)
         }
@@ -477,8 +491,12 @@ public final class WaylandSession {
         case .pointer: (interface, table) = (tr_wl_pointer_interface(), SeatDevice.pointerTable)
         case .keyboard: (interface, table) = (tr_wl_keyboard_interface(), SeatDevice.keyboardTable)
         }
-        guard let resource = createResource(client, interface, version: wl_resource_get_version(seat), id: id) else { return }
         let record = record(for: client)
+        guard record.devices.count < ClientLimits.seatDevices else {
+            WaylandObject.of(seat, as: BoundGlobal.self).endClient("wl_seat@\(wl_resource_get_id(seat)).get_\(kind)", pastLimit: "past \(ClientLimits.seatDevices) pointers, keyboards and touches, the most one client may have")
+            return
+        }
+        guard let resource = createResource(client, interface, version: wl_resource_get_version(seat), id: id) else { return }
         let device = SeatDevice(resource: resource, session: self, kind: kind, clientID: record.id)
         WaylandObject.install(device, implementation: table)
         record.devices.append(device)
@@ -585,12 +603,14 @@ enum DataDeviceManagerGlobal {
     /// Enough for GTK and Qt clients to start: data devices and sources exist, nothing is ever offered.
     nonisolated(unsafe) static let table = implementation(wl_data_device_manager_interface(
         create_data_source: { client, resource, id in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_wl_data_source_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            wl_resource_set_implementation(created, DataDeviceManagerGlobal.sourceTable, nil, nil)
+            WaylandObject.install(BoundGlobal(resource: created, session: manager.session), implementation: DataDeviceManagerGlobal.sourceTable)
         },
         get_data_device: { client, resource, id, _ in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_wl_data_device_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            wl_resource_set_implementation(created, DataDeviceManagerGlobal.deviceTable, nil, nil)
+            WaylandObject.install(BoundGlobal(resource: created, session: manager.session), implementation: DataDeviceManagerGlobal.deviceTable)
         }))
 
     nonisolated(unsafe) static let sourceTable = implementation(wl_data_source_interface(

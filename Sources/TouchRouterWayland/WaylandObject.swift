@@ -24,12 +24,19 @@ class WaylandObject {
         tr_resource_post_error(resource, code, message)
     }
 
-    /// Makes `object` the resource's implementation and owner.
+    /// Makes `object` the resource's implementation and owner, counted against its
+    /// client's `ClientLimits.objects` until libwayland destroys it.
     static func install(_ object: WaylandObject, implementation: UnsafeRawPointer?) {
         wl_resource_set_implementation(object.resource, implementation, Unmanaged.passRetained(object).toOpaque()) { resource in
             guard let data = wl_resource_get_user_data(resource) else { return }
             let object = Unmanaged<WaylandObject>.fromOpaque(data).takeRetainedValue()
+            object.session.existingRecord(for: object.client)?.usage.objects -= 1
             object.resourceDestroyed()
+        }
+        guard let record = object.session.existingRecord(for: object.client) else { return }
+        record.usage.objects += 1
+        if record.usage.objects > ClientLimits.objects {
+            object.endClient("\(object.name) created", pastLimit: "past \(ClientLimits.objects) objects, the most one client may have")
         }
     }
 

@@ -68,6 +68,13 @@ struct CommandLineTests {
         #expect(run.errors.contains("\(script):2:18: error: expected press or release, found \"push\""), "\(run.errors)")
     }
 
+    @Test("run refuses an output it cannot make, naming it, before any socket exists", arguments: ["", "@", "x", "0x10", "99999x10", "1920x1080@0", "1920x1080@nan"])
+    func malformedOutput(text: String) throws {
+        let run = try ToolRun(["run", "--output", text])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("--output \(text): expected WxH or WxH@Hz"), "\(run.errors)")
+    }
+
     @Test("a missing file is named")
     func missingFile() throws {
         let run = try ToolRun(["route", "--scene", "/nonexistent/scene.json", "--script", "/nonexistent/x"])

@@ -31,6 +31,10 @@ struct HostileClientTests {
               ("mapped-bytes", "error object 1 code 3: wl_shm@\\d+\\.create_pool: 536870912 bytes take the client past 1024 MiB of mapped pools"),
               ("surface-flood", "error object 1 code 3: wl_compositor@\\d+\\.create_surface: past 4096 surfaces, the most one client may have"),
               ("frame-flood", "error object 1 code 3: wl_surface@\\d+\\.frame: past 4096 waiting frame callbacks"),
+              ("region-copies", "error object 1 code 3: wl_surface@\\d+\\.(set_input_region|commit): past 16384 rectangles in all regions"),
+              ("seat-devices", "error object 1 code 3: wl_seat@\\d+\\.get_pointer: past 256 pointers, keyboards and touches"),
+              ("global-binds", "error object 1 code 3: wl_registry.bind of wl_output: past 1024 bound globals"),
+              ("object-flood", "error object 1 code 3: xdg_positioner@\\d+ created: past 65536 objects, the most one client may have"),
           ])
     func pastALimit(mode: String, error: String) throws {
         try Self.run(mode, expecting: error)

@@ -243,7 +243,7 @@ struct SessionTests {
         #expect(chain.count == 7, "close button, title bar, main surface, its toplevel, output, shell, delegate: \(chain)")
         try session.inject(["pointer motion \(close.x) \(close.y)", "pointer button press BTN_LEFT", "pointer button release BTN_LEFT"])
         try session.wait(for: "foot to close") { !foot.isRunning }
-        #expect(foot.terminationReason == .exit, "foot exits by itself, not by a signal")
+        #expect(!foot.isRunning && foot.terminationReason == .exit, "foot exits by itself, not by a signal")
         try session.wait(for: "foot's window to leave the tree") { try session.toplevels().isEmpty }
     }
 
@@ -260,7 +260,7 @@ struct SessionTests {
         #expect(try session.msg("inject", "key", "press", key).status == 0)
         #expect(try session.msg("inject", "key", "release", key).status == 0)
         try session.wait(for: "zenity to answer") { !zenity.isRunning }
-        #expect(zenity.terminationReason == .exit && zenity.terminationStatus == status,
+        #expect(!zenity.isRunning && zenity.terminationReason == .exit && zenity.terminationStatus == status,
                 "zenity's log:\n\(RunningSession.text(of: log))")
         try session.wait(for: "zenity's window to leave the tree") { try session.toplevels().isEmpty }
     }
@@ -285,7 +285,8 @@ struct SessionTests {
         try session.wait(for: "the button to be tapped") { RunningSession.text(of: log).contains("tapped") }
         try session.inject(["key press KEY_Q", "key release KEY_Q", "key press KEY_T", "key release KEY_T", "key press KEY_ENTER", "key release KEY_ENTER"])
         try session.wait(for: "the Qt client to quit") { !qt.isRunning }
-        #expect(qt.terminationReason == .exit && qt.terminationStatus == 0)
+        // Foundation traps on the status of a process still running.
+        #expect(!qt.isRunning && qt.terminationReason == .exit && qt.terminationStatus == 0)
         #expect(RunningSession.text(of: log).contains("typed:qt\n"), "\(RunningSession.text(of: log))")
     }
 

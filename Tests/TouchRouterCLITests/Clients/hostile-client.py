@@ -18,6 +18,10 @@ Modes the session must end with an error naming the limit (printed as raw-client
     mapped-bytes       three pools of 512 MiB (1 GiB is allowed)
     surface-flood      4,097 surfaces
     frame-flood        4,097 frame callbacks on one surface
+    region-copies      one region of 4,000 rectangles set as the input region of five surfaces
+    seat-devices       257 wl_pointers
+    global-binds       1,025 binds of wl_output
+    object-flood       65,537 xdg_positioners
 
 It prints "configure X Y W H" for popups, "alive" after a round trip that answered, or the
 error; it exits 0 when the session did what README says, 1 otherwise.
@@ -230,7 +234,43 @@ def frame_flood():
     return raw.expect_error(conn, 1, IMPLEMENTATION_ERROR)
 
 
+def region_copies():
+    conn = setup()
+    region = conn.new_id()
+    conn.send(conn.compositor, 1, struct.pack("<I", region))
+    for i in range(4000):
+        conn.send(region, 1, struct.pack("<iiii", 2 * (i % 100), 2 * (i // 100), 1, 1))
+    for _ in range(5):
+        holder = surface(conn)
+        conn.send(holder, 5, struct.pack("<I", region))  # set_input_region
+        conn.send(holder, 6)
+    return raw.expect_error(conn, 1, IMPLEMENTATION_ERROR)
+
+
+def seat_devices():
+    conn = setup()
+    seat = raw.bind(conn, "wl_seat", 7)
+    for _ in range(257):
+        conn.send(seat, 0, struct.pack("<I", conn.new_id()))  # get_pointer
+    return raw.expect_error(conn, 1, IMPLEMENTATION_ERROR)
+
+
+def global_binds():
+    conn = setup()
+    for _ in range(1025):
+        raw.bind(conn, "wl_output", 4)
+    return raw.expect_error(conn, 1, IMPLEMENTATION_ERROR)
+
+
+def object_flood():
+    conn = setup()
+    for _ in range(65537):
+        conn.send(conn.wm_base, 1, struct.pack("<I", conn.new_id()))  # create_positioner
+    return raw.expect_error(conn, 1, IMPLEMENTATION_ERROR)
+
+
 MODES = {
+    "region-copies": region_copies, "seat-devices": seat_devices, "global-binds": global_binds, "object-flood": object_flood,
     "positioner-max": positioner_max, "positioner-min": positioner_min, "damage-flood": damage_flood,
     "offset-flood": offset_flood, "deep-subsurfaces": deep_subsurfaces, "deep-bottom-up": deep_bottom_up,
     "region-flood": region_flood, "huge-buffer": huge_buffer, "shown-pixels": shown_pixels,
