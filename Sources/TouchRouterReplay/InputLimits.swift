@@ -12,6 +12,13 @@ public enum InputLimits {
     public static let jsonDepth = 128
     /// Subsurfaces and popups nested below one toplevel, as `SurfaceTree` allows.
     public static let surfaceDepth = SurfaceTree.maximumDepth
+    /// Outputs in one scene.
+    public static let outputs = 16
+    /// An output's width and height, in pixels: the hit-test index keeps a grid of cells
+    /// over each output, so its area is memory and work.
+    public static let outputDimension = 16_384
+    /// The area of all outputs together, in pixels (one 16384x16384 output, or eight 8K ones).
+    public static let outputPixels = 16_384 * 16_384
     /// Surfaces (toplevels, subsurfaces and popups) in one scene.
     public static let surfaces = 100_000
     /// Subsurfaces and popups below one toplevel, at any depth: the tree re-indexes the

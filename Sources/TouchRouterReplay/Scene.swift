@@ -107,8 +107,17 @@ extension Scene {
         }
         let root = try ObjectReader(try LocatedJSON.parse(text, file: file), path: "scene")
         var counter = SurfaceCounter()
+        var pixels = 0
         let outputs = try root.array("outputs", required: true).enumerated().map { (i, value) throws(InputFileError) in
-            try parseOutput(value, path: "outputs[\(i)]", counter: &counter)
+            guard i < InputLimits.outputs else {
+                throw InputFileError(value.location, "outputs[\(i)]: a scene may have at most \(InputLimits.outputs) outputs (InputLimits.outputs)")
+            }
+            let output = try parseOutput(value, path: "outputs[\(i)]", counter: &counter)
+            pixels += output.rect.width * output.rect.height
+            guard pixels <= InputLimits.outputPixels else {
+                throw InputFileError(value.location, "outputs[\(i)]: the outputs together cover more than \(InputLimits.outputPixels) pixels, the limit of a scene (InputLimits.outputPixels)")
+            }
+            return output
         }
         let clients = try root.array("clients", required: false).enumerated().map { (i, value) throws(InputFileError) in
             try parseClient(value, path: "clients[\(i)]")
@@ -145,8 +154,8 @@ extension Scene {
         let reader = try ObjectReader(value, path: path)
         let name = try reader.string("name", required: true)!
         let x = try reader.integer("x") ?? 0, y = try reader.integer("y") ?? 0
-        let width = try reader.integer("width", required: true, minimum: 1)!
-        let height = try reader.integer("height", required: true, minimum: 1)!
+        let width = try reader.integer("width", required: true, minimum: 1, maximum: InputLimits.outputDimension)!
+        let height = try reader.integer("height", required: true, minimum: 1, maximum: InputLimits.outputDimension)!
         let toplevels = try reader.array("toplevels", required: false).enumerated().map { (i, value) throws(InputFileError) in
             try parseSurface(value, path: "\(path).toplevels[\(i)]", role: .toplevel, depth: 0, counter: &counter)
         }
@@ -320,10 +329,15 @@ private final class ObjectReader {
         return text
     }
 
-    func integer(_ key: String, required: Bool = false, minimum: Int = Int(Int32.min)) throws(InputFileError) -> Int? {
+    /// Whole numbers are checked against their range before any conversion; by default
+    /// that of Int32, where positions and sizes live.
+    func integer(_ key: String, required: Bool = false, minimum: Int = Int(Int32.min), maximum: Int = Int(Int32.max)) throws(InputFileError) -> Int? {
         guard let value = try member(key, required: required) else { return nil }
-        guard case .number(let number, _) = value, number == number.rounded(), number >= Double(minimum), number <= Double(Int32.max) else {
-            let wanted = minimum >= 0 ? (minimum == 0 ? "a whole number of 0 or more" : "a whole number of \(minimum) or more") : "a whole number"
+        guard case .number(let number, _) = value, number == number.rounded(), number >= Double(minimum), number <= Double(maximum) else {
+            var wanted = minimum >= 0 ? (minimum == 0 ? "a whole number of 0 or more" : "a whole number of \(minimum) or more") : "a whole number"
+            if maximum < Int(Int32.max), case .number(let number, _) = value, number > Double(maximum) {
+                wanted = "a whole number from \(minimum) to \(maximum) (InputLimits.outputDimension)"
+            }
             throw InputFileError(value.location, "\(path).\(key): expected \(wanted), found \(value.kindName)")
         }
         return Int(number)

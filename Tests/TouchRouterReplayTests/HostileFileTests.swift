@@ -124,6 +124,23 @@ struct HostileFileTests {
         #expect(failure.message.contains("surrogate"), "\(failure)")
     }
 
+    // MARK: Outputs
+
+    @Test("outputs are bounded in size, number and area, since the index keeps a grid of cells over each")
+    func outputs() throws {
+        func output(_ i: Int, _ width: Int, _ height: Int) -> String { "{\"name\": \"O\(i)\", \"width\": \(width), \"height\": \(height)}" }
+        func outputs(_ list: [String]) -> String { "{\"outputs\": [" + list.joined(separator: ", ") + "]}" }
+        let wide = try #require(sceneError(outputs([output(0, 2_147_483_647, 1)])))
+        #expect(wide.message.contains("outputs[0].width: expected a whole number from 1 to 16384"), "\(wide)")
+        #expect(wide.location.description == "s.json:1:38")
+        #expect(sceneError(outputs([output(0, 16_384, 16_384)])) == nil)
+        let area = try #require(sceneError(outputs([output(0, 16_384, 16_384), output(1, 1, 1)])))
+        #expect(area.message.contains("outputs[1]: the outputs together cover more than 268435456 pixels"), "\(area)")
+        #expect(sceneError(outputs((0..<16).map { output($0, 1920, 1080) })) == nil)
+        let many = try #require(sceneError(outputs((0..<17).map { output($0, 1920, 1080) })))
+        #expect(many.message.contains("outputs[16]: a scene may have at most 16 outputs"), "\(many)")
+    }
+
     // MARK: Surfaces
 
     @Test("surfaces nested past SurfaceTree.maximumDepth are refused where they are read; a 10,000 chain finishes")
