@@ -6,6 +6,8 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -35,6 +37,12 @@ const struct wl_interface *tr_xdg_positioner_interface(void) { return &xdg_posit
 
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message) {
     wl_resource_post_error(resource, code, "%s", message);
+}
+
+int tr_socket_unread_bytes(int fd) {
+    int bytes = 0;
+    if (ioctl(fd, SIOCOUTQ, &bytes) < 0) return -1;
+    return bytes;
 }
 
 void tr_client_post_implementation_error(struct wl_client *client, const char *message) {

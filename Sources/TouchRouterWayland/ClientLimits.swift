@@ -31,6 +31,11 @@ public enum ClientLimits {
     public static let bufferDimension = 16384
     /// Bytes of the client's wl_shm pools mapped into the session at once.
     public static let mappedBytes = 1 << 30
+    /// Seconds a client may leave events unread, its socket's backlog never shrinking,
+    /// before it is disconnected. libwayland stops sending to a client once its socket
+    /// and 4 KiB of its own are full, but keeps the client until it writes again: its
+    /// windows would go on taking touches that it never hears of.
+    public static let unreadSeconds = 5
     /// Bytes the session keeps of what the client's surfaces show (4 a pixel): two
     /// 3840x2160 surfaces take 64 MiB.
     public static let contentBytes = 256 << 20
@@ -38,6 +43,11 @@ public enum ClientLimits {
 
 /// What a client holds, counted against `ClientLimits`.
 struct ClientUsage {
+    /// What its socket held unread at the last check, and for how many checks in a row
+    /// that backlog has not shrunk.
+    var unreadBytes = 0
+    var checksNotReading = 0
+
     var objects = 0
     var globalBindings = 0
     var regionRectangles = 0
@@ -48,6 +58,23 @@ struct ClientUsage {
 }
 
 extension WaylandSession {
+    /// Once a second: a client whose socket's backlog of unread events has not shrunk
+    /// for `ClientLimits.unreadSeconds` is disconnected. No error can reach it (its
+    /// socket is full), so the log says why.
+    func disconnectClientsNotReading() {
+        for record in clientRecords {
+            let unread = Int(tr_socket_unread_bytes(wl_client_get_fd(record.client)))
+            let stuck = unread > 0 && unread >= record.usage.unreadBytes
+            record.usage.checksNotReading = stuck ? record.usage.checksNotReading + 1 : 0
+            record.usage.unreadBytes = unread
+            guard record.usage.checksNotReading > ClientLimits.unreadSeconds else { continue }
+            var pid: pid_t = 0
+            wl_client_get_credentials(record.client, &pid, nil, nil)
+            report("client \(pid) ended: it left \(unread) bytes of events unread for \(ClientLimits.unreadSeconds) s")
+            wl_client_destroy(record.client)
+        }
+    }
+
     /// Ends a client with wl_display's implementation error, and says so in the log.
     func endClient(_ client: OpaquePointer, _ message: String) {
         var pid: pid_t = 0

@@ -155,6 +155,7 @@ public final class WaylandSession {
         if options.listens { try display.addSocket() }
         let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
         try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }
+        try display.every(milliseconds: 1000) { [unowned self] in self.disconnectClientsNotReading() }
     }
 
     @discardableResult
@@ -207,6 +208,8 @@ public final class WaylandSession {
         record.destroyListener = listener
         return record
     }
+
+    var clientRecords: [ClientRecord] { Array(clients.values) }
 
     /// The record of a client that is still connected; nil once it is going, so that
     /// resources destroyed with it neither count nor make a new record.

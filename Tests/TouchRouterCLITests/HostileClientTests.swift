@@ -40,6 +40,11 @@ struct HostileClientTests {
         try Self.run(mode, expecting: error)
     }
 
+    @Test("a client that stops reading while its window is pointed at is disconnected within seconds; the session and wev go on")
+    func stopsReading() throws {
+        try Self.run("stops-reading", expecting: "dropped after \\d+ s\ndisconnected")
+    }
+
     /// Runs the hostile client beside wev, with a finger down on wev throughout; then the
     /// finger's motion and up, and a key, must reach wev, and nothing of the hostile
     /// client may be left in the tree or the focus.
@@ -52,7 +57,7 @@ struct HostileClientTests {
         #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0)
 
         let log = session.file("hostile.log")
-        let hostile = try session.client(["python3", hostileClient, mode], output: log)
+        let hostile = try session.client(["python3", hostileClient, mode], output: log, environment: ["TOUCH_ROUTER_SOCKET": session.controlSocket])
         hostile.waitUntilExit()
         let said = RunningSession.text(of: log)
         #expect(hostile.terminationStatus == 0, "\(said)")

@@ -69,5 +69,8 @@ int tr_sealed_memfd(const char *name, const void *data, size_t size);
 int tr_accept_nonblocking(int fd);
 // The uid of a Unix socket's peer; -1 with errno on failure.
 int tr_peer_uid(int fd, unsigned int *uid);
+// Bytes written to a Unix socket that its peer has not read yet (SIOCOUTQ, through the
+// variadic ioctl); -1 with errno on failure.
+int tr_socket_unread_bytes(int fd);
 
 #endif

@@ -22,14 +22,22 @@ Modes the session must end with an error naming the limit (printed as raw-client
     seat-devices       257 wl_pointers
     global-binds       1,025 binds of wl_output
     object-flood       65,537 xdg_positioners
+A client that stops reading (TOUCH_ROUTER_SOCKET must name the control socket):
+    stops-reading      maps a toplevel with app id "stops-reading", takes a wl_pointer, then
+                       reads nothing while it moves the pointer over its window 3,000 times
+                       through the control socket; prints "dropped after N s" once its window
+                       has left the tree, then "disconnected" once its socket ends
 
 It prints "configure X Y W H" for popups, "alive" after a round trip that answered, or the
 error; it exits 0 when the session did what README says, 1 otherwise.
 """
 import importlib.util
+import json
 import os
+import socket
 import struct
 import sys
+import time
 
 spec = importlib.util.spec_from_file_location("raw_client", os.path.join(os.path.dirname(os.path.abspath(__file__)), "raw-client.py"))
 raw = importlib.util.module_from_spec(spec)
@@ -269,7 +277,60 @@ def object_flood():
     return raw.expect_error(conn, 1, IMPLEMENTATION_ERROR)
 
 
+def set_app_id(conn, xdg, app_id):
+    role = xdg + 1  # toplevel() takes the xdg_toplevel's id right after the xdg_surface's
+    conn.send(role, 3, raw.string(app_id))  # xdg_toplevel.set_app_id
+
+
+def control(lines):
+    peer = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    peer.connect(os.environ["TOUCH_ROUTER_SOCKET"])
+    peer.sendall("".join(line + "\n" for line in lines).encode())
+    replies = b""
+    while replies.count(b"\n") < len(lines):
+        replies += peer.recv(1 << 20)
+    peer.close()
+    return [json.loads(line) for line in replies.decode().splitlines()]
+
+
+def own_window():
+    outputs = control(["tree"])[0]["outputs"]
+    return next((top for output in outputs for top in output["toplevels"] if top["label"] == "stops-reading"), None)
+
+
+def stops_reading():
+    conn = setup()
+    seat = raw.bind(conn, "wl_seat", 7)
+    conn.send(seat, 0, struct.pack("<I", conn.new_id()))  # get_pointer
+    mapped, xdg = toplevel(conn)
+    set_app_id(conn, xdg, "stops-reading")
+    conn.roundtrip()
+    while own_window() is None:
+        time.sleep(0.05)
+    x, y = own_window()["position"]
+    control(["inject pointer motion %d %d" % (x + 10 + i % 100, y + 10 + i % 150) for i in range(3000)])
+    start = time.monotonic()
+    while own_window() is not None:
+        if time.monotonic() - start > 30:
+            print("still in the tree after 30 s", flush=True)
+            return 1
+        time.sleep(0.2)
+    print("dropped after %d s" % round(time.monotonic() - start), flush=True)
+    conn.sock.settimeout(5)
+    try:
+        while conn.sock.recv(1 << 20):
+            pass
+    except ConnectionResetError:
+        pass
+    except socket.timeout:
+        print("the socket is still open", flush=True)
+        return 1
+    print("disconnected", flush=True)
+    return 0
+
+
 MODES = {
+    "stops-reading": stops_reading,
     "region-copies": region_copies, "seat-devices": seat_devices, "global-binds": global_binds, "object-flood": object_flood,
     "positioner-max": positioner_max, "positioner-min": positioner_min, "damage-flood": damage_flood,
     "offset-flood": offset_flood, "deep-subsurfaces": deep_subsurfaces, "deep-bottom-up": deep_bottom_up,
