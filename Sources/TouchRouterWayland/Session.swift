@@ -617,7 +617,14 @@ enum DataDeviceManagerGlobal {
         }))
 
     nonisolated(unsafe) static let sourceTable = implementation(wl_data_source_interface(
-        offer: { _, _, _ in }, destroy: destroyRequest, set_actions: { _, _, _ in }))
+        offer: { _, _, _ in }, destroy: destroyRequest,
+        set_actions: { _, resource, actions in
+            guard actions & ~7 == 0 else {
+                let source = WaylandObject.of(resource, as: BoundGlobal.self)
+                source.postError(WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK.rawValue, "\(source.name).set_actions: 0x\(String(actions, radix: 16)) has bits that are not wl_data_device_manager.dnd_action")
+                return
+            }
+        }))
     nonisolated(unsafe) static let deviceTable = implementation(wl_data_device_interface(
         start_drag: { _, _, _, _, _, _ in }, set_selection: { _, _, _, _ in }, release: destroyRequest))
 }

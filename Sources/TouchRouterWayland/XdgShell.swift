@@ -222,14 +222,29 @@ final class XdgToplevelObject: WaylandObject {
         },
         show_window_menu: { _, _, _, _, _, _ in },
         move: { _, _, _, _ in },
-        resize: { _, _, _, _, _ in },
-        set_max_size: { _, _, _, _ in },
-        set_min_size: { _, _, _, _ in },
+        resize: { _, resource, _, _, edges in
+            guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
+                let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
+                toplevel.postError(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue, "\(toplevel.name).resize: \(edges) is not an xdg_toplevel.resize_edge")
+                return
+            }
+        },
+        set_max_size: { _, resource, width, height in WaylandObject.of(resource, as: XdgToplevelObject.self).checkSize(width, height, "set_max_size") },
+        set_min_size: { _, resource, width, height in WaylandObject.of(resource, as: XdgToplevelObject.self).checkSize(width, height, "set_min_size") },
         set_maximized: { _, _ in },
         unset_maximized: { _, _ in },
         set_fullscreen: { _, _, _ in },
         unset_fullscreen: { _, _ in },
         set_minimized: { _, _ in }))
+}
+
+extension XdgToplevelObject {
+    /// Minimum and maximum sizes are taken and not used yet, but a negative one is the
+    /// protocol's invalid_size.
+    func checkSize(_ width: Int32, _ height: Int32, _ request: String) {
+        guard width < 0 || height < 0 else { return }
+        postError(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue, "\(name).\(request): \(width)x\(height) is negative")
+    }
 }
 
 final class XdgPopupObject: WaylandObject {

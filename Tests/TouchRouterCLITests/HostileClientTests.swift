@@ -40,6 +40,16 @@ struct HostileClientTests {
         try Self.run(mode, expecting: error)
     }
 
+    @Test("a value outside the protocol's enums and ranges gets the protocol's own error, naming the request",
+          arguments: [
+              ("bad-resize-edge", "error object \\d+ code 0: xdg_toplevel@\\d+\\.resize: 3 is not an xdg_toplevel.resize_edge"),
+              ("negative-min-size", "error object \\d+ code 2: xdg_toplevel@\\d+\\.set_min_size: -1x10 is negative"),
+              ("bad-action-mask", "error object \\d+ code 0: wl_data_source@\\d+\\.set_actions: 0x8 has bits that are not wl_data_device_manager.dnd_action"),
+          ])
+    func protocolErrors(mode: String, error: String) throws {
+        try Self.run(mode, expecting: error)
+    }
+
     @Test("a client that stops reading while its window is pointed at is disconnected within seconds; the session and wev go on")
     func stopsReading() throws {
         try Self.run("stops-reading", expecting: "dropped after \\d+ s\ndisconnected")

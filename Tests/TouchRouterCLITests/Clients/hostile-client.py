@@ -22,6 +22,10 @@ Modes the session must end with an error naming the limit (printed as raw-client
     seat-devices       257 wl_pointers
     global-binds       1,025 binds of wl_output
     object-flood       65,537 xdg_positioners
+Modes the session must end with the protocol's own error:
+    bad-resize-edge    xdg_toplevel.resize with edges 3 (invalid_resize_edge)
+    negative-min-size  xdg_toplevel.set_min_size(-1, 10) (invalid_size)
+    bad-action-mask    wl_data_source.set_actions(8) (invalid_action_mask)
 A client that stops reading (TOUCH_ROUTER_SOCKET must name the control socket):
     stops-reading      maps a toplevel with app id "stops-reading", takes a wl_pointer, then
                        reads nothing while it moves the pointer over its window 3,000 times
@@ -329,7 +333,32 @@ def stops_reading():
     return 0
 
 
+def bad_resize_edge():
+    conn = setup()
+    seat = raw.bind(conn, "wl_seat", 7)
+    _, xdg = toplevel(conn)
+    conn.send(xdg + 1, 6, struct.pack("<III", seat, 0, 3))  # resize(seat, serial, edges 3)
+    return raw.expect_error(conn, xdg + 1, 0)
+
+
+def negative_min_size():
+    conn = setup()
+    _, xdg = toplevel(conn)
+    conn.send(xdg + 1, 8, struct.pack("<ii", -1, 10))  # set_min_size
+    return raw.expect_error(conn, xdg + 1, 2)
+
+
+def bad_action_mask():
+    conn = setup()
+    manager = raw.bind(conn, "wl_data_device_manager", 3)
+    source = conn.new_id()
+    conn.send(manager, 0, struct.pack("<I", source))  # create_data_source
+    conn.send(source, 2, struct.pack("<I", 8))  # set_actions
+    return raw.expect_error(conn, source, 0)
+
+
 MODES = {
+    "bad-resize-edge": bad_resize_edge, "negative-min-size": negative_min_size, "bad-action-mask": bad_action_mask,
     "stops-reading": stops_reading,
     "region-copies": region_copies, "seat-devices": seat_devices, "global-binds": global_binds, "object-flood": object_flood,
     "positioner-max": positioner_max, "positioner-min": positioner_min, "damage-flood": damage_flood,
