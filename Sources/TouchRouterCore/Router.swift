@@ -99,6 +99,7 @@ public final class Router {
         var clientGrab: ClientGrab?
         /// Buttons whose press dismissed a grab: their release is dropped too.
         var buttonsPressedOutsideGrab: [UInt32] = []
+        var buttonsPressedOnGoneSurface: [UInt32] = []
         var pressedButtons: [UInt32] = []
         var pointerFrameClients: [ClientID] = []
         var touches: [TouchPoint] = []
@@ -161,6 +162,12 @@ public final class Router {
     }
     private var pointerFocusClient: ClientID? {
         _read { yield state.pointee.pointerFocusClient } _modify { yield &state.pointee.pointerFocusClient }
+    }
+    /// Buttons held when the surface they were pressed on left the tree: their releases
+    /// go nowhere, as the rest of a touch on a gone surface does, rather than to a client
+    /// that never saw the press.
+    private var buttonsPressedOnGoneSurface: [UInt32] {
+        _read { yield state.pointee.buttonsPressedOnGoneSurface } _modify { yield &state.pointee.buttonsPressedOnGoneSurface }
     }
     private var buttonsPressedOutsideGrab: [UInt32] {
         _read { yield state.pointee.buttonsPressedOutsideGrab } _modify { yield &state.pointee.buttonsPressedOutsideGrab }
@@ -744,6 +751,10 @@ public final class Router {
             buttonsPressedOutsideGrab.remove(at: i)
             return .dropped(.outsideGrab)
         }
+        if state == .released, let i = buttonsPressedOnGoneSurface.firstIndex(of: button) {
+            buttonsPressedOnGoneSurface.remove(at: i)
+            return .dropped(.surfaceGone)
+        }
         switch state {
         case .pressed:
             if pressedButtons.isEmpty { pointerGrab = pointerFocus }
@@ -1103,7 +1114,11 @@ extension Router: SurfaceTreeObserver {
                 break
             }
         }
-        if let grab = pointerGrab, surfaces.contains(grab) { pointerGrab = nil }
+        if let grab = pointerGrab, surfaces.contains(grab) {
+            buttonsPressedOnGoneSurface += pressedButtons
+            pressedButtons.removeAll(keepingCapacity: true)
+            pointerGrab = nil
+        }
         if let focus = pointerFocus, surfaces.contains(focus) {
             // A surface leaving the tree may live on in its client (an unmapped popup):
             // it hears its leave. The Wayland layer drops it for a destroyed wl_surface.

@@ -298,3 +298,28 @@ struct ClientGrabTests {
         #expect(h.log.last == .delivered(.hit))
     }
 }
+
+@Suite("A button held on a surface that leaves the tree")
+struct ButtonOnGoneSurfaceTests {
+    @Test("its release reaches no one, not the surface now under the pointer, which never saw the press; the next click is whole")
+    func releaseGoesNowhere() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 500, 500)
+        h.toplevel(2, 100, 100, 100, 100)
+        h.pointer(150, 150)
+        h.button(.pressed)
+        #expect(h.delivery.take().contains(.pointerButton(SurfaceID(2), EvdevCode.buttonLeft, .pressed)))
+        try h.tree.remove(SurfaceID(2))
+        h.router.refreshPointerFocus()
+        #expect(h.router.pointerFocus == SurfaceID(1))
+        _ = h.delivery.take()
+        h.button(.released)
+        #expect(h.log.last == .dropped(.surfaceGone))
+        #expect(!h.delivery.take().contains { if case .pointerButton = $0 { true } else { false } }, "no release without its press")
+        h.button(.pressed)
+        h.button(.released)
+        #expect(h.delivery.take().filter { if case .pointerButton = $0 { true } else { false } } == [
+            .pointerButton(SurfaceID(1), EvdevCode.buttonLeft, .pressed), .pointerButton(SurfaceID(1), EvdevCode.buttonLeft, .released),
+        ])
+    }
+}
