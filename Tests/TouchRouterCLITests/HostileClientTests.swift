@@ -55,6 +55,28 @@ struct HostileClientTests {
         try Self.run("stops-reading", expecting: "dropped after \\d+ s\ndisconnected")
     }
 
+    static let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/regressions.py").path
+
+    @Test("each crash, hang or blow-up the wire fuzzer found stays fixed (Tests/Fuzz/regressions.py, each on a fresh session)",
+          arguments: ["positioner_anchor_rect_max_x_offset_1", "positioner_anchor_rect_min_x_gravity_left", "positioner_anchor_rect_max_y_offset_1",
+                      "positioner_wide_anchor_rect_null_parent", "positioner_wide_anchor_rect_toplevel_parent", "popup_reposition_extreme",
+                      "positioner_extreme_size_and_rect", "subsurface_chain_10000", "region_20000_disjoint_rects", "shm_buffer_8192x32768",
+                      "killed_holding_popup_grab_then_tap"])
+    func fuzzerFinding(name: String) throws {
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        run.arguments = ["python3", Self.regressions, ToolRun.executable.path, name]
+        let output = Pipe()
+        run.standardOutput = output
+        run.standardError = output
+        try run.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 0, "\(text)")
+        #expect(text.contains("regressions: 1 passed, 0 failed"), "\(text)")
+    }
+
     /// Runs the hostile client beside wev, with a finger down on wev throughout; then the
     /// finger's motion and up, and a key, must reach wev, and nothing of the hostile
     /// client may be left in the tree or the focus.
