@@ -34,10 +34,8 @@ func readFile(_ path: String, what: String) throws -> String {
     guard let data = FileManager.default.contents(atPath: path) else {
         throw Failure(description: "\(path): error: cannot read the \(what) file (no such file, or no permission)")
     }
-    guard let text = String(data: data, encoding: .utf8) else {
-        throw Failure(description: "\(path): error: the \(what) file is not UTF-8 text")
-    }
-    return text
+    // Checked for size and UTF-8 by the replay reader, whose error names the first bad byte's line and column.
+    return try InputText.decode([UInt8](data), file: path, what: what)
 }
 
 struct Route: ParsableCommand {

@@ -75,6 +75,16 @@ struct CommandLineTests {
         #expect(run.errors.contains("--output \(text): expected WxH or WxH@Hz"), "\(run.errors)")
     }
 
+    @Test("a script that is not UTF-8 is refused naming the line and column of its first bad byte")
+    func notUTF8() throws {
+        let script = try temporary("latin1.script", "")
+        try Data("0 touch down 0 1 2\n5 touch up 0 ".utf8 + [0xC3, 0x28, 0x0A]).write(to: URL(fileURLWithPath: script))
+        let run = try ToolRun(["route", "--scene", ToolRun.samples.appendingPathComponent("kiosk-scene.json").path, "--script", script])
+        #expect(run.status != 0)
+        #expect(run.errors.contains("\(script):2:"), "\(run.errors)")
+        #expect(run.errors.contains("not UTF-8"), "\(run.errors)")
+    }
+
     @Test("a missing file is named")
     func missingFile() throws {
         let run = try ToolRun(["route", "--scene", "/nonexistent/scene.json", "--script", "/nonexistent/x"])
