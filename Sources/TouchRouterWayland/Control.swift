@@ -20,6 +20,9 @@ public final class ControlServer {
     public static let maximumLine = 65536
     public static let maximumUnsent = 1 << 20
     public static let idleSeconds = 60
+    /// Touches down at once through `inject`, as scripts allow (InputLimits.liveTouches):
+    /// the router's touch rules look at every live touch.
+    public static let maximumInjectedTouches = InputLimits.liveTouches
 
     public let path: String
     private unowned let session: WaylandSession
@@ -218,6 +221,9 @@ public final class ControlServer {
             let argb = pixel.map { jsonString("0x" + String($0, radix: 16)) } ?? "null"
             return "{\"ok\":true,\"surface\":{\"id\":\(surface.raw),\"local\":[\(jsonNumber(local.x)),\(jsonNumber(local.y))]},\"argb\":\(argb)}"
         case .inject(let event):
+            if case .touchDown = event, session.router.activeTouches.count >= Self.maximumInjectedTouches {
+                return failure("inject: \(Self.maximumInjectedTouches) touches are down already, the most the control socket puts down; lift one first")
+            }
             session.inject(event)
             return "{\"ok\":true,\"event\":\(jsonString(EventSyntax.format(event)))}"
         case .focus:

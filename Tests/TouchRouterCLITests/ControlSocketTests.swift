@@ -53,6 +53,15 @@ struct ControlSocketTests {
         #expect(try session.msg("focus").status == 0)
     }
 
+    @Test("inject puts at most 256 touches down at once, as scripts may; the 257th is refused with the reason")
+    func injectedTouches() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let said = try peer(session, "touch-cap")
+        #expect(said.contains("257th: {\"ok\":false,\"error\":\"inject: 256 touches are down already, the most the control socket puts down; lift one first\"}"), "\(said)")
+        #expect(said.contains("after one lifted: {\"ok\":true,\"event\":\"touch down 300 5 5\"}"), "\(said)")
+    }
+
     @Test("the session raises its soft limit on open files to the hard limit, so that many clients cannot starve it")
     func descriptorLimit() throws {
         // The session inherits a soft limit below the hard one, for as long as it takes to start it.

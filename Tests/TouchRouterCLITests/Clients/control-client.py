@@ -11,6 +11,9 @@
                     then reads everything, routes one more event, and prints the line that
                     says how many trace lines were lost, and whether any came after it
 
+    touch-cap       puts 257 touches down through inject, prints the last reply, lifts one
+                    and prints the reply to one more down
+
 It exits 0 when it could talk to the session, 1 otherwise; the test reads what it printed.
 """
 import socket
@@ -90,8 +93,16 @@ def slow_trace(path):
     print("lines after it:", len(seen) - 1 - seen.index(lost[0]) if lost else 0)
 
 
+def touch_cap(path):
+    peer = connect(path)
+    peer.sendall(b"".join(b"inject touch down %d 5 5\n" % i for i in range(257)))
+    print("257th:", lines(peer, 257)[-1])
+    peer.sendall(b"inject touch up 0\ninject touch down 300 5 5\n")
+    print("after one lifted:", lines(peer, 2)[-1])
+
+
 if __name__ == "__main__":
-    modes = {"many-requests": many_requests, "connections": connections, "slow-trace": slow_trace}
+    modes = {"many-requests": many_requests, "connections": connections, "slow-trace": slow_trace, "touch-cap": touch_cap}
     if len(sys.argv) != 3 or sys.argv[2] not in modes:
         sys.exit("usage: control-client.py SOCKET " + "|".join(modes))
     modes[sys.argv[2]](sys.argv[1])
