@@ -114,9 +114,11 @@ public enum EventSyntax {
             case "add":
                 let id = DeviceID(UInt32(try reader.integer("the device id", range: 0...Int(UInt32.max))))
                 var capabilities: DeviceCapabilities = []
-                for part in try reader.word("capabilities such as touch,pointer").split(separator: ",") {
+                // "none" for a device with none of them (a tablet), so that every device prints and reads back.
+                let listed = try reader.word("capabilities such as touch,pointer, or none")
+                for part in listed == "none" ? [] : listed.split(separator: ",", omittingEmptySubsequences: false) {
                     let known: [Substring: DeviceCapabilities] = ["keyboard": .keyboard, "pointer": .pointer, "touch": .touch, "gesture": .gesture, "switch": .switch]
-                    guard let capability = known[part] else { throw reader.unexpected("keyboard, pointer, touch, gesture or switch, separated by commas") }
+                    guard let capability = known[part] else { throw reader.unexpected("keyboard, pointer, touch, gesture or switch, separated by commas, or none") }
                     capabilities.insert(capability)
                 }
                 event = .deviceAdded(device: id, time: time, capabilities: capabilities)
@@ -156,7 +158,7 @@ public enum EventSyntax {
         case .deviceAdded(let device, _, let capabilities):
             let words = [(DeviceCapabilities.keyboard, "keyboard"), (.pointer, "pointer"), (.touch, "touch"), (.gesture, "gesture"), (.switch, "switch")]
                 .filter { capabilities.contains($0.0) }.map(\.1)
-            return "device add \(device.raw) \(words.joined(separator: ","))"
+            return "device add \(device.raw) \(words.isEmpty ? "none" : words.joined(separator: ","))"
         case .deviceRemoved(let device, _): return "device remove \(device.raw)"
         }
     }

@@ -18,7 +18,7 @@ struct ScriptTests {
         "pointer axis vertical 15 discrete 1 source wheel", "pointer axis horizontal -2.5 source finger",
         "swipe begin 3", "swipe update 4 -2", "swipe end cancelled", "pinch begin 2", "pinch update 1 1 1.5 10", "pinch end",
         "hold begin 3", "hold end", "switch tablet-mode on", "switch lid off",
-        "device add 4 pointer,touch", "device remove 4",
+        "device add 4 pointer,touch", "device add 5 none", "device remove 4",
     ])
     func roundTrip(_ text: String) throws {
         let event = try EventSyntax.parse(text.split(separator: " "), time: .zero)
@@ -37,6 +37,9 @@ struct ScriptTests {
         ("0 scene set app opacity 3\n", "t.script:1:25", "expected an opacity from 0 to 1"),
         ("0 scene region app 1 2 3\n", "t.script:1:25", "expected none or groups of four numbers"),
         ("0\n", "t.script:1:2", "expected an event or an action"),
+        // Found by the libFuzzer target FuzzControlRequest: it read as no capabilities and printed as nothing.
+        ("0 device add 6 ,\n", "t.script:1:16", "expected keyboard, pointer, touch, gesture or switch, separated by commas, or none"),
+        ("0 device add 6 touch,,pointer\n", "t.script:1:16", "separated by commas, or none"),
     ])
     func mistakes(_ text: String, _ location: String, _ message: String) {
         do {
