@@ -145,6 +145,9 @@ public final class HitTestIndex {
         var outputs = ManualBuffer<OutputEntry>()
         var freeSlots: [Int32] = []
         var revision: UInt64 = 0
+        /// Toplevels whose insides changed since they were last flattened.
+        var stale: [SurfaceNode] = []
+        var flattenings = 0
     }
 
     public static let cellShifts = 6...12
@@ -159,6 +162,7 @@ public final class HitTestIndex {
         precondition(Self.cellShifts.contains(cellShift), "cell size must be 64 to 4096 pixels")
         self.cellShift = cellShift
         self.answerShift = min(4, cellShift - 3)
+        state.pointee.stale.reserveCapacity(16)
     }
 
     deinit {
@@ -187,6 +191,7 @@ public final class HitTestIndex {
     /// answer if it is current, else the grid cell's toplevels front to back. The
     /// arithmetic matches `SurfaceTree.referenceHitTest`.
     func hitTest(_ point: Point<GlobalSpace>) -> HitResult? {
+        if !state.pointee.stale.isEmpty { flattenStale() }
         let outputs = state.pointee.outputs
         var o = 0
         while o < outputs.count {
@@ -417,13 +422,28 @@ public final class HitTestIndex {
         place(slot, origin: node.position)
     }
 
-    /// Something inside the toplevel changed: re-flatten it, then fix its cells.
+    /// Something inside the toplevel changed: it is flattened again, and its cells fixed,
+    /// before the next question the index answers. A client that commits a thousand
+    /// times between two hit tests costs one flattening, not a thousand.
     func refreshToplevel(_ node: SurfaceNode) {
         state.pointee.revision &+= 1
-        let slot = node.indexSlot
-        guard slot >= 0 else { return }
-        flatten(node, into: slot)
-        place(slot, origin: node.position)
+        guard node.indexSlot >= 0, !node.indexStale else { return }
+        node.indexStale = true
+        state.pointee.stale.append(node)
+    }
+
+    /// How many times a toplevel was flattened, for tests of the work a change costs.
+    var flattenings: Int { state.pointee.flattenings }
+
+    private func flattenStale() {
+        for node in state.pointee.stale {
+            node.indexStale = false
+            let slot = node.indexSlot
+            guard slot >= 0 else { continue }
+            flatten(node, into: slot)
+            place(slot, origin: node.position)
+        }
+        state.pointee.stale.removeAll(keepingCapacity: true)
     }
 
     /// The toplevel's place in its output's stack changed.
@@ -482,6 +502,7 @@ public final class HitTestIndex {
     // MARK: Flattening
 
     private func flatten(_ top: SurfaceNode, into slot: Int32) {
+        state.pointee.flattenings &+= 1
         var items: [Item] = []
         var box: Rect<SurfaceSpace>? = nil
         appendItems(of: top, to: &items, box: &box)
@@ -658,6 +679,7 @@ public final class HitTestIndex {
 
     /// How many answer cells hold a current answer, and how many of those are mixed.
     func answerCounts() -> (current: Int, mixed: Int) {
+        flattenStale()
         var current = 0, mixed = 0
         forEachCurrentAnswer { _, _, _, _, _, cached in
             current += 1
@@ -686,6 +708,7 @@ public final class HitTestIndex {
     /// Every cached answer of every output, as after a change to all of them (benchmarks
     /// use it to time queries that find no answer cached).
     func forgetAllAnswers() {
+        flattenStale()
         for g in 0..<grids.count where grids[g].live {
             let grid = grids.pointer(at: g)
             forgetAnswers(in: CellRange(x0: 0, y0: 0, x1: grid.pointee.columns - 1, y1: grid.pointee.rows - 1), of: grid)
@@ -698,6 +721,7 @@ public final class HitTestIndex {
     /// cached answer is what a fresh look would find, and each toplevel is listed in
     /// exactly the cells its box covers.
     func checkConsistency() -> String? {
+        flattenStale()
         var listed = [Int: Int]()
         for g in 0..<grids.count where grids[g].live {
             let grid = grids[g]

@@ -101,6 +101,8 @@ final class SurfaceNode {
     var indexSlot: Int32 = -1
     /// How many parents it has: 0 for a toplevel.
     var depth = 0
+    /// A toplevel waiting to be flattened again by the index.
+    var indexStale = false
 
     init(id: SurfaceID, role: SurfaceRole, client: ClientID, label: String, position: Offset, size: Size, properties: SurfaceProperties) {
         self.id = id
@@ -243,6 +245,10 @@ public final class SurfaceTree {
     /// Changes whenever a hit test could answer differently: a surface added, removed,
     /// moved, resized, restacked, shown or hidden, or its input region changed.
     public var hitTestRevision: UInt64 { index.revision }
+
+    /// How many times the index flattened a toplevel: changes inside one between two hit
+    /// tests cost one flattening, however many there were.
+    public var hitTestFlattenings: Int { index.flattenings }
 
     public func output(_ id: OutputID) -> OutputSnapshot? {
         outputNode(id).map { OutputSnapshot(id: $0.id, name: $0.name, rect: $0.rect, toplevels: $0.toplevels.map(\.id)) }

@@ -187,4 +187,36 @@ struct HitTestTests {
         #expect(h.hit(50, 50) == SurfaceID(1))
         #expect(h.tree.surfaceCount == 1)
     }
+
+    @Test("changes inside a toplevel between two hit tests cost one flattening of it, however many there were, and the answer is the new one")
+    func flattenOncePerQuestion() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 800, 800)
+        #expect(h.hit(10, 10) == SurfaceID(1))
+        let before = h.tree.hitTestFlattenings
+        for i in 0..<1000 {
+            h.subsurface(UInt32(100 + i), of: 1, (i % 40) * 20, (i / 40) * 20, 10, 10)
+            try h.tree.resize(SurfaceID(1), to: Size(width: 800, height: 800 - i % 2))
+        }
+        #expect(h.tree.hitTestFlattenings == before, "nothing asked yet")
+        #expect(h.hit(25, 25) == SurfaceID(141))
+        #expect(h.tree.hitTestFlattenings == before + 1)
+        #expect(h.tree.indexConsistencyProblem() == nil)
+    }
+
+    @Test("a surface nested past SurfaceTree.maximumDepth is refused, and a chain at the limit is hit at its leaf")
+    func nestingLimit() throws {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 100, 100)
+        var parent: UInt32 = 1
+        for depth in 1...SurfaceTree.maximumDepth {
+            parent = h.subsurface(UInt32(1 + depth), of: parent, 0, 0, 100 - depth, 100 - depth).raw
+        }
+        #expect(throws: SurfaceTreeError.tooDeep(SurfaceID(999), limit: SurfaceTree.maximumDepth)) {
+            try h.tree.addSubsurface(SurfaceID(999), client: h.client(1), parent: SurfaceID(parent), position: .zero, size: Size(width: 1, height: 1))
+        }
+        #expect(h.hit(1, 1) == SurfaceID(parent))
+        try h.tree.remove(SurfaceID(1))
+        #expect(h.tree.surfaceCount == 0)
+    }
 }
