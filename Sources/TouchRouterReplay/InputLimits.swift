@@ -21,9 +21,10 @@ public enum InputLimits {
     public static let outputPixels = 16_384 * 16_384
     /// Surfaces (toplevels, subsurfaces and popups) in one scene.
     public static let surfaces = 100_000
-    /// Subsurfaces and popups below one toplevel, at any depth: the tree re-indexes the
-    /// whole toplevel each time one is added, so this bounds that work.
-    public static let surfacesPerToplevel = 64
+    /// Subsurfaces and popups below one toplevel, at any depth: the index flattens the whole
+    /// toplevel again after a change inside it, so this bounds that work. As many as one
+    /// client of the session may have surfaces.
+    public static let surfacesPerToplevel = 4096
     /// Rectangles listed in one input region (a scene's `inputRegion`, a script's
     /// `scene region` line).
     public static let regionRectangles = 256

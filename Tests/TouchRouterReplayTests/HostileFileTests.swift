@@ -166,8 +166,8 @@ struct HostileFileTests {
         let full = try Scene.parse(scene(toplevels: [toplevel(InputLimits.surfacesPerToplevel)]), file: "s.json").load()
         #expect(full.names.surfaces.count == InputLimits.surfacesPerToplevel + 1)
         let failure = try #require(sceneError(scene(toplevels: [toplevel(InputLimits.surfacesPerToplevel + 1)])))
-        #expect(failure.message.contains("more than 64 subsurfaces and popups"), "\(failure)")
-        #expect(failure.message.contains("outputs[0].toplevels[0].popups[32]"), "\(failure)")
+        #expect(failure.message.contains("more than 4096 subsurfaces and popups"), "\(failure)")
+        #expect(failure.message.contains("outputs[0].toplevels[0].popups[2048]"), "\(failure)")
     }
 
     @Test("a scene may hold at most InputLimits.surfaces surfaces")
