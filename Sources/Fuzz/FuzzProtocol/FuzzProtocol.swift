@@ -444,6 +444,8 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     writer.int(registry)
     client.send(writer.message(object: 1, opcode: 1))
     settle()
+    // The health of the session that served every input before this one: it still answers.
+    guard !client.globals.isEmpty else { fatalError("the session no longer answers a new client's registry") }
     for global in client.globals {
         var bind = Writer()
         bind.int(global.name)
