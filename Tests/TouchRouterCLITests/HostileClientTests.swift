@@ -77,31 +77,7 @@ struct HostileClientTests {
         #expect(text.contains("regressions: 1 passed, 0 failed"), "\(text)")
     }
 
-    /// Runs the hostile client beside wev, with a finger down on wev throughout; then the
-    /// finger's motion and up, and a key, must reach wev, and nothing of the hostile
-    /// client may be left in the tree or the focus.
-    private static func run(_ mode: String, expecting pattern: String) throws {
-        let session = try RunningSession()
-        defer { _ = session.terminate() }
-        let wevLog = session.file("wev.log")
-        _ = try session.client(["wev"], output: wevLog)
-        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
-        #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0)
-
-        let log = session.file("hostile.log")
-        let hostile = try session.client(["python3", hostileClient, mode], output: log, environment: ["TOUCH_ROUTER_SOCKET": session.controlSocket])
-        hostile.waitUntilExit()
-        let said = RunningSession.text(of: log)
-        #expect(hostile.terminationStatus == 0, "\(said)")
-        #expect(said.range(of: pattern, options: .regularExpression) != nil, "\(said)")
-
-        try session.inject(["touch motion 5 120 110", "touch up 5", "touch frame", "key press KEY_B", "key release KEY_B"])
-        try session.wait(for: "wev to get the key after the hostile client") {
-            RunningSession.text(of: wevLog).contains("key: 56; state: 0 (released)")
-        }
-        #expect(RunningSession.text(of: wevLog).contains("wl_touch] up: "))
-        try session.wait(for: "the hostile client's surfaces to leave the tree") { try session.toplevels().count == 1 }
-        let touches = try session.msg("focus").json["touches"] as? [Any]
-        #expect(touches?.isEmpty == true, "no touch is left down")
+    private static func run(_ mode: String, expecting pattern: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try RunningSession.besideWev(["python3", hostileClient, mode], expecting: pattern, sourceLocation: sourceLocation)
     }
 }

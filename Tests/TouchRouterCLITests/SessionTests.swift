@@ -86,6 +86,35 @@ final class RunningSession {
         Issue.record("timed out waiting for \(what)")
     }
 
+    /// Runs a misbehaving client (`arguments`) beside wev, with a finger down on wev
+    /// throughout. The client must exit 0 having printed `pattern`; then the finger's
+    /// motion and up, and a key, must reach wev, and nothing of the other client may be
+    /// left in the tree or among the touches.
+    static func besideWev(_ arguments: [String], expecting pattern: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let wevLog = session.file("wev.log")
+        _ = try session.client(["wev"], output: wevLog)
+        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
+        #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0, sourceLocation: sourceLocation)
+
+        let log = session.file("other.log")
+        let other = try session.client(arguments, output: log, environment: ["TOUCH_ROUTER_SOCKET": session.controlSocket])
+        other.waitUntilExit()
+        let said = RunningSession.text(of: log)
+        #expect(other.terminationStatus == 0, "\(said)", sourceLocation: sourceLocation)
+        #expect(said.range(of: pattern, options: .regularExpression) != nil, "\(said)", sourceLocation: sourceLocation)
+
+        try session.inject(["touch motion 5 120 110", "touch up 5", "touch frame", "key press KEY_B", "key release KEY_B"], sourceLocation: sourceLocation)
+        try session.wait(for: "wev to get the key after the other client") {
+            RunningSession.text(of: wevLog).contains("key: 56; state: 0 (released)")
+        }
+        #expect(RunningSession.text(of: wevLog).contains("wl_touch] up: "), "the touch that was down ends for wev", sourceLocation: sourceLocation)
+        try session.wait(for: "the other client's surfaces to leave the tree") { try session.toplevels().count == 1 }
+        let touches = try session.msg("focus").json["touches"] as? [Any]
+        #expect(touches?.isEmpty == true, "no touch is left down", sourceLocation: sourceLocation)
+    }
+
     /// Ends the clients still running, then the session.
     func terminate() -> Int32 {
         for client in clients {
@@ -300,27 +329,7 @@ struct SessionTests {
               ("stride", "error object \\d+ code 1: wl_shm_pool@\\d+\\.create_buffer: 100x100 pixels of 4 bytes, 100 bytes a row"),
           ])
     func protocolErrorLeavesOthers(mode: String, error: String) throws {
-        let session = try RunningSession()
-        defer { _ = session.terminate() }
-        let wevLog = session.file("wev.log")
-        _ = try session.client(["wev"], output: wevLog)
-        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
-        #expect(try session.msg("inject", "touch", "down", "5", "100", "100").status == 0)
-
-        let log = session.file("raw.log")
-        let raw = try session.client(["python3", Self.rawClient, mode], output: log)
-        raw.waitUntilExit()
-        let said = RunningSession.text(of: log)
-        #expect(raw.terminationStatus == 0, "\(said)")
-        #expect(said.range(of: error, options: .regularExpression) != nil, "\(said)")
-
-        try session.inject(["touch motion 5 120 110", "touch up 5", "touch frame", "key press KEY_B", "key release KEY_B"])
-        try session.wait(for: "wev to get the key after the other client's error") {
-            RunningSession.text(of: wevLog).contains("key: 56; state: 0 (released)")
-        }
-        let text = RunningSession.text(of: wevLog)
-        #expect(text.contains("wl_touch] up: "), "the touch that was down when the other client broke ends for wev")
-        #expect(try session.toplevels().count == 1)
+        try RunningSession.besideWev(["python3", Self.rawClient, mode], expecting: error)
     }
 
     @Test("a client that dies holding a popup grab leaves no grab behind: the pointer enters the window beside it again, clicks and keys reach it")
