@@ -456,7 +456,7 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     settle()
     var steps = 0
-    while !client.dead, steps < 400, let op = program.byte() {
+    while !client.dead, steps < 1500, let op = program.byte() {
         steps += 1
         switch op {
         case 0..<0xD0: request(&program, client)
