@@ -2,6 +2,7 @@
 #include "CWaylandShim.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -43,6 +44,13 @@ int tr_socket_unread_bytes(int fd) {
     int bytes = 0;
     if (ioctl(fd, SIOCOUTQ, &bytes) < 0) return -1;
     return bytes;
+}
+
+int tr_socket_is_full(int fd) {
+    struct pollfd watched = { .fd = fd, .events = POLLOUT };
+    int ready = poll(&watched, 1, 0);
+    if (ready < 0) return -1;
+    return (watched.revents & POLLOUT) ? 0 : 1;
 }
 
 void tr_client_post_implementation_error(struct wl_client *client, const char *message) {

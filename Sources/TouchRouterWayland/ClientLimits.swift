@@ -31,7 +31,7 @@ public enum ClientLimits {
     public static let bufferDimension = 16384
     /// Bytes of the client's wl_shm pools mapped into the session at once.
     public static let mappedBytes = 1 << 30
-    /// Seconds a client may leave events unread, its socket's backlog never shrinking,
+    /// Seconds a client's socket may stay full, the client reading none of its events,
     /// before it is disconnected. libwayland stops sending to a client once its socket
     /// and 4 KiB of its own are full, but keeps the client until it writes again: its
     /// windows would go on taking touches that it never hears of.
@@ -43,9 +43,7 @@ public enum ClientLimits {
 
 /// What a client holds, counted against `ClientLimits`.
 struct ClientUsage {
-    /// What its socket held unread at the last check, and for how many checks in a row
-    /// that backlog has not shrunk.
-    var unreadBytes = 0
+    /// For how many checks in a row its socket has been full.
     var checksNotReading = 0
 
     var objects = 0
@@ -58,19 +56,18 @@ struct ClientUsage {
 }
 
 extension WaylandSession {
-    /// Once a second: a client whose socket's backlog of unread events has not shrunk
-    /// for `ClientLimits.unreadSeconds` is disconnected. No error can reach it (its
-    /// socket is full), so the log says why.
+    /// Once a second: a client whose socket has been full for `ClientLimits.unreadSeconds`
+    /// is disconnected. A client that reads at all keeps room in its socket (a backlog
+    /// that merely stays the same size, as steady traffic gives, is not one that is full).
+    /// No error can reach it, so the log says why.
     func disconnectClientsNotReading() {
         for record in clientRecords {
-            let unread = Int(tr_socket_unread_bytes(wl_client_get_fd(record.client)))
-            let stuck = unread > 0 && unread >= record.usage.unreadBytes
-            record.usage.checksNotReading = stuck ? record.usage.checksNotReading + 1 : 0
-            record.usage.unreadBytes = unread
+            let fd = wl_client_get_fd(record.client)
+            record.usage.checksNotReading = tr_socket_is_full(fd) == 1 ? record.usage.checksNotReading + 1 : 0
             guard record.usage.checksNotReading > ClientLimits.unreadSeconds else { continue }
             var pid: pid_t = 0
             wl_client_get_credentials(record.client, &pid, nil, nil)
-            report("client \(pid) ended: it left \(unread) bytes of events unread for \(ClientLimits.unreadSeconds) s")
+            report("client \(pid) ended: its socket stayed full, \(tr_socket_unread_bytes(fd)) bytes of events unread, for \(ClientLimits.unreadSeconds) s")
             wl_client_destroy(record.client)
         }
     }

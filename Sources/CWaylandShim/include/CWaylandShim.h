@@ -72,5 +72,8 @@ int tr_peer_uid(int fd, unsigned int *uid);
 // Bytes written to a Unix socket that its peer has not read yet (SIOCOUTQ, through the
 // variadic ioctl); -1 with errno on failure.
 int tr_socket_unread_bytes(int fd);
+// 1 when a socket cannot take another byte now (poll without waiting finds no POLLOUT),
+// 0 when it can, -1 with errno on failure.
+int tr_socket_is_full(int fd);
 
 #endif
