@@ -286,7 +286,7 @@ final class XdgPopupObject: WaylandObject {
 }
 
 extension Rect {
-    /// Each field within int32, as the protocol sends it; the far edge moves in, the near one stays.
+    /// Each field clamped on its own into int32 (sizes into 0...INT32_MAX), as the protocol sends them.
     var clampedToInt32: Rect {
         let range = Int(Int32.min)...Int(Int32.max)
         return Rect(x: x.clamped(to: range), y: y.clamped(to: range), width: width.clamped(to: 0...Int(Int32.max)), height: height.clamped(to: 0...Int(Int32.max)))
