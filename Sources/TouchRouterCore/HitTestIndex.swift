@@ -435,6 +435,10 @@ public final class HitTestIndex {
     /// How many times a toplevel was flattened, for tests of the work a change costs.
     var flattenings: Int { state.pointee.flattenings }
 
+    func settle() {
+        if !state.pointee.stale.isEmpty { flattenStale() }
+    }
+
     private func flattenStale() {
         for node in state.pointee.stale {
             node.indexStale = false

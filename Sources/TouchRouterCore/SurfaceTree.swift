@@ -246,6 +246,10 @@ public final class SurfaceTree {
     /// moved, resized, restacked, shown or hidden, or its input region changed.
     public var hitTestRevision: UInt64 { index.revision }
 
+    /// Brings the index up to date with every change now, as the next hit test would: for a
+    /// host that wants the work done before a measured or latency-bound stretch.
+    public func settleIndex() { index.settle() }
+
     /// How many times the index flattened a toplevel: changes inside one between two hit
     /// tests cost one flattening, however many there were.
     public var hitTestFlattenings: Int { index.flattenings }

@@ -151,7 +151,12 @@ public final class WaylandSession {
             output.global = global
             globals.append(global)
         }
-        display.beforeFlush = { [unowned self] in self.router.refreshPointerFocus() }
+        // The index is brought up to date once a round, after the round's commits, so that
+        // the next input event does not pay for flattening what clients changed.
+        display.beforeFlush = { [unowned self] in
+            self.tree.settleIndex()
+            self.router.refreshPointerFocus()
+        }
         if options.listens { try display.addSocket() }
         let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
         try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }
