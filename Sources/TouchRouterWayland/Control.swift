@@ -20,6 +20,9 @@ public final class ControlServer {
     public static let maximumLine = 65536
     public static let maximumUnsent = 1 << 20
     public static let idleSeconds = 60
+    /// `idleSeconds`, unless TOUCH_ROUTER_CONTROL_IDLE_SECONDS (1 or more) says otherwise,
+    /// as the tests do to see a connection closed without waiting a minute.
+    let idleSeconds: Int
     /// Touches down at once through `inject`, as scripts allow (InputLimits.liveTouches):
     /// the router's touch rules look at every live touch.
     public static let maximumInjectedTouches = InputLimits.liveTouches
@@ -49,6 +52,7 @@ public final class ControlServer {
 
     public init(session: WaylandSession, path explicitPath: String? = nil) throws(WaylandError) {
         self.session = session
+        idleSeconds = getenv("TOUCH_ROUTER_CONTROL_IDLE_SECONDS").flatMap { Int(String(cString: $0)) }.flatMap { $0 >= 1 ? $0 : nil } ?? Self.idleSeconds
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) else { throw WaylandError("XDG_RUNTIME_DIR is not set: it says where the control socket goes") }
         path = explicitPath ?? "\(runtime)/touch-router.\(getpid()).\(session.socketName).sock"
         var address = sockaddr_un()
@@ -148,7 +152,7 @@ public final class ControlServer {
         for (fd, connection) in connections {
             flush(connection)
             guard connections[fd] != nil, !connection.tracing else { continue }
-            if (now.nanoseconds - connection.lastRequest.nanoseconds) / 1_000_000_000 >= Int64(Self.idleSeconds) { drop(fd) }
+            if (now.nanoseconds - connection.lastRequest.nanoseconds) / 1_000_000_000 >= Int64(idleSeconds) { drop(fd) }
         }
     }
 

@@ -53,6 +53,17 @@ struct ControlSocketTests {
         #expect(try session.msg("focus").status == 0)
     }
 
+    @Test("a connection with nothing to stream that sends no request is closed once it has been idle long enough (2 s here, 60 s by default)")
+    func idleConnection() throws {
+        let session = try RunningSession(environment: ["TOUCH_ROUTER_CONTROL_IDLE_SECONDS": "2"])
+        defer { _ = session.terminate() }
+        let said = try peer(session, "idle")
+        let seconds = said.first { $0.hasPrefix("closed after ") }.flatMap { Int($0.split(separator: " ")[2]) } ?? -1
+        #expect((2...4).contains(seconds), "\(said)")
+        #expect(said.contains { $0.hasSuffix("with 0 more bytes") }, "\(said)")
+        #expect(try session.msg("tree").status == 0)
+    }
+
     @Test("inject puts at most 256 touches down at once, as scripts may; the 257th is refused with the reason")
     func injectedTouches() throws {
         let session = try RunningSession()

@@ -11,12 +11,12 @@ final class RunningSession {
     private var clients: [Process] = []
     private let output = Pipe()
 
-    init(arguments: [String] = []) throws {
+    init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-\(getpid())-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         process.executableURL = ToolRun.executable
         process.arguments = ["run"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory]) { $1 }.merging(environment) { $1 }
         process.standardOutput = output
         try process.run()
         var text = ""

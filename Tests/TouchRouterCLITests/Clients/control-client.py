@@ -11,6 +11,8 @@
                     then reads everything, routes one more event, and prints the line that
                     says how many trace lines were lost, and whether any came after it
 
+    idle            sends one request, then nothing, and prints how many seconds passed
+                    before the session closed the connection
     touch-cap       puts 257 touches down through inject, prints the last reply, lifts one
                     and prints the reply to one more down
 
@@ -93,6 +95,16 @@ def slow_trace(path):
     print("lines after it:", len(seen) - 1 - seen.index(lost[0]) if lost else 0)
 
 
+def idle(path):
+    peer = connect(path)
+    peer.sendall(b"focus\n")
+    lines(peer, 1)
+    start = time.monotonic()
+    peer.settimeout(30)
+    rest = peer.recv(1 << 16)
+    print("closed after %d s with %d more bytes" % (round(time.monotonic() - start), len(rest)))
+
+
 def touch_cap(path):
     peer = connect(path)
     peer.sendall(b"".join(b"inject touch down %d 5 5\n" % i for i in range(257)))
@@ -102,7 +114,7 @@ def touch_cap(path):
 
 
 if __name__ == "__main__":
-    modes = {"many-requests": many_requests, "connections": connections, "slow-trace": slow_trace, "touch-cap": touch_cap}
+    modes = {"many-requests": many_requests, "connections": connections, "slow-trace": slow_trace, "touch-cap": touch_cap, "idle": idle}
     if len(sys.argv) != 3 or sys.argv[2] not in modes:
         sys.exit("usage: control-client.py SOCKET " + "|".join(modes))
     modes[sys.argv[2]](sys.argv[1])
