@@ -620,6 +620,8 @@ public final class Router {
     // MARK: Pointer
 
     private func clampedToOutputs(_ point: Point<GlobalSpace>) -> Point<GlobalSpace> {
+        // A device's delta that is not a number leaves the pointer where it was.
+        guard !point.x.isNaN, !point.y.isNaN else { return pointerPosition }
         if tree.output(at: point) != nil { return point }
         guard let output = tree.output(at: pointerPosition).flatMap({ tree.output($0) }) ?? tree.outputs.first,
               output.rect.width > 0, output.rect.height > 0 else { return point }

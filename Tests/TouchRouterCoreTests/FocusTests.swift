@@ -138,6 +138,33 @@ struct PointerFocusTests {
         #expect(h.router.pointerPosition.y < 1000 && h.router.pointerPosition.y > 999)
     }
 
+    @Test("relative motion of any size, infinite or not a number (as no device should send), keeps the pointer on the output",
+          arguments: [(1e300, -1e300), (Double.infinity, -Double.infinity), (Double.nan, 5), (-Double.greatestFiniteMagnitude, Double.nan)] as [(Double, Double)])
+    func hugeMotion(dx: Double, dy: Double) {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 1000, 1000)
+        h.pointer(500, 500)
+        h.send(.pointerMotion(device: DeviceID(1), time: .zero, dx: dx, dy: dy))
+        let position = h.router.pointerPosition
+        #expect(position.x >= 0 && position.x < 1000 && position.y >= 0 && position.y < 1000, "\(position)")
+        h.send(.pointerMotion(device: DeviceID(1), time: .zero, dx: -1, dy: -1))
+        #expect(h.router.pointerFocus == SurfaceID(1))
+    }
+
+    @Test("a touch far outside every output, as a device reporting past its range gives, is dropped and leaves nothing behind")
+    func touchFarOutside() {
+        let h = Harness()
+        h.toplevel(1, 0, 0, 1000, 1000)
+        h.down(0, 1e15, -1e15)
+        h.move(0, 500, 500)
+        h.up(0)
+        h.frame()
+        #expect(h.delivery.take().isEmpty)
+        #expect(h.router.activeTouches.isEmpty)
+        h.down(1, 500, 500)
+        #expect(h.log.last == .delivered(.hit))
+    }
+
     @Test("a surface that moves away from a still pointer gets a leave, the one now under it an enter")
     func sceneChangeRepicks() throws {
         let h = Harness()
