@@ -20,7 +20,9 @@ import socket
 import struct
 import subprocess
 import tempfile
+import sys
 import time
+import traceback
 import xml.etree.ElementTree as ET
 import ctypes
 
@@ -658,3 +660,38 @@ def all_surface_ids(tree):
 def append_finding(path, text):
     with open(path, "a") as f:
         f.write(text.rstrip() + "\n\n")
+
+
+def resource_growth(session, base, opts):
+    """The session's RSS, open descriptors and peak RSS now, and what grew past `base` (a
+    dict with "rss" and "fds") by more than the run's slack."""
+    rss, fds, hwm = session.rss_kb(), session.fd_count(), session.hwm_kb()
+    grew = []
+    if rss > base["rss"] + opts.rss_slack_kb:
+        grew.append(f"RSS grew from {base['rss']} kB to {rss} kB (slack {opts.rss_slack_kb} kB)")
+    if fds > base["fds"] + opts.fd_slack:
+        grew.append(f"open descriptors grew from {base['fds']} to {fds} (slack {opts.fd_slack})")
+    return rss, fds, hwm, grew
+
+
+def report_end_failures(tool, failures, opts, context):
+    """Prints each failure of a run's end check, and keeps it in the findings file."""
+    for text in failures:
+        print(f"{tool}: FAILED at the end: {text} (seed {opts.seed})", flush=True)
+        if opts.findings:
+            append_finding(opts.findings, f"{time.strftime('%H:%M:%S')} ## {tool} end check ({context}): {text}")
+
+
+def run_tool(tool, binary, run):
+    """A run's main: its closing line ("TOOL: N passed, M failed") is printed even when
+    the binary is missing or the run itself breaks."""
+    if not os.access(binary, os.X_OK):
+        print(f"{tool}: {binary} is not an executable", file=sys.stderr)
+        print(f"{tool}: 0 passed, 1 failed")
+        return 2
+    try:
+        return run()
+    except Exception:
+        traceback.print_exc()
+        print(f"{tool}: 0 passed, 1 failed")
+        return 2

@@ -40,7 +40,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from wayland_wire import (PROTOCOLS, Client, Session, SessionDied, SessionHung, append_finding, enum_values, i32,  # noqa: E402
-                          memfd, u32, wl_string)
+                          memfd, report_end_failures, resource_growth, run_tool, u32, wl_string)
 
 I32_EDGES = [0, 1, -1, 2, -2, 2**31 - 1, 2**31 - 2, -2**31, -2**31 + 1, 2**32, 2**32 - 1, 2**32 + 1, -2**32, -2**32 + 1,
              2**30, -2**30, 32767, 32768, -32768, 65535, 65536, 8192, 16384, 32769]
@@ -939,19 +939,14 @@ class Run:
                 if want != got:
                     end_failures.append(f"wev got {got} {k} events, {want} were injected at it")
             time.sleep(0.3)
-            rss_after, fds_after, hwm = s.rss_kb(), s.fd_count(), s.hwm_kb()
             base = self.baseline or {"rss": self.start_rss, "fds": self.start_fds, "hwm": -1}
+            rss_after, fds_after, hwm, grew = resource_growth(s, base, opts)
+            # One replayed client says nothing about growth.
             if opts.only_client is None:
-                if rss_after > base["rss"] + opts.rss_slack_kb:
-                    end_failures.append(f"RSS grew from {base['rss']} kB to {rss_after} kB (slack {opts.rss_slack_kb} kB)")
-                if fds_after > base["fds"] + opts.fd_slack:
-                    end_failures.append(f"open descriptors grew from {base['fds']} to {fds_after} (slack {opts.fd_slack})")
+                end_failures += grew
         else:
             end_failures.append("the session is not alive at the end")
-        for text in end_failures:
-            print(f"wire-fuzz: FAILED at the end: {text} (seed {opts.seed})", flush=True)
-            if opts.findings:
-                append_finding(opts.findings, f"{time.strftime('%H:%M:%S')} ## wire-fuzz end check (seed {opts.seed}, {opts.clients} clients): {text}")
+        report_end_failures("wire-fuzz", end_failures, opts, f"seed {opts.seed}, {opts.clients} clients")
         base = self.baseline or {"rss": self.start_rss, "fds": self.start_fds, "hwm": -1}
         print(f"seed {opts.seed}; {len(indices)} clients ({self.stats['heavy clients']} heavy), {self.stats['messages']} messages "
               f"({self.stats['bytes']} bytes) in {time.time() - started:.0f} s; sessions started: {self.stats['sessions started']}")
@@ -1010,16 +1005,7 @@ def main():
     parser.add_argument("--progress", type=int, default=50, help="print a progress line every N clients (0: never)")
     parser.add_argument("--keep", action="store_true", help="keep the private XDG_RUNTIME_DIR (session stderr, wev log)")
     opts = parser.parse_args()
-    if not os.access(opts.binary, os.X_OK):
-        print(f"wire-fuzz: {opts.binary} is not an executable", file=sys.stderr)
-        print("wire-fuzz: 0 passed, 1 failed")
-        return 2
-    try:
-        return Run(opts).main()
-    except Exception:
-        traceback.print_exc()
-        print("wire-fuzz: 0 passed, 1 failed")
-        return 2
+    return run_tool("wire-fuzz", opts.binary, lambda: Run(opts).main())
 
 
 if __name__ == "__main__":
