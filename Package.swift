@@ -79,8 +79,9 @@ if Context.environment["TOUCH_ROUTER_FUZZ"] != nil {
     ]
     // The benchmarks' build-tool plugin would be built with the sanitizer too, and cannot be.
     package.targets.removeAll { $0.name == "RoutingBenchmarks" }
+    package.targets.append(.target(name: "FuzzDriver", path: "Sources/Fuzz/FuzzDriver"))
     for target in fuzzTargets {
-        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies, path: "Sources/Fuzz/\(target.name)"))
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies + ["FuzzDriver"], path: "Sources/Fuzz/\(target.name)"))
         package.products.append(.executable(name: target.name, targets: [target.name]))
     }
 }

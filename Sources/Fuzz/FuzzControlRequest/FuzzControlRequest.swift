@@ -5,6 +5,7 @@
 import TouchRouterCore
 import TouchRouterReplay
 import TouchRouterWayland
+import FuzzDriver
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzControlRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -43,14 +44,8 @@ public func fuzzControlRequest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> In
     return 0
 }
 
-// SwiftPM links an executable's `main` to `FuzzControlRequest_main` (`--defsym`); it hands over to libFuzzer's driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
+// SwiftPM links this executable's `main` here; FuzzDriver hands over to libFuzzer.
 @_cdecl("FuzzControlRequest_main")
 public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzControlRequest(data, size) })
+    runLibFuzzer(argc, argv) { data, size in fuzzControlRequest(data, size) }
 }

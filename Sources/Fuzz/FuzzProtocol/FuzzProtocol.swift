@@ -32,6 +32,7 @@ import TouchRouterCore
 import TouchRouterWayland
 #if canImport(Glibc)
 import Glibc
+import FuzzDriver
 #endif
 
 // MARK: Interfaces, from libwayland's own descriptions
@@ -475,14 +476,8 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
-// SwiftPM links an executable's `main` to `FuzzProtocol_main` (`--defsym`); it hands over to libFuzzer's driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
+// SwiftPM links this executable's `main` here; FuzzDriver hands over to libFuzzer.
 @_cdecl("FuzzProtocol_main")
 public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzProtocol(data, size) })
+    runLibFuzzer(argc, argv) { data, size in fuzzProtocol(data, size) }
 }

@@ -3,6 +3,7 @@
 // routing see the odd trees the reader lets through. Build and run: Sources/Fuzz/README.md.
 import TouchRouterCore
 import TouchRouterReplay
+import FuzzDriver
 
 /// Touches, keys and pointer events spread over a 1920x1080 layout and beyond its edges.
 private let probeScript: Script = {
@@ -31,14 +32,8 @@ public func fuzzScene(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
-// SwiftPM links an executable's `main` to `FuzzScene_main` (`--defsym`); it hands over to libFuzzer's driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
+// SwiftPM links this executable's `main` here; FuzzDriver hands over to libFuzzer.
 @_cdecl("FuzzScene_main")
 public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzScene(data, size) })
+    runLibFuzzer(argc, argv) { data, size in fuzzScene(data, size) }
 }

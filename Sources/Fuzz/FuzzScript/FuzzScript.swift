@@ -4,6 +4,7 @@
 // Build and run: Sources/Fuzz/README.md.
 import TouchRouterCore
 import TouchRouterReplay
+import FuzzDriver
 
 /// Sources/touch-router/Samples/kiosk-scene.json, parsed once.
 private let kioskScene: Scene = {
@@ -72,14 +73,8 @@ private let kioskSceneText = #"""
 }
 """#
 
-// SwiftPM links an executable's `main` to `FuzzScript_main` (`--defsym`); it hands over to libFuzzer's driver.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
-
+// SwiftPM links this executable's `main` here; FuzzDriver hands over to libFuzzer.
 @_cdecl("FuzzScript_main")
 public func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, { data, size in fuzzScript(data, size) })
+    runLibFuzzer(argc, argv) { data, size in fuzzScript(data, size) }
 }
