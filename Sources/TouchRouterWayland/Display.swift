@@ -99,10 +99,16 @@ final class WaylandDisplay {
     func run() {
         running = true
         while running {
-            beforeFlush?()
-            wl_display_flush_clients(display)
+            settleAndFlush()
             if wl_event_loop_dispatch(loop, -1) < 0, Glibc.errno != EINTR { break }
         }
+        wl_display_flush_clients(display)
+    }
+
+    /// What ends each round of the loop: the session settles what the round changed, and
+    /// clients hear it.
+    func settleAndFlush() {
+        beforeFlush?()
         wl_display_flush_clients(display)
     }
 

@@ -14,8 +14,7 @@ extension WaylandSession {
     public func dispatchPendingWork(maximumRounds: Int = 10_000) -> Bool {
         let fd = wl_event_loop_get_fd(display.loop)
         for _ in 0..<maximumRounds {
-            display.beforeFlush?()
-            wl_display_flush_clients(display.display)
+            display.settleAndFlush()
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 0) > 0 else { return true }
             if wl_event_loop_dispatch(display.loop, 0) < 0, Glibc.errno != EINTR { return true }

@@ -36,8 +36,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wayland_wire import (Client, Session, SessionDied, SessionHung, append_finding, map_toplevel, report_end_failures,  # noqa: E402
-                          resource_growth, run_tool, shm_buffer, subtree_ids)
+from wayland_wire import (Client, Session, SessionDied, SessionHung, append_finding, map_popup, map_toplevel,  # noqa: E402
+                          report_end_failures, resource_growth, run_tool, subtree_ids)
 
 KINDS = ["touch", "button", "grab", "idle"]
 
@@ -126,21 +126,7 @@ class Soak:
         surface, xdg, top = map_toplevel(c, b, 120, 120, title=title)
         popup_surface = None
         if kind == "grab":
-            positioner = c.request(b["xdg_wm_base"], "create_positioner", None)
-            c.request(positioner, "set_size", 50, 50)
-            c.request(positioner, "set_anchor_rect", 0, 0, 1, 1)
-            c.request(positioner, "set_anchor", 5)
-            c.request(positioner, "set_gravity", 8)
-            popup_surface = c.request(b["wl_compositor"], "create_surface", None)
-            pxdg = c.request(b["xdg_wm_base"], "get_xdg_surface", None, popup_surface)
-            popup = c.request(pxdg, "get_popup", None, xdg, positioner)
-            c.request(popup, "grab", b["wl_seat"], 0)
-            c.request(popup_surface, "commit")
-            c.roundtrip()
-            if pxdg in c.configures:
-                c.request(pxdg, "ack_configure", c.configures[pxdg])
-            c.request(popup_surface, "attach", shm_buffer(c, b["wl_shm"], 50, 50), 0, 0)
-            c.request(popup_surface, "commit")
+            popup_surface, _, _ = map_popup(c, b, xdg, 50, 50, anchor=5, gravity=8, grab=True)
         if not c.roundtrip(timeout=10) or c.dead:
             raise SoakFailure(f"the client could not map its window: error {c.error}")
         node = None

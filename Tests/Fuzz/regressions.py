@@ -15,7 +15,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from wayland_wire import Client, Session, SessionDied, SessionHung, connect, map_toplevel, memfd, shm_buffer  # noqa: E402
+from wayland_wire import Client, Session, SessionDied, SessionHung, connect, map_popup, map_toplevel, memfd, shm_buffer  # noqa: E402
 
 LIMIT_S = 10.0  # how long `tree` may take after the client
 HUGE_PEAK_MB = 512  # a committed 8192x32768 buffer (1 GiB) may raise the session's RSS by at most this
@@ -134,17 +134,7 @@ def popup_reposition_extreme(session):
     """A mapped popup repositioned (xdg_popup.reposition, v3) with an anchor rect at x=2147483647 and offset 1."""
     client, b = connect(session)
     surface, xdg, _ = map_toplevel(client, b, 200, 200)
-    p = client.request(b["xdg_wm_base"], "create_positioner", None)
-    client.request(p, "set_size", 20, 20)
-    client.request(p, "set_anchor_rect", 0, 0, 10, 10)
-    ps = client.request(b["wl_compositor"], "create_surface", None)
-    pxdg = client.request(b["xdg_wm_base"], "get_xdg_surface", None, ps)
-    popup = client.request(pxdg, "get_popup", None, xdg, p)
-    client.request(ps, "commit")
-    client.roundtrip()
-    client.request(pxdg, "ack_configure", client.configures.get(pxdg, 0))
-    client.request(ps, "attach", shm_buffer(client, b["wl_shm"], 20, 20), 0, 0)
-    client.request(ps, "commit")
+    ps, _, popup = map_popup(client, b, xdg, 20, 20, anchor_rect=(0, 0, 10, 10))
     q = client.request(b["xdg_wm_base"], "create_positioner", None)
     client.request(q, "set_size", 2**31 - 1, 2**31 - 1)
     client.request(q, "set_anchor_rect", 2**31 - 1, 2**31 - 1, 2**31 - 1, 2**31 - 1)
@@ -238,18 +228,7 @@ def killed_holding_popup_grab_then_tap(session):
     client, b = connect(session)
     surface, xdg, _ = map_toplevel(client, b, 200, 200, title="grabber")
     client.request(b["wl_seat"], "get_pointer", None)
-    p = client.request(b["xdg_wm_base"], "create_positioner", None)
-    client.request(p, "set_size", 50, 50)
-    client.request(p, "set_anchor_rect", 0, 0, 1, 1)
-    ps = client.request(b["wl_compositor"], "create_surface", None)
-    pxdg = client.request(b["xdg_wm_base"], "get_xdg_surface", None, ps)
-    popup = client.request(pxdg, "get_popup", None, xdg, p)
-    client.request(popup, "grab", b["wl_seat"], 0)
-    client.request(ps, "commit")
-    client.roundtrip()
-    client.request(pxdg, "ack_configure", client.configures.get(pxdg, 0))
-    client.request(ps, "attach", shm_buffer(client, b["wl_shm"], 50, 50), 0, 0)
-    client.request(ps, "commit")
+    map_popup(client, b, xdg, 50, 50, grab=True)
     finish(client)
     client.close()
     deadline = time.time() + 5

@@ -635,6 +635,30 @@ def map_toplevel(client, b, width=100, height=100, title="fuzz"):
     return surface, xdg, toplevel
 
 
+def map_popup(client, b, parent_xdg, width, height, anchor_rect=(0, 0, 1, 1), anchor=None, gravity=None, grab=False):
+    """A popup of the toplevel or popup `parent_xdg`, with a buffer, mapped (positioner,
+    commit, configure, ack, attach, commit); with `grab` it asks for a popup grab first."""
+    positioner = client.request(b["xdg_wm_base"], "create_positioner", None)
+    client.request(positioner, "set_size", width, height)
+    client.request(positioner, "set_anchor_rect", *anchor_rect)
+    if anchor is not None:
+        client.request(positioner, "set_anchor", anchor)
+    if gravity is not None:
+        client.request(positioner, "set_gravity", gravity)
+    surface = client.request(b["wl_compositor"], "create_surface", None)
+    xdg = client.request(b["xdg_wm_base"], "get_xdg_surface", None, surface)
+    popup = client.request(xdg, "get_popup", None, parent_xdg, positioner)
+    if grab:
+        client.request(popup, "grab", b["wl_seat"], 0)
+    client.request(surface, "commit")
+    client.roundtrip()
+    if xdg in client.configures:
+        client.request(xdg, "ack_configure", client.configures[xdg])
+    client.request(surface, "attach", shm_buffer(client, b["wl_shm"], width, height), 0, 0)
+    client.request(surface, "commit")
+    return surface, xdg, popup
+
+
 def find_client_toplevel(session, exclude_clients, label=None):
     for t in session.toplevels():
         if t["client"] not in exclude_clients and (label is None or t.get("label") == label or label in (t.get("label") or "")):
