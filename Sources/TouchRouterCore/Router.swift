@@ -63,6 +63,11 @@ public final class Router {
         get { state.pointee.defaultClientCapabilities }
         set { state.pointee.defaultClientCapabilities = newValue }
     }
+    /// Hears the winning recognizers' states; the session runs bound actions from it.
+    public var gestureObserver: (any GestureObserver)? {
+        get { state.pointee.gestureObserver }
+        set { state.pointee.gestureObserver = newValue }
+    }
     private let clock: any RouterClock
 
     /// All mutable state, unchecked (see `UncheckedState`); the accessors below keep the
@@ -108,6 +113,7 @@ public final class Router {
         var ignoredInteractionEvents = 0
         var recordDeliveries: [DeliveryRecord] = []
         var decidedAt: RouterTime?
+        var gestureObserver: (any GestureObserver)?
     }
 
     private let state: UncheckedState<State>
