@@ -1,0 +1,117 @@
+/// When the router moves keyboard focus by itself.
+public enum FocusPolicy: Sendable {
+    /// Only `setKeyboardFocus` moves it.
+    case explicit
+    /// A touch down or button press gives focus to the surface it hits (or its nearest
+    /// ancestor that can take focus), as sway, Weston and UIKit's text fields do.
+    case onPress
+}
+
+/// The first responder and what it falls back to.
+struct KeyboardState {
+    var policy = FocusPolicy.explicit
+    var focus: SurfaceID?
+    /// The focus's client, which still hears its leave once the surface has left the tree.
+    var focusClient: ClientID?
+    var focusHistory: [SurfaceID] = []
+    var pressedKeys: [UInt32] = []
+    var modifiers = KeyboardModifiers()
+}
+
+extension Router {
+    public var focusPolicy: FocusPolicy {
+        get { state.pointee.keyboard.policy }
+        set { state.pointee.keyboard.policy = newValue }
+    }
+    public internal(set) var keyboardFocus: SurfaceID? {
+        get { state.pointee.keyboard.focus }
+        set { state.pointee.keyboard.focus = newValue }
+    }
+    var keyboardFocusClient: ClientID? {
+        _read { yield state.pointee.keyboard.focusClient }
+        _modify { yield &state.pointee.keyboard.focusClient }
+    }
+    var focusHistory: [SurfaceID] {
+        _read { yield state.pointee.keyboard.focusHistory }
+        _modify { yield &state.pointee.keyboard.focusHistory }
+    }
+    static let focusHistoryLimit = 32
+    public internal(set) var pressedKeys: [UInt32] {
+        get { state.pointee.keyboard.pressedKeys }
+        _modify { yield &state.pointee.keyboard.pressedKeys }
+    }
+    public internal(set) var modifiers: KeyboardModifiers {
+        get { state.pointee.keyboard.modifiers }
+        _modify { yield &state.pointee.keyboard.modifiers }
+    }
+
+    /// The chain of a non-positional event (a key, a switch): it starts at the keyboard focus.
+    public var firstResponderChain: [Responder] { fallbackChain(from: keyboardFocus) }
+
+    // MARK: Keyboard focus
+
+    /// Makes `surface` the first responder; false when it cannot take keyboard focus.
+    @discardableResult
+    public func setKeyboardFocus(_ surface: SurfaceID?) -> Bool {
+        setKeyboardFocus(surface, cause: .request)
+    }
+
+    @discardableResult
+    func setKeyboardFocus(_ surface: SurfaceID?, cause: FocusChangeCause) -> Bool {
+        if let surface, !tree.canTakeKeyboardFocus(surface) { return false }
+        guard surface != keyboardFocus else { return true }
+        let old = keyboardFocus
+        let saved = recordDeliveries
+        recordDeliveries.removeAll(keepingCapacity: true)
+        if let old, let client = keyboardFocusClient {
+            delivery.keyboardLeave(surface: old, client: client)
+            record(.keyboardLeave, old, client, nil, .focusChange)
+        }
+        if let old, tree.contains(old) {
+            focusHistory.removeAll { $0 == old }
+            focusHistory.append(old)
+            if focusHistory.count > Self.focusHistoryLimit { focusHistory.removeFirst() }
+        }
+        keyboardFocus = surface
+        keyboardFocusClient = surface.flatMap { tree.client(of: $0) }
+        if let surface, let client = keyboardFocusClient {
+            focusHistory.removeAll { $0 == surface }
+            delivery.keyboardEnter(surface: surface, client: client, pressedKeys: pressedKeys)
+            record(.keyboardEnter, surface, client, nil, .focusChange)
+            delivery.modifiers(surface: surface, client: client, modifiers: modifiers)
+            record(.modifiers, surface, client, nil, .focusChange)
+        }
+        traceSink?.focusChanged(FocusChangeRecord(kind: .keyboard, from: old, to: surface, cause: cause, deliveries: recordDeliveries))
+        recordDeliveries = saved
+        return true
+    }
+
+    func focusOnPress(_ surface: SurfaceID) {
+        // A grab keeps the keyboard where it put it (the grabbing popup), as wlroots' popup
+        // grab does, until it ends.
+        guard focusPolicy == .onPress, clientGrab == nil else { return }
+        var current: SurfaceID? = surface
+        while let candidate = current {
+            if tree.canTakeKeyboardFocus(candidate) {
+                setKeyboardFocus(candidate, cause: .press)
+                return
+            }
+            current = tree.parent(of: candidate)
+        }
+    }
+
+    /// Where focus goes when its surface leaves: the nearest ancestor that can take it
+    /// (a field inside an app leaves focus in that app), else the most recently focused
+    /// surface that still can (a closed window leaves focus to the previous one), else nobody.
+    func fallBackKeyboardFocus(from ancestor: SurfaceID?, cause: FocusChangeCause) {
+        focusHistory.removeAll { !tree.contains($0) }
+        var next: SurfaceID?
+        var current = ancestor
+        while let candidate = current, next == nil {
+            if tree.canTakeKeyboardFocus(candidate) { next = candidate }
+            current = tree.parent(of: candidate)
+        }
+        next = next ?? focusHistory.last { tree.canTakeKeyboardFocus($0) }
+        setKeyboardFocus(next, cause: cause)
+    }
+}

@@ -1,0 +1,170 @@
+/// The event router: a FIFO queue, dispatched one event at a time. Each event flows one
+/// way: monitors see it, then its handler (one per kind) hit-tests and applies the rules,
+/// then `InputDelivery` sends it. The handlers live beside the state they own:
+/// `RouterQueue`, `TouchRouting`, `PointerRouting`, `ClientGrab`, `KeyboardRouting`,
+/// `KeyboardFocus`, `FallbackChain`, `InteractionIgnoring`, `TreeFollowing`, `RouterTrace`.
+public final class Router {
+    public let tree: SurfaceTree
+    public var delivery: any InputDelivery {
+        get { state.pointee.delivery }
+        set { state.pointee.delivery = newValue }
+    }
+    /// What a client that was never described has bound. The Wayland layer sets each client.
+    public var defaultClientCapabilities: ClientCapabilities {
+        get { state.pointee.defaultClientCapabilities }
+        set { state.pointee.defaultClientCapabilities = newValue }
+    }
+    /// Hears the winning recognizers' states; the session runs bound actions from it.
+    public var gestureObserver: (any GestureObserver)? {
+        get { state.pointee.gestureObserver }
+        set { state.pointee.gestureObserver = newValue }
+    }
+    let clock: any RouterClock
+
+    /// All mutable state, unchecked (see `UncheckedState`), grouped by the part that owns
+    /// it; each part's file has accessors that keep its handlers' code as it reads.
+    struct State {
+        var delivery: any InputDelivery
+        var defaultClientCapabilities = ClientCapabilities.all
+        var clientCapabilities: [ClientID: ClientCapabilities] = [:]
+        var devices: [DeviceID: (name: String, capabilities: DeviceCapabilities)] = [:]
+        var gestureObserver: (any GestureObserver)?
+        var queue = QueueState()
+        var touch = TouchTrackingState()
+        var pointer = PointerState()
+        var keyboard = KeyboardState()
+        var chain = ChainState()
+        var ignoring = IgnoringState()
+        var trace = TraceState()
+    }
+
+    let state: UncheckedState<State>
+
+    deinit {
+        state.release()
+    }
+
+    public init(tree: SurfaceTree, delivery: any InputDelivery, clock: any RouterClock) {
+        self.tree = tree
+        state = UncheckedState(State(delivery: delivery))
+        self.clock = clock
+        queue.reserveCapacity(256)
+        touches.reserveCapacity(16)
+        touchFrameClients.reserveCapacity(16)
+        pointerFrameClients.reserveCapacity(4)
+        pressedKeys.reserveCapacity(16)
+        pressedButtons.reserveCapacity(8)
+        recordDeliveries.reserveCapacity(16)
+        tree.observer = self
+    }
+
+    var clientCapabilities: [ClientID: ClientCapabilities] {
+        _read { yield state.pointee.clientCapabilities }
+        _modify { yield &state.pointee.clientCapabilities }
+    }
+    var devices: [DeviceID: (name: String, capabilities: DeviceCapabilities)] {
+        _read { yield state.pointee.devices }
+        _modify { yield &state.pointee.devices }
+    }
+
+    // MARK: Clients
+
+    public func setCapabilities(_ capabilities: ClientCapabilities, for client: ClientID) {
+        clientCapabilities[client] = capabilities
+    }
+
+    public func capabilities(of client: ClientID) -> ClientCapabilities {
+        clientCapabilities[client] ?? defaultClientCapabilities
+    }
+
+    /// Forgets a client that disconnected. Its surfaces must be removed from the tree first.
+    public func forgetClient(_ client: ClientID) {
+        if clientGrab?.client == client { endClientGrab() }
+        clientCapabilities[client] = nil
+        touchFrameClients.removeAll { $0 == client }
+        pointerFrameClients.removeAll { $0 == client }
+    }
+
+    // MARK: Routing
+
+    func route(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
+        let dequeued = clock.now()
+        for monitor in monitors { monitor.observe(event, sequence: sequence, arrival: arrival) }
+        recordDeliveries.removeAll(keepingCapacity: true)
+        decidedAt = nil
+        let outcome: RouteOutcome
+        if event.isInteraction, ignoreInteractionDepth > 0, !event.isTouchSequenceContinuation {
+            ignoredInteractionEvents += 1
+            outcome = ignore(event)
+        } else {
+            outcome = handle(event)
+        }
+        if let sink = traceSink {
+            let delivered = clock.now()
+            sink.routed(RouteRecord(
+                sequence: sequence, event: event, arrival: arrival, dequeued: dequeued,
+                decided: decidedAt ?? delivered, delivered: delivered, outcome: outcome, deliveries: recordDeliveries))
+        }
+    }
+
+    /// One handler per kind of event.
+    func handle(_ event: InputEvent) -> RouteOutcome {
+        switch event {
+        case .touchDown(let device, let time, let id, let position):
+            return touchDown(event, device: device, time: time, id: id, position: position)
+        case .touchMotion(let device, let time, let id, let position):
+            return touchMotion(device: device, time: time, id: id, position: position)
+        case .touchUp(_, let time, let id):
+            return touchUp(event, time: time, id: id)
+        case .touchCancel(_, _, let id):
+            return touchCancel(event, id: id)
+        case .touchFrame:
+            return touchFrame()
+        case .key(_, let time, let key, let state):
+            return keyEvent(event, time: time, key: key, state: state)
+        case .pointerMotion(_, let time, let dx, let dy):
+            return pointerMotion(event, time: time, to: clampedToOutputs(Point(pointerPosition.x + dx, pointerPosition.y + dy)))
+        case .pointerMotionAbsolute(_, let time, let position):
+            return pointerMotion(event, time: time, to: position)
+        case .pointerButton(_, let time, let button, let state):
+            return pointerButton(event, time: time, button: button, state: state)
+        case .pointerAxis(_, let time, let axis, let value, let discrete, let source):
+            return pointerAxis(event, time: time, axis: axis, value: value, discrete: discrete, source: source)
+        case .swipe, .pinch, .hold:
+            return touchpadGesture(event)
+        case .switchToggle:
+            return nonPositional(event) { _ in false }
+        case .deviceAdded(let device, _, let capabilities):
+            devices[device] = (devices[device]?.name ?? "", capabilities)
+            return .recorded
+        case .deviceRemoved(let device, _):
+            return deviceRemoved(event, device: device)
+        }
+    }
+
+    func ignore(_ event: InputEvent) -> RouteOutcome {
+        if case .touchDown(let device, _, let id, _) = event, touchIndex(id) == nil {
+            touches.append(TouchPoint(device: device, id: id, output: nil, target: .swallowed(.interactionIgnored)))
+        }
+        return .dropped(.interactionIgnored)
+    }
+
+    // MARK: Devices
+
+    public var knownDevices: [DeviceID: DeviceCapabilities] { devices.mapValues(\.capabilities) }
+
+    public func deviceName(_ device: DeviceID) -> String? { devices[device]?.name }
+
+    /// Names a device (libinput's device name), for traces and `msg` replies.
+    public func nameDevice(_ device: DeviceID, _ name: String) {
+        devices[device, default: (name, [])].name = name
+    }
+
+    func deviceRemoved(_ event: InputEvent, device: DeviceID) -> RouteOutcome {
+        devices[device] = nil
+        markDecided()
+        let cancelledAny = cancelLiveTouches(time: event.time) { $0.device == device }
+        touches.removeAll { $0.device == device }
+        return cancelledAny ? .delivered(.cancel) : .recorded
+    }
+}

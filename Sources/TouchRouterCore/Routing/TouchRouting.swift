@@ -1,0 +1,274 @@
+/// Where a touch point's events go for its whole life.
+enum TouchTarget {
+    case client(SurfaceID, ClientID)
+    /// The client has no wl_touch: this touch drives its pointer.
+    case emulatedPointer(SurfaceID, ClientID)
+    case compositor(any CompositorResponder, Responder)
+    /// Nobody gets the rest of this touch's sequence, for `DropReason`.
+    case swallowed(DropReason)
+}
+
+struct TouchPoint {
+    var device: DeviceID
+    var id: TouchID
+    var output: OutputID?
+    var target: TouchTarget
+
+    var trackingSurface: SurfaceID? {
+        switch target {
+        case .client(let surface, _), .emulatedPointer(let surface, _): surface
+        case .compositor, .swallowed: nil
+        }
+    }
+}
+
+/// Every touch point down, and the clients whose touch frame is open.
+struct TouchTrackingState {
+    var touches: [TouchPoint] = []
+    var frameClients: [ClientID] = []
+}
+
+/// Touches with UIKit's rules: each is bound at its down to whoever takes it for its
+/// whole life; exclusive and multiple touch judged per output; cancels per client.
+extension Router {
+    var touches: [TouchPoint] {
+        _read { yield state.pointee.touch.touches }
+        _modify { yield &state.pointee.touch.touches }
+    }
+    var touchFrameClients: [ClientID] {
+        _read { yield state.pointee.touch.frameClients }
+        _modify { yield &state.pointee.touch.frameClients }
+    }
+
+    public struct TouchState: Hashable, Sendable {
+        public var device: DeviceID
+        public var id: TouchID
+        /// The client surface the touch is bound to, if any.
+        public var surface: SurfaceID?
+        /// The compositor link that took it, if any.
+        public var responder: Responder?
+        public var emulatingPointer: Bool
+        public var swallowed: DropReason?
+    }
+
+    public var activeTouches: [TouchState] {
+        touches.map { point in
+            switch point.target {
+            case .client(let surface, _):
+                TouchState(device: point.device, id: point.id, surface: surface, responder: nil, emulatingPointer: false, swallowed: nil)
+            case .emulatedPointer(let surface, _):
+                TouchState(device: point.device, id: point.id, surface: surface, responder: nil, emulatingPointer: true, swallowed: nil)
+            case .compositor(_, let link):
+                TouchState(device: point.device, id: point.id, surface: nil, responder: link, emulatingPointer: false, swallowed: nil)
+            case .swallowed(let reason):
+                TouchState(device: point.device, id: point.id, surface: nil, responder: nil, emulatingPointer: false, swallowed: reason)
+            }
+        }
+    }
+
+    /// Touch ids are seat slots, unique across the seat's devices, as wl_touch needs them.
+    func touchIndex(_ id: TouchID) -> Int? {
+        for i in touches.indices where touches[i].id == id { return i }
+        return nil
+    }
+
+    func touchDown(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
+        guard touchIndex(id) == nil else { return .dropped(.duplicateTouch) }
+        let hit = tree.hitTest(position)
+        if let grab = clientGrab, hit.flatMap({ tree.client(of: $0.surface) }) != grab.client {
+            markDecided()
+            dismissClientGrab()
+            touches.append(TouchPoint(device: device, id: id, output: hit?.output, target: .swallowed(.outsideGrab)))
+            return .dropped(.outsideGrab)
+        }
+        guard let hit else {
+            let output = tree.output(at: position)
+            let (outcome, target) = compositorChain(event, from: nil, output: output)
+            touches.append(TouchPoint(device: device, id: id, output: output, target: target))
+            return outcome
+        }
+        if let blocked = touchRuleBlocking(hit.surface, on: hit.output) {
+            touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .swallowed(blocked)))
+            return .dropped(blocked)
+        }
+        // Walk the surface links for a client that takes touch, or pointer input in its stead.
+        var declined = 0
+        var current: SurfaceID? = hit.surface
+        while let surface = current, let client = tree.client(of: surface) {
+            let capabilities = capabilities(of: client)
+            let reason: DeliveryReason = surface == hit.surface ? .hit : .fallback
+            if capabilities.contains(.touch) {
+                let local = surface == hit.surface ? hit.local : tree.localPoint(position, in: surface)!
+                focusOnPress(surface)
+                markDecided()
+                delivery.touchDown(surface: surface, client: client, time: time, id: id, local: local)
+                record(.touchDown, surface, client, local, reason)
+                noteTouchFrame(for: client)
+                touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .client(surface, client)))
+                return .delivered(reason)
+            }
+            if capabilities.contains(.pointer) {
+                if touches.contains(where: { if case .emulatedPointer = $0.target { true } else { false } }) {
+                    touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .swallowed(.pointerEmulationBusy)))
+                    return .dropped(.pointerEmulationBusy)
+                }
+                focusOnPress(surface)
+                markDecided()
+                emulatePointerPress(time: time, at: position)
+                touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .emulatedPointer(surface, client)))
+                return .delivered(.pointerEmulation)
+            }
+            if let taken = askResponders(event, at: .surface(surface)) {
+                touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .compositor(taken, .surface(surface))))
+                return .handled(by: .surface(surface), declined: declined)
+            }
+            declined += 1
+            if let role = tree.role(of: surface), role != .subsurface {
+                if let taken = askResponders(event, at: .role(surface, role)) {
+                    touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .compositor(taken, .role(surface, role))))
+                    return .handled(by: .role(surface, role), declined: declined)
+                }
+                declined += 1
+            }
+            current = tree.parent(of: surface)
+        }
+        let (outcome, target) = compositorChain(event, from: nil, output: hit.output, declinedSoFar: declined)
+        touches.append(TouchPoint(device: device, id: id, output: hit.output, target: target))
+        return outcome
+    }
+
+    /// UIKit's multipleTouchEnabled and exclusiveTouch, judged per output (UIKit's window).
+    func touchRuleBlocking(_ surface: SurfaceID, on output: OutputID) -> DropReason? {
+        guard let properties = tree.properties(of: surface) else { return nil }
+        if !properties.multipleTouch, touches.contains(where: { $0.trackingSurface == surface }) {
+            return .multipleTouchDisabled(surface: surface)
+        }
+        for point in touches where point.output == output {
+            guard let tracking = point.trackingSurface else { continue }
+            if properties.exclusiveTouch, tracking != surface {
+                return .blockedByExclusiveTouch(exclusive: surface, tracking: tracking)
+            }
+            if !properties.exclusiveTouch, tree.properties(of: tracking)?.exclusiveTouch == true {
+                return .blockedByExclusiveTouch(exclusive: tracking, tracking: tracking)
+            }
+        }
+        return nil
+    }
+
+    func touchMotion(device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
+        guard let i = touchIndex(id) else { return .dropped(.unknownTouch) }
+        switch touches[i].target {
+        case .client(let surface, let client):
+            guard let local = tree.localPoint(position, in: surface) else { return .dropped(.surfaceGone) }
+            markDecided()
+            delivery.touchMotion(surface: surface, client: client, time: time, id: id, local: local)
+            record(.touchMotion, surface, client, local, .boundTouch)
+            noteTouchFrame(for: client)
+            return .delivered(.boundTouch)
+        case .emulatedPointer(let surface, _):
+            guard tree.contains(surface) else { return .dropped(.surfaceGone) }
+            markDecided()
+            movePointer(to: position, time: time)
+            flushPointerFrames()
+            return .delivered(.pointerEmulation)
+        case .compositor(let responder, let link):
+            markDecided()
+            _ = responder.respond(to: .touchMotion(device: device, time: time, id: id, position: position), at: link)
+            return .handled(by: link, declined: 0)
+        case .swallowed(let reason):
+            return .dropped(reason)
+        }
+    }
+
+    func touchUp(_ event: InputEvent, time: RouterTime, id: TouchID) -> RouteOutcome {
+        guard let i = touchIndex(id) else { return .dropped(.unknownTouch) }
+        let point = touches.remove(at: i)
+        switch point.target {
+        case .client(let surface, let client):
+            markDecided()
+            delivery.touchUp(surface: surface, client: client, time: time, id: id)
+            record(.touchUp, surface, client, nil, .boundTouch)
+            noteTouchFrame(for: client)
+            return .delivered(.boundTouch)
+        case .emulatedPointer:
+            markDecided()
+            releaseEmulatedButton(time: time)
+            return .delivered(.pointerEmulation)
+        case .compositor(let responder, let link):
+            markDecided()
+            _ = responder.respond(to: event, at: link)
+            return .handled(by: link, declined: 0)
+        case .swallowed(let reason):
+            return .dropped(reason)
+        }
+    }
+
+    func touchCancel(_ event: InputEvent, id: TouchID) -> RouteOutcome {
+        guard let i = touchIndex(id) else { return .dropped(.unknownTouch) }
+        let point = touches.remove(at: i)
+        switch point.target {
+        case .client(_, let client):
+            markDecided()
+            cancelTouches(of: client, reason: .cancel)
+            return .delivered(.cancel)
+        case .emulatedPointer:
+            markDecided()
+            releaseEmulatedButton(time: event.time)
+            return .delivered(.pointerEmulation)
+        case .compositor(let responder, let link):
+            markDecided()
+            _ = responder.respond(to: event, at: link)
+            return .handled(by: link, declined: 0)
+        case .swallowed(let reason):
+            return .dropped(reason)
+        }
+    }
+
+    /// wl_touch.cancel ends every touch the client has, so the rest of each is swallowed.
+    func cancelTouches(of client: ClientID, reason: DeliveryReason) {
+        delivery.touchCancel(client: client)
+        record(.touchCancel, nil, client, nil, reason)
+        touchFrameClients.removeAll { $0 == client }
+        for j in touches.indices {
+            if case .client(_, let owner) = touches[j].target, owner == client {
+                touches[j].target = .swallowed(.touchCancelled)
+            }
+        }
+    }
+
+    func touchFrame() -> RouteOutcome {
+        guard !touchFrameClients.isEmpty else { return .dropped(.nothingPending) }
+        markDecided()
+        for client in touchFrameClients {
+            delivery.touchFrame(client: client)
+            record(.touchFrame, nil, client, nil, .frame)
+        }
+        touchFrameClients.removeAll(keepingCapacity: true)
+        return .delivered(.frame)
+    }
+
+    func noteTouchFrame(for client: ClientID) {
+        if !touchFrameClients.contains(client) { touchFrameClients.append(client) }
+    }
+
+    /// Ends the touches that `matching` picks for whoever has them: wl_touch.cancel once
+    /// per client, a button release for an emulated pointer, a cancel to a compositor
+    /// responder. True when some client got a cancel.
+    func cancelLiveTouches(time: RouterTime, matching: (TouchPoint) -> Bool) -> Bool {
+        var cancelledClients: [ClientID] = []
+        for point in touches where matching(point) {
+            switch point.target {
+            case .client(_, let client):
+                if !cancelledClients.contains(client) { cancelledClients.append(client) }
+            case .emulatedPointer:
+                releaseEmulatedButton(time: time)
+            case .compositor(let responder, let link):
+                _ = responder.respond(to: .touchCancel(device: point.device, time: time, id: point.id), at: link)
+            case .swallowed:
+                break
+            }
+        }
+        for client in cancelledClients { cancelTouches(of: client, reason: .cancel) }
+        return !cancelledClients.isEmpty
+    }
+}
