@@ -318,6 +318,11 @@ public final class SurfaceTree {
         outputNodeIndex(at: point).map { outputNodes[$0].id }
     }
 
+    /// The output holding `point` with its rectangle and name, without copying its toplevels.
+    public func outputPlacement(at point: Point<GlobalSpace>) -> (id: OutputID, rect: Rect<GlobalSpace>, name: String)? {
+        outputNodeIndex(at: point).map { (outputNodes[$0].id, outputNodes[$0].rect, outputNodes[$0].name) }
+    }
+
     // MARK: Hit testing
 
     /// The fast path: the incremental index.

@@ -39,6 +39,10 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case nothingPending
     /// A press outside the grabbing client's surfaces: it dismissed the grab (its popups).
     case outsideGrab
+    /// A gesture recognizer won the touch's sequence and claimed it.
+    case claimedByGesture
+    /// The sequence had the configured number of fingers down: it is the compositor's.
+    case fingerLimit
 
     public var description: String {
         switch self {
@@ -55,6 +59,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .touchDiscarded: "touch was discarded at down"
         case .nothingPending: "nothing pending"
         case .outsideGrab: "outside the grabbing client's surfaces: the grab is dismissed"
+        case .claimedByGesture: "claimed by a gesture recognizer"
+        case .fingerLimit: "the sequence reached the finger limit"
         }
     }
 }
@@ -69,6 +75,8 @@ public enum RouteOutcome: Sendable, Equatable {
     case discarded(declined: Int)
     /// Bookkeeping only (devices), or state the router keeps for itself.
     case recorded
+    /// Held from clients while the gesture arena decides (a hold-back zone, the finger rule).
+    case held
 }
 
 public enum DeliveryKind: String, Sendable {
@@ -127,16 +135,61 @@ public struct FocusChangeRecord: Sendable, Equatable {
     public var deliveries: [DeliveryRecord]
 }
 
+/// What the gesture arena decided, and about whom.
+public enum ArenaDecision: String, Sendable {
+    /// A recognizer saw a down in its area and joined the sequence's arena.
+    case joined
+    /// It may begin or recognize only once another fails (require-to-fail).
+    case waiting
+    case won
+    case failed
+    /// A touch went down in a hold-back zone (or under the finger rule) and waits.
+    case held
+    /// Held events went to clients, in order, with their own times.
+    case released
+    /// Held events that clients will never see: a recognizer claimed their touch.
+    case discarded
+    /// A client lost touches to a winner: wl_touch.cancel.
+    case cancelled
+    /// A client rejected a touch it had (XInput 2.2's reject): it went on down the chain.
+    case rejected
+    /// A winner's state as bindings hear it: began, changed, ended, cancelled, recognized.
+    case reported
+    /// Every finger is up and no recognizer waits: the arena closes.
+    case closed
+}
+
+public struct ArenaRecord: Sendable, Equatable {
+    public var decision: ArenaDecision
+    public var recognizer: String?
+    public var touches: [TouchID]
+    public var client: ClientID?
+    /// Why, in words; for `reported`, the state.
+    public var detail: String
+    public var time: RouterTime
+
+    public init(decision: ArenaDecision, recognizer: String?, touches: [TouchID], client: ClientID?, detail: String, time: RouterTime) {
+        self.decision = decision
+        self.recognizer = recognizer
+        self.touches = touches
+        self.client = client
+        self.detail = detail
+        self.time = time
+    }
+}
+
 /// Receives routing decisions. Called after each event and each focus change.
 public protocol RoutingTraceSink: AnyObject {
     func routed(_ record: RouteRecord)
     func focusChanged(_ record: FocusChangeRecord)
     func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord])
+    func arenaDecided(_ record: ArenaRecord)
 }
 
 extension RoutingTraceSink {
     public func focusChanged(_ record: FocusChangeRecord) {}
     public func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord]) {}
+    public func arenaDecided(_ record: ArenaRecord) {}
 }
 
 /// Sees every event before it is routed, as UIApplication.sendEvent: does, and cannot change delivery.

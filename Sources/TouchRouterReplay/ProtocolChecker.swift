@@ -11,6 +11,8 @@ public final class ProtocolChecker: InputDelivery {
     public private(set) var openTouches: [ClientID: Set<TouchID>] = [:]
     private var touchSurface: [ClientID: [TouchID: SurfaceID]] = [:]
     public private(set) var keyboardEntered: SurfaceID?
+    /// Clients with touch events not yet closed by a frame (or ended by a cancel).
+    public private(set) var unframedTouchClients: Set<ClientID> = []
     public private(set) var pointerEntered: SurfaceID?
 
     /// A surface that leaves the core's tree may live on in its client (an unmapped
@@ -24,24 +26,31 @@ public final class ProtocolChecker: InputDelivery {
         if openTouches[client, default: []].contains(id) { breach("touch down \(id) to \(client), which has it down already") }
         openTouches[client, default: []].insert(id)
         touchSurface[client, default: [:]][id] = surface
+        unframedTouchClients.insert(client)
     }
 
     public func touchMotion(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) {
         deliveries += 1
         if !openTouches[client, default: []].contains(id) { breach("touch motion \(id) to \(client), which does not have it down") }
         if touchSurface[client]?[id] != surface { breach("touch motion \(id) on \(surface), but it went down on \(String(describing: touchSurface[client]?[id]))") }
+        unframedTouchClients.insert(client)
     }
 
     public func touchUp(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID) {
         deliveries += 1
         if openTouches[client]?.remove(id) == nil { breach("touch up \(id) to \(client), which does not have it down") }
+        unframedTouchClients.insert(client)
     }
 
-    public func touchFrame(client: ClientID) { deliveries += 1 }
+    public func touchFrame(client: ClientID) {
+        deliveries += 1
+        unframedTouchClients.remove(client)
+    }
 
     public func touchCancel(client: ClientID) {
         deliveries += 1
         openTouches[client] = []
+        unframedTouchClients.remove(client)
     }
 
     public func keyboardEnter(surface: SurfaceID, client: ClientID, pressedKeys: [UInt32]) {

@@ -21,6 +21,8 @@ public final class RecordingDelivery: InputDelivery {
     }
 
     public private(set) var received: [Received] = []
+    /// The event time of every touch down, motion and up, in delivery order.
+    public private(set) var touchTimes: [RouterTime] = []
 
     public init() {}
 
@@ -30,9 +32,9 @@ public final class RecordingDelivery: InputDelivery {
         return received
     }
 
-    public func touchDown(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) { received.append(.touchDown(surface, id, local)) }
-    public func touchMotion(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) { received.append(.touchMotion(surface, id, local)) }
-    public func touchUp(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID) { received.append(.touchUp(surface, id)) }
+    public func touchDown(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) { received.append(.touchDown(surface, id, local)); touchTimes.append(time) }
+    public func touchMotion(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) { received.append(.touchMotion(surface, id, local)); touchTimes.append(time) }
+    public func touchUp(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID) { received.append(.touchUp(surface, id)); touchTimes.append(time) }
     public func touchFrame(client: ClientID) { received.append(.touchFrame(client)) }
     public func touchCancel(client: ClientID) { received.append(.touchCancel(client)) }
     public func keyboardEnter(surface: SurfaceID, client: ClientID, pressedKeys: [UInt32]) { received.append(.keyboardEnter(surface, pressedKeys)) }

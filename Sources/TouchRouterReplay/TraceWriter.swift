@@ -68,6 +68,25 @@ public final class TraceWriter: RoutingTraceSink {
         }
     }
 
+    public func arenaDecided(_ record: ArenaRecord) {
+        switch format {
+        case .text:
+            let who = record.recognizer.map { "\"\($0)\" " } ?? ""
+            let touches = record.touches.isEmpty ? "" : " touch\(record.touches.count == 1 ? "" : "es") \(record.touches.map(\.description).joined(separator: ","))"
+            let client = record.client.map { " client \"\(names.name(of: $0))\"" } ?? ""
+            write("    arena: \(who)\(record.decision.rawValue)\(touches)\(client): \(record.detail)")
+        case .json:
+            write(object([
+                ("time_ms", jsonNumber(Double(record.time.nanoseconds) / 1e6)),
+                ("arena", jsonString(record.decision.rawValue)),
+                ("recognizer", record.recognizer.map(jsonString) ?? "null"),
+                ("touches", "[" + record.touches.map { String($0.raw) }.joined(separator: ",") + "]"),
+                ("client", record.client.map { jsonString(names.name(of: $0)) } ?? "null"),
+                ("detail", jsonString(record.detail)),
+            ]))
+        }
+    }
+
     /// A script line that acts as the compositor, printed before its effects.
     public func action(_ line: Script.Line) {
         switch format {
@@ -104,6 +123,7 @@ public final class TraceWriter: RoutingTraceSink {
         case .dropped(let reason): "dropped: \(describe(reason))"
         case .discarded(let declined): "discarded: all \(declined) links of the fallback chain passed it on"
         case .recorded: "recorded"
+        case .held: "held while the gesture arena decides"
         }
     }
 
@@ -133,6 +153,7 @@ public final class TraceWriter: RoutingTraceSink {
         case .dropped(let reason): [("outcome", jsonString("dropped")), ("reason", jsonString(describe(reason)))]
         case .discarded(let declined): [("outcome", jsonString("discarded")), ("declined", String(declined))]
         case .recorded: [("outcome", jsonString("recorded"))]
+        case .held: [("outcome", jsonString("held"))]
         }
     }
 

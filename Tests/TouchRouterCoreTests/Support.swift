@@ -80,6 +80,10 @@ final class OutcomeLog: RoutingTraceSink {
     var last: RouteOutcome? { records.last?.outcome }
     func routed(_ record: RouteRecord) { records.append(record) }
     func focusChanged(_ record: FocusChangeRecord) { focusChanges.append(record) }
+    var arena: [ArenaRecord] = []
+    func arenaDecided(_ record: ArenaRecord) { arena.append(record) }
+    /// "decision recognizer" for each arena record, e.g. "won edge".
+    var arenaDecisions: [String] { arena.map { "\($0.decision.rawValue)\($0.recognizer.map { " " + $0 } ?? "")" } }
 }
 
 /// A compositor responder that answers as told and remembers what it was asked.

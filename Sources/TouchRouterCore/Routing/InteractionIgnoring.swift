@@ -24,6 +24,7 @@ extension Router {
         }
         let saved = recordDeliveries
         recordDeliveries.removeAll(keepingCapacity: true)
+        abandonArena(time: clock.now())
         _ = cancelLiveTouches(time: clock.now()) { _ in true }
         for i in touches.indices { touches[i].target = .swallowed(.interactionIgnored) }
         pointerGrab = nil

@@ -36,6 +36,7 @@ public final class Router {
         var chain = ChainState()
         var ignoring = IgnoringState()
         var trace = TraceState()
+        var arena = ArenaState()
     }
 
     let state: UncheckedState<State>
@@ -96,6 +97,8 @@ public final class Router {
         if event.isInteraction, ignoreInteractionDepth > 0, !event.isTouchSequenceContinuation {
             ignoredInteractionEvents += 1
             outcome = ignore(event)
+        } else if state.pointee.arena.enabled, let decided = arenaTouch(event, sequence: sequence, arrival: arrival) {
+            outcome = decided
         } else {
             outcome = handle(event)
         }
@@ -163,6 +166,7 @@ public final class Router {
     func deviceRemoved(_ event: InputEvent, device: DeviceID) -> RouteOutcome {
         devices[device] = nil
         markDecided()
+        arenaDeviceRemoved(device, time: event.time)
         let cancelledAny = cancelLiveTouches(time: event.time) { $0.device == device }
         touches.removeAll { $0.device == device }
         return cancelledAny ? .delivered(.cancel) : .recorded

@@ -13,6 +13,8 @@ struct TouchPoint {
     var id: TouchID
     var output: OutputID?
     var target: TouchTarget
+    /// Where it last was, for passing a rejected touch down the chain.
+    var position = Point<GlobalSpace>(0, 0)
 
     var trackingSurface: SurfaceID? {
         switch target {
@@ -74,6 +76,7 @@ extension Router {
 
     func touchDown(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
         guard touchIndex(id) == nil else { return .dropped(.duplicateTouch) }
+        defer { if let i = touchIndex(id) { touches[i].position = position } }
         let hit = tree.hitTest(position)
         if let grab = clientGrab, hit.flatMap({ tree.client(of: $0.surface) }) != grab.client {
             markDecided()
@@ -157,6 +160,7 @@ extension Router {
 
     func touchMotion(device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
         guard let i = touchIndex(id) else { return .dropped(.unknownTouch) }
+        touches[i].position = position
         switch touches[i].target {
         case .client(let surface, let client):
             guard let local = tree.localPoint(position, in: surface) else { return .dropped(.surfaceGone) }

@@ -9,6 +9,10 @@ extension Router: SurfaceTreeObserver {
                 break
             }
         }
+        for surface in surfaces {
+            arena.appIDs[surface] = nil
+            arena.deferrals[surface] = nil
+        }
         endTouches(on: surfaces)
         for i in touches.indices {
             switch touches[i].target {
