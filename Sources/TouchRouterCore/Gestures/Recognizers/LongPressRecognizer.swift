@@ -112,6 +112,7 @@ public final class LongPressRecognizer: GestureRecognizer {
     }
 
     public func advance(to time: RouterTime) {
+        if let endPending, time < endPending { return }
         if finishPendingEnd(time) { return }
         if state == .possible { _ = beginIfDue(time) }
     }

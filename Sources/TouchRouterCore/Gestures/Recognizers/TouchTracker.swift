@@ -107,16 +107,19 @@ struct TouchTracker {
     }
 
     /// The centroid's velocity in layout pixels per second at `time`: its travel from the
-    /// oldest to the newest sample within the horizon, or zero when resting or unknown.
+    /// oldest to the newest sample within the horizon (or from the one before the newest,
+    /// when samples are sparser than that), or zero when resting or unknown.
     func velocity(at time: RouterTime) -> (x: Double, y: Double) {
         guard sampleCount >= 2 else { return (0, 0) }
         let newest = samples[newestSample]
         guard time.saturatingNanoseconds(since: newest.time) <= Self.restingAfter else { return (0, 0) }
-        var oldest = newest
-        for back in 1..<sampleCount {
-            let sample = samples[(newestSample - back + samples.count) % samples.count]
-            guard newest.time.saturatingNanoseconds(since: sample.time) <= Self.velocityHorizon else { break }
-            oldest = sample
+        var oldest = samples[(newestSample - 1 + samples.count) % samples.count]
+        if sampleCount > 2 {
+            for back in 2..<sampleCount {
+                let sample = samples[(newestSample - back + samples.count) % samples.count]
+                guard newest.time.saturatingNanoseconds(since: sample.time) <= Self.velocityHorizon else { break }
+                oldest = sample
+            }
         }
         let seconds = Double(newest.time.saturatingNanoseconds(since: oldest.time)) / 1_000_000_000
         guard seconds > 0 else { return (0, 0) }
