@@ -480,10 +480,16 @@ private func near(_ a: Double, _ b: Double, _ tolerance: Double = 1e-9) -> Bool 
         #expect(near(rotation.values.rotation, -3.5, 1e-9))
     }
 
-    @Test func rotationFailsOnAnEarlyLift() {
-        let rotation = RotationRecognizer()
-        rotation.down(1, 100, 100, at: 0)
-        #expect(rotation.up(1, at: 10) == .failed)
+    @Test func rotationFailsOnAnEarlyLiftAndIsCancelledAfterItBegan() {
+        let lifted = RotationRecognizer()
+        lifted.down(1, 100, 100, at: 0)
+        #expect(lifted.up(1, at: 10) == .failed)
+
+        let cancelled = RotationRecognizer()
+        cancelled.down(1, 100, 100, at: 0)
+        cancelled.down(2, 200, 100, at: 5)
+        #expect(cancelled.move(2, 200, 150, at: 10) == .began)
+        #expect(cancelled.cancel(2, at: 20) == .cancelled)
     }
 
     // MARK: - Screen-edge pan
