@@ -35,18 +35,13 @@ public final class LongPressRecognizer: GestureRecognizer {
 
     public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         if finishPendingEnd(time) { return }
-        switch state {
-        case .possible:
-            if beginIfDue(time) { return }
-            guard position.isUsableForGestures, tracker.index(of: id) == nil else { return }
-            guard tracker.add(id, at: position, time: time), tracker.count <= touchesRequired else { return fail() }
-            if tracker.count == touchesRequired { pressStart = time }
-            tracker.report(into: &values, at: time)
-        case .began, .changed:
-            break
-        case .ended, .cancelled, .failed, .recognized:
-            break
-        }
+        // Fingers joining once it began (even by this very event) are not part of it.
+        guard state == .possible else { return }
+        if beginIfDue(time) { return }
+        guard position.isUsableForGestures, tracker.index(of: id) == nil else { return }
+        guard tracker.add(id, at: position, time: time), tracker.count <= touchesRequired else { return fail() }
+        if tracker.count == touchesRequired { pressStart = time }
+        tracker.report(into: &values, at: time)
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
@@ -103,7 +98,7 @@ public final class LongPressRecognizer: GestureRecognizer {
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
         if finishPendingEnd(time) { return }
-        guard tracker.remove(id) != nil else { return }
+        guard !state.isFinal, tracker.remove(id) != nil else { return }
         switch state {
         case .possible: fail()
         case .began, .changed: state = .cancelled
