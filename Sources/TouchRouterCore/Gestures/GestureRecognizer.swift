@@ -154,8 +154,8 @@ public struct RotationParameters: Sendable, Hashable {
 public struct ScreenEdgePanParameters: Sendable, Hashable {
     /// UIKit's default is no edge at all; the left edge here, so a default recognizer does something.
     public var edges: Set<ScreenEdge> = [.left]
-    /// How far from the edge the touch must go down (Android's back-gesture inset is
-    /// 18 to 30 dp by device; see RECOGNIZER-DEFAULTS.md).
+    /// How far from the edge the touch must go down: the project's choice, below the 30 dp
+    /// of AOSP's gestural-navigation back zone (see RECOGNIZER-DEFAULTS.md).
     public var zoneWidth = 24.0
     /// How far it moves away from the edge before the pan begins (Android's touch slop, 8 dp).
     public var slop = 8.0
