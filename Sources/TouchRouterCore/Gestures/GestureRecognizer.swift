@@ -98,19 +98,21 @@ public enum GestureAttachment: Hashable, Sendable, CustomStringConvertible {
 public struct TapParameters: Sendable, Hashable {
     public var tapsRequired = 1
     public var touchesRequired = 1
-    /// How far a touch may move and still tap.
-    public var allowableMovement = 10.0
-    /// A touch held longer than this is no tap.
+    /// How far a touch may move and still tap (Android's touch slop, 8 dp; UIKit documents none).
+    public var allowableMovement = 8.0
+    /// A touch held longer than this is no tap: the long press's 0.5 s, so the two hand over at one instant.
     public var maximumPressDuration: Int64 = 500_000_000
-    /// The longest wait between one tap's up and the next tap's down.
+    /// The longest wait between one tap's up and the next tap's down (Android's double-tap timeout).
     public var maximumTapInterval: Int64 = 300_000_000
-    /// How far the next tap may land from the first.
+    /// How far the next tap may land from the previous one (Android's double-tap slop).
     public var maximumTapDistance = 100.0
     public init() {}
 }
 
 public struct LongPressParameters: Sendable, Hashable {
+    /// UIKit's documented default, 0.5 s (Android's is 400 ms since Android 12).
     public var minimumDuration: Int64 = 500_000_000
+    /// UIKit's documented default, 10 points.
     public var allowableMovement = 10.0
     public var touchesRequired = 1
     public init() {}
@@ -119,37 +121,43 @@ public struct LongPressParameters: Sendable, Hashable {
 public struct PanParameters: Sendable, Hashable {
     public var minimumTouches = 1
     public var maximumTouches = 10
-    /// How far the centroid moves before the pan begins.
+    /// How far the centroid moves before the pan begins (Android's touch slop, 8 dp).
     public var slop = 8.0
     public init() {}
 }
 
 public struct SwipeParameters: Sendable, Hashable {
+    /// UIKit's default direction is right.
     public var directions: Set<SwipeDirection> = [.right]
     public var touchesRequired = 1
+    /// No platform documents one; the project's choice.
     public var minimumDistance = 50.0
-    /// Layout pixels per second, along the direction.
+    /// Layout pixels per second, along the direction (Android's minimum fling velocity, 50 dp/s).
     public var minimumVelocity = 50.0
     public init() {}
 }
 
 public struct PinchParameters: Sendable, Hashable {
-    /// How far the touches' spread changes before the pinch begins.
+    /// How far the touches' spread changes before the pinch begins (Android's
+    /// ScaleGestureDetector: twice the touch slop, 16 dp).
     public var slop = 16.0
     public init() {}
 }
 
 public struct RotationParameters: Sendable, Hashable {
-    /// Radians turned before the rotation begins.
+    /// Radians turned before the rotation begins: 5°, the project's choice (SwiftUI's
+    /// RotateGesture starts at 1°, which two resting fingers' jitter reaches).
     public var minimumAngle = 0.0873
     public init() {}
 }
 
 public struct ScreenEdgePanParameters: Sendable, Hashable {
+    /// UIKit's default is no edge at all; the left edge here, so a default recognizer does something.
     public var edges: Set<ScreenEdge> = [.left]
-    /// How far from the edge the touch must go down.
+    /// How far from the edge the touch must go down: the project's choice, below the 30 dp
+    /// of AOSP's gestural-navigation back zone (see RECOGNIZER-DEFAULTS.md).
     public var zoneWidth = 24.0
-    /// How far it moves away from the edge before the pan begins.
+    /// How far it moves away from the edge before the pan begins (Android's touch slop, 8 dp).
     public var slop = 8.0
     public var touchesRequired = 1
     public init() {}

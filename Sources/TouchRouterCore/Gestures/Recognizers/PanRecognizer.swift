@@ -1,0 +1,69 @@
+/// UIPanGestureRecognizer: continuous. It begins when the centroid of `minimumTouches`…
+/// `maximumTouches` fingers has travelled more than `slop`, is changed on every motion and
+/// whenever a finger joins or leaves, and ends when the last finger lifts. All fingers
+/// lifting before it began fails it. Fingers past `maximumTouches` are ignored, as UIKit
+/// ignores them.
+///
+/// `values.translation*` is the centroid's travel since the first finger went down, slop
+/// included, so whatever follows it stays under the fingers; a finger joining or leaving
+/// moves the centroid but not the translation.
+public final class PanRecognizer: GestureRecognizer {
+    public let parameters: PanParameters
+    public private(set) var state: GestureState = .possible
+    public private(set) var values = GestureValues()
+    public var isContinuous: Bool { true }
+    public var awaitsMoreTouches: Bool { false }
+    public var deadline: RouterTime? { nil }
+
+    private var tracker = TouchTracker()
+    private let minimumTouches: Int
+    private let maximumTouches: Int
+
+    public init(_ parameters: PanParameters = PanParameters()) {
+        self.parameters = parameters
+        maximumTouches = max(1, min(parameters.maximumTouches, TouchTracker.capacity))
+        minimumTouches = max(1, min(parameters.minimumTouches, maximumTouches))
+    }
+
+    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+        guard !state.isFinal, tracker.count < maximumTouches, tracker.add(id, at: position, time: time) else { return }
+        if state != .possible { state = .changed }
+        tracker.report(into: &values, at: time)
+    }
+
+    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+        guard !state.isFinal, tracker.move(id, to: position, time: time) != nil else { return }
+        tracker.report(into: &values, at: time)
+        if state == .possible {
+            if tracker.count >= minimumTouches && tracker.translationLength > parameters.slop { state = .began }
+        } else {
+            state = .changed
+        }
+    }
+
+    public func touchEnded(_ id: TouchID, time: RouterTime) {
+        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        tracker.report(into: &values, at: time)
+        switch state {
+        case .possible:
+            if tracker.isEmpty { state = .failed }
+        case .began, .changed:
+            state = tracker.isEmpty ? .ended : .changed
+        case .ended, .cancelled, .failed, .recognized:
+            break
+        }
+    }
+
+    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        state = state == .possible ? .failed : .cancelled
+    }
+
+    public func advance(to time: RouterTime) {}
+
+    public func reset() {
+        state = .possible
+        values = GestureValues()
+        tracker.clear()
+    }
+}

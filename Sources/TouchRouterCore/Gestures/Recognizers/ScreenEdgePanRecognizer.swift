@@ -1,0 +1,123 @@
+/// UIScreenEdgePanGestureRecognizer: continuous. The first finger must go down within
+/// `zoneWidth` of one of `edges` of its output, or the recognizer fails at once. It begins
+/// when `touchesRequired` fingers are down and their centroid has moved more than `slop`
+/// inward from such an edge, more inward than along it; it fails when it moves along
+/// every such edge more than `slop` before that, when a finger past the required number
+/// goes down, or when a finger lifts first. It is changed on motion and ends when the last
+/// finger lifts; fingers joining after it began are ignored.
+///
+/// In a corner both edges are candidates and the movement picks one; `values.edge` says which.
+public final class ScreenEdgePanRecognizer: GestureRecognizer {
+    public let parameters: ScreenEdgePanParameters
+    public private(set) var state: GestureState = .possible
+    public private(set) var values = GestureValues()
+    public var isContinuous: Bool { true }
+    public var awaitsMoreTouches: Bool { false }
+    public var deadline: RouterTime? { nil }
+
+    private var tracker = TouchTracker()
+    private let touchesRequired: Int
+    /// The edges the first finger went down near (only those in `parameters.edges`).
+    private var nearLeft = false, nearRight = false, nearTop = false, nearBottom = false
+
+    public init(_ parameters: ScreenEdgePanParameters = ScreenEdgePanParameters()) {
+        self.parameters = parameters
+        touchesRequired = max(1, min(parameters.touchesRequired, TouchTracker.capacity))
+    }
+
+    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+        guard state == .possible, tracker.index(of: id) == nil else { return }
+        if tracker.isEmpty {
+            findEdges(near: position, on: output)
+            guard nearLeft || nearRight || nearTop || nearBottom, tracker.add(id, at: position, time: time) else {
+                state = .failed
+                return
+            }
+        } else {
+            guard position.isUsableForGestures else { return }
+            guard tracker.add(id, at: position, time: time), tracker.count <= touchesRequired else {
+                state = .failed
+                return
+            }
+        }
+        tracker.report(into: &values, at: time)
+    }
+
+    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+        guard !state.isFinal, tracker.move(id, to: position, time: time) != nil else { return }
+        tracker.report(into: &values, at: time)
+        if state != .possible {
+            state = .changed
+            return
+        }
+        let dx = tracker.translationX, dy = tracker.translationY
+        var choice = EdgeChoice()
+        choice.consider(.left, if: nearLeft, inward: dx, along: dy, slop: parameters.slop)
+        choice.consider(.right, if: nearRight, inward: -dx, along: dy, slop: parameters.slop)
+        choice.consider(.top, if: nearTop, inward: dy, along: dx, slop: parameters.slop)
+        choice.consider(.bottom, if: nearBottom, inward: -dy, along: dx, slop: parameters.slop)
+        if !choice.anyAlive {
+            state = .failed
+        } else if let edge = choice.best, tracker.count == touchesRequired {
+            values.edge = edge
+            state = .began
+        }
+    }
+
+    public func touchEnded(_ id: TouchID, time: RouterTime) {
+        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        tracker.report(into: &values, at: time)
+        switch state {
+        case .possible: state = .failed
+        case .began, .changed: state = tracker.isEmpty ? .ended : .changed
+        case .ended, .cancelled, .failed, .recognized: break
+        }
+    }
+
+    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        state = state == .possible ? .failed : .cancelled
+    }
+
+    public func advance(to time: RouterTime) {}
+
+    public func reset() {
+        state = .possible
+        values = GestureValues()
+        tracker.clear()
+        nearLeft = false; nearRight = false; nearTop = false; nearBottom = false
+    }
+
+    private func findEdges(near position: Point<GlobalSpace>, on output: Rect<GlobalSpace>) {
+        nearLeft = false; nearRight = false; nearTop = false; nearBottom = false
+        guard position.isUsableForGestures, output.width > 0, output.height > 0 else { return }
+        // In Double: Int's x + width could overflow for a rectangle nobody checked.
+        let minX = Double(output.x), maxX = Double(output.x) + Double(output.width)
+        let minY = Double(output.y), maxY = Double(output.y) + Double(output.height)
+        guard position.x >= minX, position.x <= maxX, position.y >= minY, position.y <= maxY else { return }
+        let zone = parameters.zoneWidth
+        nearLeft = parameters.edges.contains(.left) && position.x - minX <= zone
+        nearRight = parameters.edges.contains(.right) && maxX - position.x <= zone
+        nearTop = parameters.edges.contains(.top) && position.y - minY <= zone
+        nearBottom = parameters.edges.contains(.bottom) && maxY - position.y <= zone
+    }
+}
+
+/// Which of the candidate edges the movement so far points away from.
+private struct EdgeChoice {
+    var best: ScreenEdge?
+    var bestInward = 0.0
+    /// Some candidate edge has not yet been ruled out by sideways movement.
+    var anyAlive = false
+
+    mutating func consider(_ edge: ScreenEdge, if near: Bool, inward: Double, along: Double, slop: Double) {
+        guard near else { return }
+        let sideways = abs(along)
+        if sideways > slop && sideways > inward { return }
+        anyAlive = true
+        if inward > slop && inward >= sideways && inward > bestInward {
+            best = edge
+            bestInward = inward
+        }
+    }
+}

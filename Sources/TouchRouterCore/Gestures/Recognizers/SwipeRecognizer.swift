@@ -1,0 +1,95 @@
+/// UISwipeGestureRecognizer: discrete, possible → recognized | failed.
+///
+/// The direction of a movement is its dominant axis and that axis's sign. The swipe is
+/// recognized when the centroid of `touchesRequired` fingers has moved `minimumDistance`
+/// along one of `directions`, moving at least `minimumVelocity` along it at that moment.
+/// It fails when the movement, once past `directionSlop`, goes in a direction not allowed;
+/// when it reaches the distance too slowly or with too few fingers; when a finger past
+/// the required number goes down; or when a finger lifts first.
+public final class SwipeRecognizer: GestureRecognizer {
+    public let parameters: SwipeParameters
+    public private(set) var state: GestureState = .possible
+    public private(set) var values = GestureValues()
+    public var isContinuous: Bool { false }
+    public var awaitsMoreTouches: Bool { false }
+    public var deadline: RouterTime? { nil }
+
+    /// Below Android's touch slop a movement's direction is mostly the finger settling.
+    public static let directionSlop = 8.0
+
+    private var tracker = TouchTracker()
+    private let touchesRequired: Int
+    private let allowsUp: Bool, allowsDown: Bool, allowsLeft: Bool, allowsRight: Bool
+
+    public init(_ parameters: SwipeParameters = SwipeParameters()) {
+        self.parameters = parameters
+        touchesRequired = max(1, min(parameters.touchesRequired, TouchTracker.capacity))
+        // Plain flags, so the hot path never hashes into the set.
+        allowsUp = parameters.directions.contains(.up)
+        allowsDown = parameters.directions.contains(.down)
+        allowsLeft = parameters.directions.contains(.left)
+        allowsRight = parameters.directions.contains(.right)
+    }
+
+    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+        guard state == .possible, position.isUsableForGestures, tracker.index(of: id) == nil else { return }
+        guard tracker.add(id, at: position, time: time), tracker.count <= touchesRequired else {
+            state = .failed
+            return
+        }
+        tracker.report(into: &values, at: time)
+    }
+
+    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+        guard state == .possible, tracker.move(id, to: position, time: time) != nil else { return }
+        tracker.report(into: &values, at: time)
+        let dx = tracker.translationX, dy = tracker.translationY
+        let horizontal = abs(dx) >= abs(dy)
+        let direction: SwipeDirection = horizontal ? (dx >= 0 ? .right : .left) : (dy >= 0 ? .down : .up)
+        let travelled = horizontal ? abs(dx) : abs(dy)
+        guard travelled >= parameters.minimumDistance else {
+            if travelled > Self.directionSlop && !allows(direction) { state = .failed }
+            return
+        }
+        let speed: Double
+        switch direction {
+        case .right: speed = values.velocityX
+        case .left: speed = -values.velocityX
+        case .down: speed = values.velocityY
+        case .up: speed = -values.velocityY
+        }
+        if allows(direction) && tracker.count == touchesRequired && speed >= parameters.minimumVelocity {
+            values.direction = direction
+            state = .recognized
+        } else {
+            state = .failed
+        }
+    }
+
+    public func touchEnded(_ id: TouchID, time: RouterTime) {
+        guard state == .possible, tracker.remove(id) != nil else { return }
+        state = .failed
+    }
+
+    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+        guard state == .possible, tracker.remove(id) != nil else { return }
+        state = .failed
+    }
+
+    public func advance(to time: RouterTime) {}
+
+    public func reset() {
+        state = .possible
+        values = GestureValues()
+        tracker.clear()
+    }
+
+    private func allows(_ direction: SwipeDirection) -> Bool {
+        switch direction {
+        case .up: allowsUp
+        case .down: allowsDown
+        case .left: allowsLeft
+        case .right: allowsRight
+        }
+    }
+}
