@@ -21,7 +21,11 @@ public final class Replay {
         router.traceSink = trace
         for line in script.lines {
             clock.advance(to: line.time)
+            // Deadlines that passed before this line act first, as the session's timer would.
+            router.advanceTime(to: line.time)
             switch line.action {
+            case .wait:
+                trace?.action(line)
             case .event(let event):
                 router.enqueue(event)
                 router.dispatchAll()
@@ -47,7 +51,7 @@ public final class Replay {
         }
         do {
             switch action {
-            case .event:
+            case .event, .wait:
                 return nil
             case .focus(let name):
                 let target = try name.map { (n: String) throws(ActionError) in try id(n) }

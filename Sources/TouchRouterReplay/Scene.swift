@@ -12,6 +12,10 @@ public struct Scene: Sendable {
     public var clients: [Client]
     public var keyboardFocus: String?
     public var focusPolicy: FocusPolicy?
+    /// Recognizers, zones and rules of the compositor's side (`SceneGestures`).
+    public var gestures: GestureConfiguration?
+    public var responders: [SceneResponder] = []
+    public var gesturesLocation: SourceLocation?
 
     public struct Output: Sendable {
         public var name: String
@@ -39,6 +43,8 @@ public struct Scene: Sendable {
         public var subsurfaces: [Surface]
         public var popups: [Surface]
         public var location: SourceLocation
+        /// A toplevel's xdg_toplevel app id, which recognizers attached to an app match.
+        public var appID: String?
     }
 }
 
@@ -49,13 +55,20 @@ public final class LoadedScene {
     public let capabilities: [ClientID: ClientCapabilities]
     public let keyboardFocus: SurfaceID?
     public let focusPolicy: FocusPolicy
+    public let gestures: GestureConfiguration?
+    public let appIDs: [SurfaceID: String]
+    public let responders: [(link: Responder, responder: ReplayResponder)]
 
-    init(tree: SurfaceTree, names: NameBook, capabilities: [ClientID: ClientCapabilities], keyboardFocus: SurfaceID?, focusPolicy: FocusPolicy) {
+    init(tree: SurfaceTree, names: NameBook, capabilities: [ClientID: ClientCapabilities], keyboardFocus: SurfaceID?, focusPolicy: FocusPolicy,
+         gestures: GestureConfiguration? = nil, appIDs: [SurfaceID: String] = [:], responders: [(link: Responder, responder: ReplayResponder)] = []) {
         self.tree = tree
         self.names = names
         self.capabilities = capabilities
         self.keyboardFocus = keyboardFocus
         self.focusPolicy = focusPolicy
+        self.gestures = gestures
+        self.appIDs = appIDs
+        self.responders = responders
     }
 
     /// A router over this scene's tree, with its clients' capabilities and initial focus.
@@ -64,6 +77,10 @@ public final class LoadedScene {
         for (client, capabilities) in capabilities { router.setCapabilities(capabilities, for: client) }
         router.focusPolicy = focusPolicy
         if let keyboardFocus { router.setKeyboardFocus(keyboardFocus) }
+        for (surface, appID) in appIDs { router.setAppID(appID, for: surface) }
+        for (link, responder) in responders { router.attach(responder, to: link) }
+        // Validated when the scene was loaded.
+        if let gestures { try? router.configureGestures(gestures) }
         return router
     }
 }
@@ -128,9 +145,18 @@ extension Scene {
         case "on-press": .onPress
         default: nil
         }
+        let gesturesValue = try root.member("gestures", required: false)
+        let gestures = try gesturesValue.map { (value: LocatedJSON) throws(InputFileError) in try parseGestures(value, path: "scene.gestures") }
+        let responders = try root.array("responders", required: false).enumerated().map { (i, value) throws(InputFileError) in
+            try parseResponder(value, path: "scene.responders[\(i)]")
+        }
         try root.rejectUnknownKeys()
         guard !outputs.isEmpty else { throw InputFileError(root.location, "scene: expected at least one output in \"outputs\"") }
-        return Scene(outputs: outputs, clients: clients, keyboardFocus: focus, focusPolicy: policy)
+        var scene = Scene(outputs: outputs, clients: clients, keyboardFocus: focus, focusPolicy: policy)
+        scene.gestures = gestures
+        scene.gesturesLocation = gesturesValue?.location
+        scene.responders = responders
+        return scene
     }
 
     /// Counts surfaces against `InputLimits.surfaces` and `InputLimits.surfacesPerToplevel`.
@@ -199,6 +225,7 @@ extension Scene {
         properties.exclusiveTouch = try reader.bool("exclusiveTouch") ?? false
         properties.multipleTouch = try reader.bool("multipleTouch") ?? true
         let region = try reader.region("inputRegion")
+        let appID = role == .toplevel ? try reader.string("appID") : nil
         var below = false
         if role == .subsurface {
             below = try reader.choice("placement", ["above", "below"]) == "below"
@@ -212,7 +239,7 @@ extension Scene {
         try reader.rejectUnknownKeys()
         return Surface(
             name: name, client: client, position: Offset(dx: x, dy: y), size: Size(width: width, height: height),
-            inputRegion: region, properties: properties, below: below, subsurfaces: subsurfaces, popups: popups, location: reader.location)
+            inputRegion: region, properties: properties, below: below, subsurfaces: subsurfaces, popups: popups, location: reader.location, appID: appID)
     }
 
     /// Builds the tree. Surface ids follow document order from 1; a surface without a
@@ -222,6 +249,7 @@ extension Scene {
         let names = NameBook()
         var capabilities: [ClientID: ClientCapabilities] = [:]
         var nextSurface: UInt32 = 1
+        var appIDs: [SurfaceID: String] = [:]
 
         func client(named name: String) -> ClientID {
             if let id = names.clients[name] { return id }
@@ -257,6 +285,7 @@ extension Scene {
                 throw InputFileError(surface.location, "surface \"\(surface.name)\": \(error)")
             }
             names.add(surface: id, surface.name)
+            if let appID = surface.appID { appIDs[id] = appID }
             for child in surface.subsurfaces { try add(child, role: .subsurface, parent: id, parentClient: owner, output: output) }
             // Subsurfaces listed with "placement": "below" go under the parent, keeping their listed order.
             for child in surface.subsurfaces where child.below {
@@ -283,12 +312,19 @@ extension Scene {
             }
             focus = id
         }
-        return LoadedScene(tree: tree, names: names, capabilities: capabilities, keyboardFocus: focus, focusPolicy: focusPolicy ?? .explicit)
+        if let gestures {
+            do { try gestures.validate() } catch { throw InputFileError(gesturesLocation ?? outputs[0].location, "scene.gestures: \(error)") }
+        }
+        let attached = try responders.map { (declared: SceneResponder) throws(InputFileError) -> (link: Responder, responder: ReplayResponder) in
+            (try declared.link(names: names, tree: tree), ReplayResponder(name: declared.name, kinds: declared.kinds))
+        }
+        return LoadedScene(tree: tree, names: names, capabilities: capabilities, keyboardFocus: focus, focusPolicy: focusPolicy ?? .explicit,
+                           gestures: gestures, appIDs: appIDs, responders: attached)
     }
 }
 
 /// Reads one JSON object's members by name and rejects the ones nobody asked for.
-private final class ObjectReader {
+final class ObjectReader {
     let members: [JSONMember]
     let location: SourceLocation
     let path: String
@@ -303,7 +339,7 @@ private final class ObjectReader {
         self.path = path
     }
 
-    private func member(_ key: String, required: Bool) throws(InputFileError) -> LocatedJSON? {
+    func member(_ key: String, required: Bool) throws(InputFileError) -> LocatedJSON? {
         asked.append(key)
         guard let found = members.first(where: { $0.key == key }) else {
             if required { throw InputFileError(location, "\(path): expected the key \"\(key)\"") }

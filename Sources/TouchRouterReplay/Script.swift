@@ -7,6 +7,7 @@ import TouchRouterCore
 ///
 ///     focus NAME | focus none
 ///     ignore-interaction begin | ignore-interaction end
+///     wait                     (time passes: recognizers' deadlines and the hold limit run out)
 ///     scene remove NAME | scene move NAME X Y | scene resize NAME W H
 ///     scene raise NAME | scene lower NAME | scene place NAME above|below SIBLING
 ///     scene set NAME hidden|mapped|interaction|accepts-focus|exclusive-touch|multiple-touch true|false
@@ -26,6 +27,8 @@ public struct Script: Sendable {
         case event(InputEvent)
         case focus(String?)
         case ignoreInteraction(begin: Bool)
+        /// Nothing but time passing.
+        case wait
         case scene(SceneEdit)
     }
 
@@ -147,6 +150,9 @@ public struct Script: Sendable {
             guard words.count <= count else { throw EventSyntaxError(wordIndex: count, message: "expected the end of the line, found \"\(words[count...].joined(separator: " "))\"") }
         }
         switch words[0] {
+        case "wait":
+            try end(1)
+            return .wait
         case "focus":
             let target = try name(1)
             try end(2)

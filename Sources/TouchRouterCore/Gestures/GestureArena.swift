@@ -136,9 +136,10 @@ extension Router {
         }
         let held = shouldHold(id, at: position, output: placement, deferred: deferred)
         if held { holdDown(queued, id: id, surface: hit?.surface, time: time) }
+        beginStep(held ? queued.sequence : nil)
         resolveArena(time: time)
         if arena.claimed.contains(id) { return .dropped(.claimedByGesture) }
-        return held ? .held : nil
+        return endStep(held ? .held : nil)
     }
 
     /// After a motion, up or cancel was fed: hold it, swallow it, or let it route.
@@ -158,9 +159,23 @@ extension Router {
                 outcome = .held
             }
         }
+        beginStep(outcome == .held ? queued.sequence : nil)
         resolveArena(time: time)
+        outcome = endStep(outcome)
         if outcome == nil, !ends, arena.claimed.contains(id), touchIndex(id) == nil { return .dropped(.claimedByGesture) }
         return outcome
+    }
+
+    private func beginStep(_ heldSequence: UInt64?) {
+        arena.hold.current = heldSequence
+        arena.hold.currentReleased = false
+    }
+
+    /// The event held in this step and released in the same step routes as usual.
+    private func endStep(_ outcome: RouteOutcome?) -> RouteOutcome? {
+        defer { arena.hold.current = nil }
+        guard outcome == .held, arena.hold.currentReleased else { return outcome }
+        return arena.hold.currentGone ? .dropped(.surfaceGone) : nil
     }
 
     private func claimReason(_ id: TouchID) -> DropReason? {

@@ -16,6 +16,11 @@ struct HoldState {
     /// The finger rule can no longer hold this sequence: a held finger lifted first.
     var fingerRuleSettled = false
     var fingerLimitReached = false
+    /// The event being routed, when it was just held: a release during its own step
+    /// leaves it to route as usual, so that its trace record says where it went.
+    var current: UInt64?
+    var currentReleased = false
+    var currentGone = false
 }
 
 extension Router {
@@ -122,6 +127,11 @@ extension Router {
             let gone = queued.event.touchID.flatMap { id in touches.first { $0.id == id } }.map { held in
                 held.surface.map { !tree.contains($0) } ?? false
             } ?? false
+            if queued.sequence == arena.hold.current {
+                arena.hold.currentReleased = true
+                arena.hold.currentGone = gone
+                continue
+            }
             routeReleased(queued, outcome: gone ? .dropped(.surfaceGone) : nil)
         }
     }
