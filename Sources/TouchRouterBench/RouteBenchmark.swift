@@ -49,8 +49,40 @@ public struct RouteBenchmark {
             router.enqueue(.pointerMotionAbsolute(device: DeviceID(1), time: .zero, position: point))
             router.dispatchNext()
         })
+        // The same touch motion through an arena of five recognizers that stay undecided
+        // while one finger moves, on a router of its own over the same scene.
+        let (arenaTree, _) = SyntheticScene.build(leaves: leaves, seed: seed)
+        let arenaRouter = Router(tree: arenaTree, delivery: delivery, clock: ManualClock())
+        try! arenaRouter.configureGestures(Self.fiveRecognizers)
+        arenaRouter.enqueue(.touchDown(device: device, time: .zero, id: TouchID(0), position: Point(1920, 1080)))
+        arenaRouter.dispatchAll()
+        rows.insert(measure("touch motion (bound, 5 recognizers)", points) { point in
+            arenaRouter.enqueue(.touchMotion(device: device, time: .zero, id: TouchID(0), position: point))
+            arenaRouter.dispatchNext()
+        }, at: 1)
         Stopwatch.keep(UInt32(truncatingIfNeeded: delivery.count))
         return Report(leaves: leaves, rows: rows)
+    }
+
+    /// Pinch, rotation, two- and three-finger pans and a two-finger long press: none can
+    /// decide while a single finger moves, so every motion is fed to all five.
+    public static var fiveRecognizers: GestureConfiguration {
+        var configuration = GestureConfiguration()
+        var twoFingerPan = PanParameters()
+        twoFingerPan.minimumTouches = 2
+        var threeFingerPan = PanParameters()
+        threeFingerPan.minimumTouches = 3
+        var twoFingerPress = LongPressParameters()
+        twoFingerPress.touchesRequired = 2
+        twoFingerPress.allowableMovement = 100_000
+        configuration.recognizers = [
+            GestureSpec(name: "pinch", kind: .pinch(PinchParameters()), attachment: .shell),
+            GestureSpec(name: "rotation", kind: .rotation(RotationParameters()), attachment: .shell),
+            GestureSpec(name: "two-finger-pan", kind: .pan(twoFingerPan), attachment: .shell),
+            GestureSpec(name: "three-finger-pan", kind: .pan(threeFingerPan), attachment: .shell),
+            GestureSpec(name: "two-finger-press", kind: .longPress(twoFingerPress), attachment: .shell),
+        ]
+        return configuration
     }
 
     private func measure(_ name: String, _ points: [Point<GlobalSpace>], _ step: (Point<GlobalSpace>) -> Void) -> (String, Double, Double) {

@@ -3,8 +3,8 @@ import TouchRouterBench
 import TouchRouterCore
 import TouchRouterReplay
 
-/// Allocation counts on the hot paths: a hit test, a routed touch motion and a routed
-/// pointer motion, each on the synthetic 10,000-leaf scene. `.ci/run` checks every
+/// Allocation counts on the hot paths: a hit test, a routed touch motion (plain and
+/// through an arena of five recognizers) and a routed pointer motion, each on the synthetic 10,000-leaf scene. `.ci/run` checks every
 /// allocation count is zero; times are reported, never checked.
 let benchmarks: @Sendable () -> Void = {
     let configuration = Benchmark.Configuration(
@@ -28,6 +28,26 @@ let benchmarks: @Sendable () -> Void = {
         let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
         let delivery = DiscardingDelivery()
         let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
+        let device = DeviceID(0), id = TouchID(0)
+        router.enqueue(.touchDown(device: device, time: .zero, id: id, position: Point(1920, 1080)))
+        router.enqueue(.touchFrame(device: device, time: .zero))
+        router.dispatchAll()
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations {
+            let step = Double(i & 255)
+            router.enqueue(.touchMotion(device: device, time: .zero, id: id, position: Point(1700 + step, 1000 + step)))
+            router.enqueue(.touchFrame(device: device, time: .zero))
+            router.dispatchAll()
+        }
+        benchmark.stopMeasurement()
+        blackHole(delivery.count)
+    }
+
+    Benchmark("allocations: touch motion through an arena of 5 recognizers, 10000 leaves", configuration: configuration) { benchmark in
+        let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
+        let delivery = DiscardingDelivery()
+        let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
+        try! router.configureGestures(RouteBenchmark.fiveRecognizers)
         let device = DeviceID(0), id = TouchID(0)
         router.enqueue(.touchDown(device: device, time: .zero, id: id, position: Point(1920, 1080)))
         router.enqueue(.touchFrame(device: device, time: .zero))
