@@ -42,6 +42,13 @@ struct ArenaState {
     var pendingConfiguration: GestureConfiguration?
     var pendingFactory: ((GestureKind) -> any GestureRecognizer)?
     var members: ContiguousArray<ArenaMember> = []
+    /// What a motion needs of each member, kept apart from the rest so that feeding
+    /// touches one flat array each and counts no references: touch ids 0…63 as bits
+    /// (others are looked up in the member's list), whether it is still fed (joined and
+    /// not lost), and its state when last seen.
+    var touchBits: ContiguousArray<UInt64> = []
+    var fed: ContiguousArray<Bool> = []
+    var seen: ContiguousArray<GestureState> = []
     var enabled = false
     var open = false
     var touches: [ArenaTouch] = []
@@ -70,15 +77,24 @@ extension Router {
             return arenaDown(QueuedEvent(sequence: sequence, arrival: arrival, event: event), device: device, time: time, id: id, position: position)
         case .touchMotion(_, let time, let id, let position):
             guard arenaTouchIndex(id) != nil else { return nil }
-            for i in arena.members.indices where arena.members[i].touches.contains(id) {
-                arena.members[i].recognizer.touchMoved(id, to: position, time: time)
-                arena.members[i].fedSinceReport = true
+            var decisions = false
+            for i in arena.members.indices where arena.fed[i] && memberHas(i, id) {
+                let recognizer = arena.members[i].recognizer
+                recognizer.touchMoved(id, to: position, time: time)
+                let state = recognizer.state
+                if state != arena.seen[i] || arena.members[i].standing == .won {
+                    arena.seen[i] = state
+                    arena.members[i].fedSinceReport = true
+                    decisions = true
+                }
             }
+            // The common motion: nobody decided anything, and nothing of this touch is held or claimed.
+            if !decisions, arena.hold.touches.isEmpty, arena.claimed.isEmpty { return nil }
             return afterFeeding(QueuedEvent(sequence: sequence, arrival: arrival, event: event), id: id, time: time, ends: false)
         case .touchUp(_, let time, let id), .touchCancel(_, let time, let id):
             guard arenaTouchIndex(id) != nil else { return nil }
             let cancelled = if case .touchCancel = event { true } else { false }
-            for i in arena.members.indices where arena.members[i].touches.contains(id) {
+            for i in arena.members.indices where arena.fed[i] && memberHas(i, id) {
                 if cancelled {
                     arena.members[i].recognizer.touchCancelled(id, time: time)
                 } else {
@@ -89,9 +105,7 @@ extension Router {
             // A recognizer that recognizes at this up (a tap) still claims the touch, so its
             // client gets wl_touch.cancel instead of the up, as UIKit's touchesCancelled.
             let outcome = afterFeeding(QueuedEvent(sequence: sequence, arrival: arrival, event: event), id: id, time: time, ends: true, cancelled: cancelled)
-            for i in arena.members.indices {
-                if let k = arena.members[i].touches.firstIndex(of: id) { arena.members[i].touches.remove(at: k) }
-            }
+            for i in arena.members.indices { removeMemberTouch(i, id) }
             if let t = arenaTouchIndex(id) { arena.touches.remove(at: t) }
             closeArenaIfDone(time: time)
             return outcome
@@ -120,9 +134,10 @@ extension Router {
             guard memberArea(arena.members[i], contains: hit, output: placement?.name, deferred: deferred) else { continue }
             if arena.members[i].standing == .out {
                 arena.members[i].standing = .contending
+                arena.fed[i] = true
                 traceArena(.joined, member: i, touches: [id], detail: "a down in its area (\(arena.members[i].spec.attachment))", time: time)
             }
-            arena.members[i].touches.append(id)
+            addMemberTouch(i, id)
             arena.members[i].recognizer.touchBegan(id, at: position, time: time, output: placement?.rect ?? Rect(x: 0, y: 0, width: 0, height: 0))
             arena.members[i].fedSinceReport = true
         }
@@ -183,6 +198,25 @@ extension Router {
         return arena.hold.fingerLimitReached ? .fingerLimit : .claimedByGesture
     }
 
+    // MARK: Members' touches
+
+    @inline(__always)
+    func memberHas(_ i: Int, _ id: TouchID) -> Bool {
+        if id.raw >= 0 && id.raw < 64 { return arena.touchBits[i] & (1 << UInt64(id.raw)) != 0 }
+        return arena.members[i].touches.contains(id)
+    }
+
+    private func addMemberTouch(_ i: Int, _ id: TouchID) {
+        arena.members[i].touches.append(id)
+        if id.raw >= 0 && id.raw < 64 { arena.touchBits[i] |= 1 << UInt64(id.raw) }
+    }
+
+    func removeMemberTouch(_ i: Int, _ id: TouchID) {
+        guard let k = arena.members[i].touches.firstIndex(of: id) else { return }
+        arena.members[i].touches.remove(at: k)
+        if id.raw >= 0 && id.raw < 64 { arena.touchBits[i] &= ~(1 << UInt64(id.raw)) }
+    }
+
     // MARK: Areas
 
     private func memberArea(_ member: ArenaMember, contains hit: HitResult?, output: String?, deferred: Bool) -> Bool {
@@ -217,9 +251,9 @@ extension Router {
             changed = false
             for i in arena.members.indices where arena.members[i].isPending {
                 let state = arena.members[i].recognizer.state
+                arena.seen[i] = state
                 if state == .failed || (state == .cancelled && arena.members[i].standing == .waiting) {
-                    arena.members[i].standing = .lost
-                    traceArena(.failed, member: i, touches: arena.members[i].touches, detail: "it failed", time: time)
+                    lose(i, because: "it failed", time: time)
                     changed = true
                     continue
                 }
@@ -249,9 +283,10 @@ extension Router {
         checkHold(time: time)
     }
 
-    private func lose(_ i: Int, because detail: String, time: RouterTime) {
+    private func lose(_ i: Int, because detail: @autoclosure () -> String, time: RouterTime) {
         arena.members[i].standing = .lost
-        traceArena(.failed, member: i, touches: arena.members[i].touches, detail: detail, time: time)
+        arena.fed[i] = false
+        traceArena(.failed, member: i, touches: arena.members[i].touches, detail: detail(), time: time)
     }
 
     private func win(_ i: Int, time: RouterTime) {
@@ -299,6 +334,9 @@ extension Router {
             arena.members[i].touches.removeAll(keepingCapacity: true)
             arena.members[i].reported = .possible
             arena.members[i].fedSinceReport = false
+            arena.touchBits[i] = 0
+            arena.fed[i] = false
+            arena.seen[i] = arena.members[i].recognizer.state
         }
     }
 
@@ -329,8 +367,8 @@ extension Router {
         guard arena.open else { return }
         for touch in arena.touches {
             for i in arena.members.indices {
-                guard let k = arena.members[i].touches.firstIndex(of: touch.id) else { continue }
-                arena.members[i].touches.remove(at: k)
+                guard memberHas(i, touch.id) else { continue }
+                removeMemberTouch(i, touch.id)
                 arena.members[i].recognizer.touchCancelled(touch.id, time: time)
             }
             if isHeld(touch.id) { discardHeld(touch.id, detail: "interaction is ignored", time: time) }
@@ -351,8 +389,8 @@ extension Router {
             let touch = arena.touches[i]
             guard touch.device == device else { i += 1; continue }
             for m in arena.members.indices {
-                guard let k = arena.members[m].touches.firstIndex(of: touch.id) else { continue }
-                arena.members[m].touches.remove(at: k)
+                guard memberHas(m, touch.id) else { continue }
+                removeMemberTouch(m, touch.id)
                 arena.members[m].recognizer.touchCancelled(touch.id, time: time)
             }
             if isHeld(touch.id) { discardHeld(touch.id, detail: "its device went away", time: time) }

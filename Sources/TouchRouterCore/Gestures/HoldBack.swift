@@ -34,7 +34,7 @@ extension Router {
         let configuration = arena.configuration
         if arena.hold.limitPassed { return false }
         if configuration.fingerLimit != nil, !arena.hold.fingerRuleSettled { return true }
-        guard let output, arena.members.contains(where: { $0.isPending && $0.touches.contains(id) }) else { return false }
+        guard let output, arena.members.indices.contains(where: { arena.members[$0].isPending && memberHas($0, id) }) else { return false }
         for zone in configuration.holdZones where zone.output == nil || zone.output == output.name {
             switch zone.area {
             case .wholeOutput:

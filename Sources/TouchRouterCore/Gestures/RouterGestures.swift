@@ -41,6 +41,9 @@ extension Router {
             }
         }
         arena.members = members
+        arena.touchBits = ContiguousArray(repeating: 0, count: members.count)
+        arena.fed = ContiguousArray(repeating: false, count: members.count)
+        arena.seen = ContiguousArray(members.map { $0.recognizer.state })
         arena.configuration = configuration
         arena.enabled = !members.isEmpty || configuration.fingerLimit != nil
         arena.touches.reserveCapacity(10)
