@@ -70,6 +70,8 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint
     if (client->reject_first && !client->rejected_one) {
         client->rejected_one = true;
         touch_router_surface_input_v1_reject_touch(client->input, serial, id);
+        // On the wire before it says so, so that a test reading "rejected" knows it was sent.
+        wl_display_flush(client->display);
         say("rejected %d", id);
     }
 }
