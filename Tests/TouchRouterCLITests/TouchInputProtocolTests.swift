@@ -159,6 +159,45 @@ struct TouchInputProtocolTests {
         }
     }
 
+    /// Two touches, `first` then `second`, on the client's window; the second lifts first.
+    private func twoFingers(_ session: RunningSession, _ window: [String: Any], _ first: Int, _ second: Int) throws {
+        let (x, y) = (window.position[0], window.position[1])
+        try session.inject(["touch down \(first) \(x + 30) \(y + 30)", "touch frame", "touch down \(second) \(x + 120) \(y + 120)", "touch frame",
+                            "touch up \(second)", "touch frame", "touch up \(first)", "touch frame"])
+    }
+
+    @Test("double-buffered: a policy sent after mapping changes nothing until the surface's next commit, then holds")
+    func appliedOnCommit() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let (log, window) = try session.touchInputClient(["--late", "--multiple-touch", "off", "--on-first-up", "commit"], log: "client.log")
+        try twoFingers(session, window, 0, 1)
+        try session.wait(for: "up 0", in: log)
+        #expect(RunningSession.lines(of: log).contains("down 1 120.0 120.0"), "pending, not yet committed: both touches arrive: \(RunningSession.lines(of: log))")
+        #expect(RunningSession.lines(of: log).contains("committed"))
+        // The client flushed its commit before it said so (see rejectTouch).
+        usleep(100_000)
+        try twoFingers(session, window, 2, 3)
+        try session.wait(for: "up 2", in: log)
+        let lines = RunningSession.lines(of: log)
+        #expect(lines.contains("down 2 30.0 30.0"), "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("down 3") }, "committed: only the first touch: \(lines)")
+    }
+
+    @Test("destroying the surface's input object returns it to the defaults at its next commit")
+    func destroyRestoresDefaults() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let (log, window) = try session.touchInputClient(["--multiple-touch", "off", "--on-first-up", "destroy-input"], log: "client.log")
+        try twoFingers(session, window, 0, 1)
+        try session.wait(for: "committed", in: log)
+        #expect(!RunningSession.lines(of: log).contains { $0.hasPrefix("down 1") }, "multiple touch off while the object lives: \(RunningSession.lines(of: log))")
+        usleep(100_000)
+        try twoFingers(session, window, 2, 3)
+        try session.wait(for: "up 3", in: log)
+        #expect(RunningSession.lines(of: log).contains("down 3 120.0 120.0"), "the default again: \(RunningSession.lines(of: log))")
+    }
+
     @Test("gesture deferral: rectangles at the ends of int32 are taken without a trap; the client goes on receiving touches")
     func gestureDeferralAtTheEdgesOfInt32() throws {
         let session = try RunningSession()
@@ -183,7 +222,8 @@ struct TouchInputProtocolTests {
         try session.inject(["touch down 0 \(x) \(y)", "touch frame"])
         try session.wait(for: "rejected 0", in: log)
         // The client flushed its reject before it said so; the session reads it in its next
-        // loop round, which a moment's wait leaves no doubt about (two sockets, no shared order).
+        // loop round, which a moment's wait leaves no doubt about (two sockets, no shared order
+        // between the client's and the control socket's).
         usleep(100_000)
         try session.inject(["touch motion 0 \(x + 10) \(y + 10)", "touch frame", "touch up 0", "touch frame",
                             "touch down 1 \(x) \(y)", "touch frame", "touch up 1", "touch frame"])

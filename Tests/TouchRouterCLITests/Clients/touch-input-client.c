@@ -12,6 +12,9 @@
 //   --exclusive-touch on|off, --multiple-touch on|off, --interaction on|off,
 //   --keyboard-focus on|off            the policies (unset ones stay the compositor's default)
 //   --defer X,Y,W,H                    a gesture deferral rectangle (repeatable)
+//   --late                             the next policy flag is sent once mapped, without a commit
+//   --on-first-up commit|destroy-input when its first touch ends: commit the surface, or destroy
+//                                      the input object and then commit (prints "committed")
 //   --reject-first                     reject the first touch it is given
 //   --break MODE                       once mapped, break the protocol on purpose: second-object,
 //                                      bad-setting, bad-rectangle, too-many-rectangles,
@@ -43,6 +46,8 @@ struct client {
     struct wl_keyboard *keyboard;
     int width, height;
     bool configured, mapped, reject_first, rejected_one;
+    // What --on-first-up asks for: nothing, a commit, or the input object's destroy and a commit.
+    enum { UP_NOTHING, UP_COMMIT, UP_DESTROY_INPUT } on_first_up;
 };
 
 static void fail(const char *what) {
@@ -76,8 +81,19 @@ static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint
     }
 }
 static void touch_up(void *data, struct wl_touch *touch, uint32_t serial, uint32_t time, int32_t id) {
-    (void)data; (void)touch; (void)serial; (void)time;
+    (void)touch; (void)serial; (void)time;
+    struct client *client = data;
     say("up %d", id);
+    if (client->on_first_up == UP_NOTHING) return;
+    if (client->on_first_up == UP_DESTROY_INPUT) {
+        touch_router_surface_input_v1_destroy(client->input);
+        client->input = NULL;
+    }
+    client->on_first_up = UP_NOTHING;
+    wl_surface_commit(client->surface);
+    // On the wire before it says so, as for a reject.
+    wl_display_flush(client->display);
+    say("committed");
 }
 static void touch_motion(void *data, struct wl_touch *touch, uint32_t time, int32_t id, wl_fixed_t x, wl_fixed_t y) {
     (void)data; (void)touch; (void)time;
@@ -255,10 +271,12 @@ int main(int argc, char **argv) {
     wl_array_init(&deferral);
     const char *break_mode = NULL;
     int policy_count = 0;
-    struct { void (*set)(struct touch_router_surface_input_v1 *, uint32_t); uint32_t value; } policies[8];
+    struct { void (*set)(struct touch_router_surface_input_v1 *, uint32_t); uint32_t value; bool late; } policies[8];
+    bool late = false;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(flag, "--reject-first") == 0) { client.reject_first = true; continue; }
+        if (strcmp(flag, "--late") == 0) { late = true; continue; }
         if (!value) { fprintf(stderr, "touch-input-client: %s needs a value\n", flag); return 2; }
         if (policy_count == 8) { fprintf(stderr, "touch-input-client: at most 8 policy flags\n"); return 2; }
         i++;
@@ -266,19 +284,27 @@ int main(int argc, char **argv) {
             if (sscanf(value, "%dx%d", &client.width, &client.height) != 2 || client.width < 1 || client.height < 1 ||
                 client.width > 4096 || client.height > 4096) { fprintf(stderr, "touch-input-client: bad --size %s\n", value); return 2; }
         } else if (strcmp(flag, "--exclusive-touch") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_exclusive_touch, setting(flag, value) };
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_exclusive_touch, setting(flag, value), late };
+            late = false;
         } else if (strcmp(flag, "--multiple-touch") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_multiple_touch, setting(flag, value) };
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_multiple_touch, setting(flag, value), late };
+            late = false;
         } else if (strcmp(flag, "--interaction") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_interaction_enabled, setting(flag, value) };
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_interaction_enabled, setting(flag, value), late };
+            late = false;
         } else if (strcmp(flag, "--keyboard-focus") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_accepts_keyboard_focus, setting(flag, value) };
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_accepts_keyboard_focus, setting(flag, value), late };
+            late = false;
         } else if (strcmp(flag, "--defer") == 0) {
             int32_t *rect = wl_array_add(&deferral, 4 * sizeof(int32_t));
             if (sscanf(value, "%d,%d,%d,%d", &rect[0], &rect[1], &rect[2], &rect[3]) != 4) {
                 fprintf(stderr, "touch-input-client: --defer takes X,Y,W,H, not %s\n", value);
                 return 2;
             }
+        } else if (strcmp(flag, "--on-first-up") == 0) {
+            if (strcmp(value, "commit") == 0) client.on_first_up = UP_COMMIT;
+            else if (strcmp(value, "destroy-input") == 0) client.on_first_up = UP_DESTROY_INPUT;
+            else { fprintf(stderr, "touch-input-client: --on-first-up takes commit or destroy-input, not %s\n", value); return 2; }
         } else if (strcmp(flag, "--break") == 0) {
             break_mode = value;
         } else {
@@ -301,7 +327,9 @@ int main(int argc, char **argv) {
 
     client.surface = wl_compositor_create_surface(client.compositor);
     client.input = touch_router_input_manager_v1_get_surface_input(client.input_manager, client.surface);
-    for (int i = 0; i < policy_count; i++) policies[i].set(client.input, policies[i].value);
+    for (int i = 0; i < policy_count; i++) {
+        if (!policies[i].late) policies[i].set(client.input, policies[i].value);
+    }
     if (deferral.size) touch_router_surface_input_v1_set_gesture_deferral(client.input, &deferral);
     wl_array_release(&deferral);
     struct xdg_surface *xdg_surface = xdg_wm_base_get_xdg_surface(client.wm_base, client.surface);
@@ -319,6 +347,11 @@ int main(int argc, char **argv) {
     wl_surface_commit(client.surface);
     if (wl_display_roundtrip(client.display) < 0) return report_display_error(&client);
     say("mapped");
+    // Pending only: they take effect at the next commit (--on-first-up commit).
+    for (int i = 0; i < policy_count; i++) {
+        if (policies[i].late) policies[i].set(client.input, policies[i].value);
+    }
+    wl_display_flush(client.display);
     if (break_mode) {
         break_protocol(&client, break_mode);
         wl_display_roundtrip(client.display);
