@@ -40,11 +40,15 @@ struct InputPolicyChange {
     var acceptsKeyboardFocus: Bool?
     var gestureDeferral: [Rect<SurfaceSpace>]?
 
-    /// Every policy back to the core's default: what destroying the object asks for.
-    static var defaults: InputPolicyChange {
+    /// What destroying the object asks for: each policy the client set, back to the core's
+    /// default. Those it never set are left alone, to whatever else sets them.
+    static func resetting(_ set: InputPolicyChange) -> InputPolicyChange {
         let core = SurfaceProperties()
-        return InputPolicyChange(exclusiveTouch: core.exclusiveTouch, multipleTouch: core.multipleTouch, interactionEnabled: core.interactionEnabled,
-                                 acceptsKeyboardFocus: core.acceptsKeyboardFocus, gestureDeferral: [])
+        return InputPolicyChange(exclusiveTouch: set.exclusiveTouch.map { _ in core.exclusiveTouch },
+                                 multipleTouch: set.multipleTouch.map { _ in core.multipleTouch },
+                                 interactionEnabled: set.interactionEnabled.map { _ in core.interactionEnabled },
+                                 acceptsKeyboardFocus: set.acceptsKeyboardFocus.map { _ in core.acceptsKeyboardFocus },
+                                 gestureDeferral: set.gestureDeferral.map { _ in [] })
     }
 
     var changesProperties: Bool { exclusiveTouch != nil || multipleTouch != nil || interactionEnabled != nil || acceptsKeyboardFocus != nil }
@@ -125,7 +129,10 @@ final class TouchInputSurfaceObject: WaylandObject {
         surfaceListener?.remove()
         guard let surface else { return }
         if surface.touchInput === self { surface.touchInput = nil }
-        surface.pending.inputPolicy = .defaults
+        var set = surface.current.inputPolicy
+        if let cached = surface.cached { set.merge(cached.inputPolicy) }
+        set.merge(surface.pending.inputPolicy)
+        surface.pending.inputPolicy = .resetting(set)
     }
 
     /// The surface, or nil after ending the client with surface_destroyed.

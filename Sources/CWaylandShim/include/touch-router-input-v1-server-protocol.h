@@ -106,7 +106,9 @@ extern const struct wl_interface touch_router_input_manager_v1_interface;
  *
  * Defaults (also what the surface returns to when this object is
  * destroyed): exclusive touch off, multiple touch on, interaction
- * enabled, keyboard focus accepted, no gesture deferral.
+ * enabled, keyboard focus accepted, no gesture deferral. The
+ * compositor's own configuration may also set policies for a surface;
+ * how the two combine is the compositor's choice.
  *
  * If the wl_surface is destroyed first, this object becomes inert: every
  * request but destroy is then the protocol error surface_destroyed.
@@ -128,7 +130,9 @@ extern const struct wl_interface touch_router_input_manager_v1_interface;
  *
  * Defaults (also what the surface returns to when this object is
  * destroyed): exclusive touch off, multiple touch on, interaction
- * enabled, keyboard focus accepted, no gesture deferral.
+ * enabled, keyboard focus accepted, no gesture deferral. The
+ * compositor's own configuration may also set policies for a surface;
+ * how the two combine is the compositor's choice.
  *
  * If the wl_surface is destroyed first, this object becomes inert: every
  * request but destroy is then the protocol error surface_destroyed.
@@ -220,9 +224,10 @@ struct touch_router_surface_input_v1_interface {
 	/**
 	 * remove the surface's policies
 	 *
-	 * The surface's policies and gesture deferral return to the
-	 * defaults on its next commit, as if each had been set to its
-	 * default.
+	 * Every policy this client set on the surface, and its gesture
+	 * deferral, return to the defaults on the surface's next commit,
+	 * as if each had been set to its default then. Pending changes not
+	 * yet committed are dropped.
 	 */
 	void (*destroy)(struct wl_client *client,
 			struct wl_resource *resource);
