@@ -170,7 +170,7 @@ struct TouchInputProtocolTests {
     func appliedOnCommit() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let (log, window) = try session.touchInputClient(["--late", "--multiple-touch", "off", "--on-first-up", "commit"], log: "client.log")
+        let (log, window) = try session.touchInputClient(["--late", "--multiple-touch", "off", "--on-up", "commit"], log: "client.log")
         try twoFingers(session, window, 0, 1)
         try session.wait(for: "up 0", in: log)
         #expect(RunningSession.lines(of: log).contains("down 1 120.0 120.0"), "pending, not yet committed: both touches arrive: \(RunningSession.lines(of: log))")
@@ -188,7 +188,7 @@ struct TouchInputProtocolTests {
     func destroyRestoresDefaults() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let (log, window) = try session.touchInputClient(["--multiple-touch", "off", "--on-first-up", "destroy-input"], log: "client.log")
+        let (log, window) = try session.touchInputClient(["--multiple-touch", "off", "--on-up", "destroy-input"], log: "client.log")
         try twoFingers(session, window, 0, 1)
         try session.wait(for: "committed", in: log)
         #expect(!RunningSession.lines(of: log).contains { $0.hasPrefix("down 1") }, "multiple touch off while the object lives: \(RunningSession.lines(of: log))")
@@ -196,6 +196,39 @@ struct TouchInputProtocolTests {
         try twoFingers(session, window, 2, 3)
         try session.wait(for: "up 3", in: log)
         #expect(RunningSession.lines(of: log).contains("down 3 120.0 120.0"), "the default again: \(RunningSession.lines(of: log))")
+    }
+
+    @Test("a subsurface's own policy: with interaction off, a touch on it reaches its parent, at the parent's coordinates (on: the subsurface takes it)",
+          arguments: [(["--sub", "--interaction", "off"], "down 0 60.0 60.0"), ([], "down 0 10.0 10.0 sub")])
+    func subsurfacePolicy(flags: [String], expected: String) throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let (log, window) = try session.touchInputClient(["--subsurface"] + flags, log: "client.log")
+        try session.inject(["touch down 0 \(window.position[0] + 60) \(window.position[1] + 60)", "touch frame", "touch up 0", "touch frame"])
+        try session.wait(for: "up 0", in: log)
+        #expect(RunningSession.lines(of: log).contains(expected), "\(RunningSession.lines(of: log))")
+    }
+
+    @Test("a synchronized subsurface's policy waits, cached, for its parent's commit, as the rest of its state does")
+    func synchronizedSubsurfaceCachesPolicy() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let (log, window) = try session.touchInputClient(["--subsurface", "--late", "--sub", "--interaction", "off", "--on-up", "commit-sub", "--on-up", "commit"],
+                                                         log: "client.log")
+        let tap = { (id: Int) throws in
+            try session.inject(["touch down \(id) \(window.position[0] + 60) \(window.position[1] + 60)", "touch frame", "touch up \(id)", "touch frame"])
+            try session.wait(for: "up \(id)", in: log)
+            // Each up makes the client commit; it flushed the commit before it said so (see rejectTouch).
+            try session.wait(for: "the commit after up \(id)") { RunningSession.lines(of: log).filter { $0 == "committed" }.count == min(id + 1, 2) }
+            usleep(100_000)
+        }
+        try tap(0)  // The subsurface commits: its policy is cached.
+        try tap(1)  // The toplevel commits: the cached policy applies.
+        try tap(2)
+        let lines = RunningSession.lines(of: log)
+        #expect(lines.contains("down 0 10.0 10.0 sub"), "pending: \(lines)")
+        #expect(lines.contains("down 1 10.0 10.0 sub"), "committed by the subsurface, cached for its parent: \(lines)")
+        #expect(lines.contains("down 2 60.0 60.0"), "applied with the parent's commit: \(lines)")
     }
 
     @Test("gesture deferral: rectangles at the ends of int32 are taken without a trap; the client goes on receiving touches")

@@ -3,7 +3,7 @@
 // toplevel with xdg-shell, sets the policies its flags ask for before the mapping commit,
 // and prints every wl_touch and wl_keyboard event it gets as one line on stdout:
 //
-//   mapped | down ID X Y | motion ID X Y | up ID | frame | cancel | rejected ID
+//   mapped | down ID X Y [sub] | motion ID X Y | up ID | frame | cancel | rejected ID | committed
 //   keyboard enter | keyboard leave | key KEY STATE
 //   error INTERFACE@ID code N     (a protocol error ended it; libwayland printed the message)
 //
@@ -12,9 +12,15 @@
 //   --exclusive-touch on|off, --multiple-touch on|off, --interaction on|off,
 //   --keyboard-focus on|off            the policies (unset ones stay the compositor's default)
 //   --defer X,Y,W,H                    a gesture deferral rectangle (repeatable)
+//   --subsurface                       a 100x100 synchronized subsurface at (50, 50), with its own
+//                                      input object; a down on it prints "sub" after its position
+//   --sub                              the next policy flag is for the subsurface
 //   --late                             the next policy flag is sent once mapped, without a commit
-//   --on-first-up commit|destroy-input when its first touch ends: commit the surface, or destroy
-//                                      the input object and then commit (prints "committed")
+//   --on-up commit|commit-sub|destroy-input
+//                                      repeatable: when its Nth touch ends, the Nth of these is done:
+//                                      commit the toplevel, commit the subsurface, or destroy the
+//                                      toplevel's input object and commit the toplevel; then it
+//                                      prints "committed"
 //   --reject-first                     reject the first touch it is given
 //   --break MODE                       once mapped, break the protocol on purpose: second-object,
 //                                      bad-setting, bad-rectangle, too-many-rectangles,
@@ -42,12 +48,16 @@ struct client {
     struct touch_router_input_manager_v1 *input_manager;
     struct wl_surface *surface;
     struct touch_router_surface_input_v1 *input;
+    struct wl_subcompositor *subcompositor;
+    struct wl_surface *sub_surface;
+    struct touch_router_surface_input_v1 *sub_input;
     struct wl_touch *touch;
     struct wl_keyboard *keyboard;
     int width, height;
     bool configured, mapped, reject_first, rejected_one;
-    // What --on-first-up asks for: nothing, a commit, or the input object's destroy and a commit.
-    enum { UP_NOTHING, UP_COMMIT, UP_DESTROY_INPUT } on_first_up;
+    // What --on-up asks for, one action an up, in order.
+    enum up_action { UP_COMMIT, UP_COMMIT_SUB, UP_DESTROY_INPUT } on_up[8];
+    int on_up_count, ups;
 };
 
 static void fail(const char *what) {
@@ -69,9 +79,9 @@ static void say(const char *format, ...) {
 
 static void touch_down(void *data, struct wl_touch *touch, uint32_t serial, uint32_t time, struct wl_surface *surface,
                        int32_t id, wl_fixed_t x, wl_fixed_t y) {
-    (void)touch; (void)time; (void)surface;
+    (void)touch; (void)time;
     struct client *client = data;
-    say("down %d %.1f %.1f", id, wl_fixed_to_double(x), wl_fixed_to_double(y));
+    say("down %d %.1f %.1f%s", id, wl_fixed_to_double(x), wl_fixed_to_double(y), surface && surface == client->sub_surface ? " sub" : "");
     if (client->reject_first && !client->rejected_one) {
         client->rejected_one = true;
         touch_router_surface_input_v1_reject_touch(client->input, serial, id);
@@ -84,13 +94,21 @@ static void touch_up(void *data, struct wl_touch *touch, uint32_t serial, uint32
     (void)touch; (void)serial; (void)time;
     struct client *client = data;
     say("up %d", id);
-    if (client->on_first_up == UP_NOTHING) return;
-    if (client->on_first_up == UP_DESTROY_INPUT) {
+    int action = client->ups++;
+    if (action >= client->on_up_count) return;
+    switch (client->on_up[action]) {
+    case UP_DESTROY_INPUT:
         touch_router_surface_input_v1_destroy(client->input);
         client->input = NULL;
+        wl_surface_commit(client->surface);
+        break;
+    case UP_COMMIT_SUB:
+        wl_surface_commit(client->sub_surface);
+        break;
+    case UP_COMMIT:
+        wl_surface_commit(client->surface);
+        break;
     }
-    client->on_first_up = UP_NOTHING;
-    wl_surface_commit(client->surface);
     // On the wire before it says so, as for a reject.
     wl_display_flush(client->display);
     say("committed");
@@ -158,6 +176,8 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
     struct client *client = data;
     if (strcmp(interface, wl_compositor_interface.name) == 0) {
         client->compositor = wl_registry_bind(registry, name, &wl_compositor_interface, 4);
+    } else if (strcmp(interface, wl_subcompositor_interface.name) == 0) {
+        client->subcompositor = wl_registry_bind(registry, name, &wl_subcompositor_interface, 1);
     } else if (strcmp(interface, wl_shm_interface.name) == 0) {
         client->shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
     } else if (strcmp(interface, wl_seat_interface.name) == 0) {
@@ -175,18 +195,18 @@ static const struct wl_registry_listener registry_listener = { registry_global, 
 static void wm_base_ping(void *data, struct xdg_wm_base *wm_base, uint32_t serial) { (void)data; xdg_wm_base_pong(wm_base, serial); }
 static const struct xdg_wm_base_listener wm_base_listener = { wm_base_ping };
 
-// A buffer of one colour, so that `msg pixel` can tell the window apart.
-static struct wl_buffer *make_buffer(struct client *client) {
-    int stride = client->width * 4, size = stride * client->height;
+// A buffer of one colour, so that `msg pixel` can tell the surfaces apart.
+static struct wl_buffer *make_buffer(struct client *client, int width, int height, uint32_t colour) {
+    int stride = width * 4, size = stride * height;
     int fd = memfd_create("touch-input-client", MFD_CLOEXEC);
     if (fd < 0) fail("memfd_create");
     if (ftruncate(fd, size) < 0) fail("ftruncate");
     uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (pixels == MAP_FAILED) fail("mmap");
-    for (int i = 0; i < client->width * client->height; i++) pixels[i] = 0xff3366cc;
+    for (int i = 0; i < width * height; i++) pixels[i] = colour;
     munmap(pixels, size);
     struct wl_shm_pool *pool = wl_shm_create_pool(client->shm, fd, size);
-    struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, client->width, client->height, stride, WL_SHM_FORMAT_ARGB8888);
+    struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height, stride, WL_SHM_FORMAT_ARGB8888);
     wl_shm_pool_destroy(pool);
     close(fd);
     return buffer;
@@ -271,12 +291,14 @@ int main(int argc, char **argv) {
     wl_array_init(&deferral);
     const char *break_mode = NULL;
     int policy_count = 0;
-    struct { void (*set)(struct touch_router_surface_input_v1 *, uint32_t); uint32_t value; bool late; } policies[8];
-    bool late = false;
+    struct { void (*set)(struct touch_router_surface_input_v1 *, uint32_t); uint32_t value; bool late, sub; } policies[8];
+    bool late = false, sub = false, with_subsurface = false;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(flag, "--reject-first") == 0) { client.reject_first = true; continue; }
         if (strcmp(flag, "--late") == 0) { late = true; continue; }
+        if (strcmp(flag, "--sub") == 0) { sub = true; continue; }
+        if (strcmp(flag, "--subsurface") == 0) { with_subsurface = true; continue; }
         if (!value) { fprintf(stderr, "touch-input-client: %s needs a value\n", flag); return 2; }
         if (policy_count == 8) { fprintf(stderr, "touch-input-client: at most 8 policy flags\n"); return 2; }
         i++;
@@ -284,27 +306,29 @@ int main(int argc, char **argv) {
             if (sscanf(value, "%dx%d", &client.width, &client.height) != 2 || client.width < 1 || client.height < 1 ||
                 client.width > 4096 || client.height > 4096) { fprintf(stderr, "touch-input-client: bad --size %s\n", value); return 2; }
         } else if (strcmp(flag, "--exclusive-touch") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_exclusive_touch, setting(flag, value), late };
-            late = false;
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_exclusive_touch, setting(flag, value), late, sub };
+            late = sub = false;
         } else if (strcmp(flag, "--multiple-touch") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_multiple_touch, setting(flag, value), late };
-            late = false;
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_multiple_touch, setting(flag, value), late, sub };
+            late = sub = false;
         } else if (strcmp(flag, "--interaction") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_interaction_enabled, setting(flag, value), late };
-            late = false;
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_interaction_enabled, setting(flag, value), late, sub };
+            late = sub = false;
         } else if (strcmp(flag, "--keyboard-focus") == 0) {
-            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_accepts_keyboard_focus, setting(flag, value), late };
-            late = false;
+            policies[policy_count++] = (typeof(policies[0])){ touch_router_surface_input_v1_set_accepts_keyboard_focus, setting(flag, value), late, sub };
+            late = sub = false;
         } else if (strcmp(flag, "--defer") == 0) {
             int32_t *rect = wl_array_add(&deferral, 4 * sizeof(int32_t));
             if (sscanf(value, "%d,%d,%d,%d", &rect[0], &rect[1], &rect[2], &rect[3]) != 4) {
                 fprintf(stderr, "touch-input-client: --defer takes X,Y,W,H, not %s\n", value);
                 return 2;
             }
-        } else if (strcmp(flag, "--on-first-up") == 0) {
-            if (strcmp(value, "commit") == 0) client.on_first_up = UP_COMMIT;
-            else if (strcmp(value, "destroy-input") == 0) client.on_first_up = UP_DESTROY_INPUT;
-            else { fprintf(stderr, "touch-input-client: --on-first-up takes commit or destroy-input, not %s\n", value); return 2; }
+        } else if (strcmp(flag, "--on-up") == 0) {
+            if (client.on_up_count == 8) { fprintf(stderr, "touch-input-client: at most 8 --on-up\n"); return 2; }
+            if (strcmp(value, "commit") == 0) client.on_up[client.on_up_count++] = UP_COMMIT;
+            else if (strcmp(value, "commit-sub") == 0) client.on_up[client.on_up_count++] = UP_COMMIT_SUB;
+            else if (strcmp(value, "destroy-input") == 0) client.on_up[client.on_up_count++] = UP_DESTROY_INPUT;
+            else { fprintf(stderr, "touch-input-client: --on-up takes commit, commit-sub or destroy-input, not %s\n", value); return 2; }
         } else if (strcmp(flag, "--break") == 0) {
             break_mode = value;
         } else {
@@ -319,16 +343,28 @@ int main(int argc, char **argv) {
     struct wl_registry *registry = wl_display_get_registry(client.display);
     wl_registry_add_listener(registry, &registry_listener, &client);
     if (wl_display_roundtrip(client.display) < 0) return report_display_error(&client);
-    if (!client.compositor || !client.shm || !client.seat || !client.wm_base || !client.input_manager) {
-        fprintf(stderr, "touch-input-client: the compositor lacks wl_compositor, wl_shm, wl_seat, xdg_wm_base or touch_router_input_manager_v1\n");
+    if (!client.compositor || !client.subcompositor || !client.shm || !client.seat || !client.wm_base || !client.input_manager) {
+        fprintf(stderr, "touch-input-client: the compositor lacks wl_compositor, wl_subcompositor, wl_shm, wl_seat, xdg_wm_base or touch_router_input_manager_v1\n");
         return 1;
     }
     xdg_wm_base_add_listener(client.wm_base, &wm_base_listener, &client);
 
     client.surface = wl_compositor_create_surface(client.compositor);
     client.input = touch_router_input_manager_v1_get_surface_input(client.input_manager, client.surface);
+    if (with_subsurface) {
+        // Synchronized (the default): its state waits for the toplevel's commit.
+        client.sub_surface = wl_compositor_create_surface(client.compositor);
+        client.sub_input = touch_router_input_manager_v1_get_surface_input(client.input_manager, client.sub_surface);
+        struct wl_subsurface *subsurface = wl_subcompositor_get_subsurface(client.subcompositor, client.sub_surface, client.surface);
+        wl_subsurface_set_position(subsurface, 50, 50);
+    }
     for (int i = 0; i < policy_count; i++) {
-        if (!policies[i].late) policies[i].set(client.input, policies[i].value);
+        if (policies[i].sub && !client.sub_input) { fprintf(stderr, "touch-input-client: --sub needs --subsurface\n"); return 2; }
+        if (!policies[i].late) policies[i].set(policies[i].sub ? client.sub_input : client.input, policies[i].value);
+    }
+    if (client.sub_surface) {
+        wl_surface_attach(client.sub_surface, make_buffer(&client, 100, 100, 0xffcc6633), 0, 0);
+        wl_surface_commit(client.sub_surface);
     }
     if (deferral.size) touch_router_surface_input_v1_set_gesture_deferral(client.input, &deferral);
     wl_array_release(&deferral);
@@ -342,14 +378,14 @@ int main(int argc, char **argv) {
     while (!client.configured) {
         if (wl_display_dispatch(client.display) < 0) return report_display_error(&client);
     }
-    wl_surface_attach(client.surface, make_buffer(&client), 0, 0);
+    wl_surface_attach(client.surface, make_buffer(&client, client.width, client.height, 0xff3366cc), 0, 0);
     wl_surface_damage_buffer(client.surface, 0, 0, client.width, client.height);
     wl_surface_commit(client.surface);
     if (wl_display_roundtrip(client.display) < 0) return report_display_error(&client);
     say("mapped");
-    // Pending only: they take effect at the next commit (--on-first-up commit).
+    // Pending only: they take effect at the next commit (--on-up).
     for (int i = 0; i < policy_count; i++) {
-        if (policies[i].late) policies[i].set(client.input, policies[i].value);
+        if (policies[i].late) policies[i].set(policies[i].sub ? client.sub_input : client.input, policies[i].value);
     }
     wl_display_flush(client.display);
     if (break_mode) {
