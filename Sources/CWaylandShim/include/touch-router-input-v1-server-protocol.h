@@ -331,6 +331,7 @@ struct touch_router_surface_input_v1_interface {
 	 * A serial and id that name no sequence the client has on this
 	 * surface now (it ended, or the id was reused since) are ignored,
 	 * not an error: the request may cross the sequence's wl_touch.up.
+	 * So is a sequence that went down before this object was made.
 	 * @param serial serial of the wl_touch.down that began the sequence
 	 * @param id the touch's wl_touch id
 	 */
