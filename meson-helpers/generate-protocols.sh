@@ -13,7 +13,7 @@ command -v wayland-scanner >/dev/null || { echo "error: wayland-scanner not foun
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for xml in "$root"/protocols/xdg-shell.xml; do
+for xml in "$root"/protocols/xdg-shell.xml "$root"/protocols/touch-router-input-v1.xml; do
     name=$(basename "$xml" .xml)
     wayland-scanner server-header "$xml" "$work/$name-server-protocol.h"
     wayland-scanner private-code "$xml" "$work/$name-protocol.c"

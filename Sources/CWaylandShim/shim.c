@@ -35,6 +35,8 @@ const struct wl_interface *tr_xdg_surface_interface(void) { return &xdg_surface_
 const struct wl_interface *tr_xdg_toplevel_interface(void) { return &xdg_toplevel_interface; }
 const struct wl_interface *tr_xdg_popup_interface(void) { return &xdg_popup_interface; }
 const struct wl_interface *tr_xdg_positioner_interface(void) { return &xdg_positioner_interface; }
+const struct wl_interface *tr_touch_router_input_manager_v1_interface(void) { return &touch_router_input_manager_v1_interface; }
+const struct wl_interface *tr_touch_router_surface_input_v1_interface(void) { return &touch_router_surface_input_v1_interface; }
 
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message) {
     wl_resource_post_error(resource, code, "%s", message);

@@ -39,6 +39,10 @@ public enum ClientLimits {
     /// Bytes the session keeps of what the client's surfaces show (4 a pixel): two
     /// 3840x2160 surfaces take 64 MiB.
     public static let contentBytes = 256 << 20
+    /// Rectangles in one surface's gesture deferral (touch-router-input-v1), past which the
+    /// protocol's too_many_rectangles error ends the client: edge gestures test them on
+    /// every touch down in an edge band, and a few rectangles describe any layout.
+    public static let gestureDeferralRectangles = 32
 }
 
 /// What a client holds, counted against `ClientLimits`.

@@ -114,6 +114,8 @@ struct SurfaceState {
     var frameCallbacks: [FrameCallback] = []
     /// The last position each subsurface asked for, once each.
     var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
+    /// touch-router-input-v1's policies (TouchInputExtension.swift).
+    var inputPolicy = InputPolicyChange()
 
     mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {
         if let i = subsurfacePositions.firstIndex(where: { $0.0 === subsurface }) {
@@ -141,6 +143,7 @@ struct SurfaceState {
         bufferDamage.add(later.bufferDamage)
         frameCallbacks += later.frameCallbacks
         for (subsurface, position) in later.subsurfacePositions { setPosition(position, of: subsurface) }
+        inputPolicy.merge(later.inputPolicy)
     }
 }
 
@@ -231,6 +234,8 @@ final class SurfaceObject: WaylandObject {
     var role = SurfaceRoleKind.none
     weak var xdgSurface: XdgSurfaceObject?
     weak var subsurface: SubsurfaceObject?
+    /// Its touch_router_surface_input_v1, if the client made one.
+    weak var touchInput: TouchInputSurfaceObject?
     /// Subsurfaces, bottom first, split at the parent itself.
     var below: [SubsurfaceObject] = []
     var above: [SubsurfaceObject] = []
@@ -380,7 +385,9 @@ final class SurfaceObject: WaylandObject {
         for (child, position) in state.subsurfacePositions where child.surface != nil { child.position = position }
         copyDamagedPixels(state)
         current.buffer?.release()
+        current.inputPolicy.merge(state.inputPolicy)
         session.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)
+        inputPolicyCommitted(state.inputPolicy)
         for child in below + above {
             guard let surface = child.surface, let cached = surface.cached, child.isEffectivelySynchronized else { continue }
             surface.cached = nil

@@ -10,6 +10,7 @@ extension WaylandSession: InputDelivery {
     public func touchDown(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) {
         guard let resource = target(surface) else { return }
         let serial = display.nextSerial
+        surfaces[surface]?.touchInput?.touchWentDown(id, serial: serial)
         for touch in devices(.touch, of: client) {
             wl_touch_send_down(touch.resource, serial, time.waylandMilliseconds, resource, id.raw, fixed(local.x), fixed(local.y))
         }

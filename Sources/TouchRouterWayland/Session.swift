@@ -135,6 +135,7 @@ public final class WaylandSession {
         try add(tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.version) { client, data, version, id in
             WaylandSession.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
         }
+        try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
         for output in outputs {
             output.session = self
             let outputData = Unmanaged.passUnretained(output).toOpaque()
@@ -450,7 +451,7 @@ public final class WaylandSession {
     @discardableResult
     private func enterTree(_ surface: SurfaceObject, as role: String,
                            _ add: (ClientID, SurfaceProperties) throws(SurfaceTreeError) -> Void) -> Bool {
-        var properties = SurfaceProperties()
+        var properties = surface.propertiesOnEntry
         properties.mapped = surface.hasBuffer
         do {
             try add(record(for: surface.client).id, properties)

@@ -2,7 +2,8 @@
 (Python 3, standard library only):
 
 - the protocol descriptions, read from /usr/share/wayland/wayland.xml and the repository's
-  protocols/xdg-shell.xml, so requests are encoded from their real signatures;
+  protocols/xdg-shell.xml and protocols/touch-router-input-v1.xml, so requests are encoded
+  from their real signatures;
 - `Session`: a real `touch-router run` with its own private XDG_RUNTIME_DIR, its control
   socket (one request a connection, as `touch-router msg` speaks it), wev beside it, and the
   session's RSS and open descriptors from /proc;
@@ -39,7 +40,8 @@ def _die_with_parent():
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-PROTOCOL_FILES = ["/usr/share/wayland/wayland.xml", os.path.join(REPO, "protocols", "xdg-shell.xml")]
+PROTOCOL_FILES = ["/usr/share/wayland/wayland.xml", os.path.join(REPO, "protocols", "xdg-shell.xml"),
+                  os.path.join(REPO, "protocols", "touch-router-input-v1.xml")]
 
 # ---------------------------------------------------------------------------------------------
 # Protocol descriptions

@@ -45,7 +45,8 @@ from wayland_wire import (PROTOCOLS, Client, Session, SessionDied, SessionHung, 
 I32_EDGES = [0, 1, -1, 2, -2, 2**31 - 1, 2**31 - 2, -2**31, -2**31 + 1, 2**32, 2**32 - 1, 2**32 + 1, -2**32, -2**32 + 1,
              2**30, -2**30, 32767, 32768, -32768, 65535, 65536, 8192, 16384, 32769]
 U32_EDGES = [0, 1, 2, 2**31 - 1, 2**31, 2**31 + 1, 2**32 - 1, 2**32 - 2, 2**32, 2**32 + 1, 65535, 65536, 255, 256]
-GLOBALS = ["wl_compositor", "wl_subcompositor", "wl_shm", "xdg_wm_base", "wl_seat", "wl_data_device_manager", "wl_output"]
+GLOBALS = ["wl_compositor", "wl_subcompositor", "wl_shm", "xdg_wm_base", "wl_seat", "wl_data_device_manager", "wl_output",
+           "touch_router_input_manager_v1"]
 MALFORMED = ["short-size", "long-size", "size-below-header", "size-over-buffer", "unknown-opcode", "unknown-object",
              "skipped-new-id", "reused-new-id", "zero-new-id", "server-range-id", "wrong-interface-object", "missing-fd",
              "truncated-header", "bad-enum", "bad-bind", "use-after-destroy", "string-without-nul", "array-overrun",
@@ -129,7 +130,7 @@ class Fuzzer:
         actions = [(self.surface_action, 6), (self.region_action, 4), (self.shm_action, 5), (self.toplevel_action, 5),
                    (self.popup_action, 5), (self.subsurface_action, 5), (self.attach_action, 10), (self.seat_action, 2),
                    (self.data_action, 2), (self.random_request, 4), (self.destroy_action, 5), (self.roundtrip_action, 3),
-                   (self.input_action, 2), (self.output_action, 1)]
+                   (self.input_action, 2), (self.output_action, 1), (self.input_policy_action, 3)]
         if self.heavy:
             actions += [(self.heavy_action, 12)]
         funcs, weights = zip(*actions)
@@ -430,6 +431,36 @@ class Fuzzer:
                 c.request(device, "release")
         if source in c.objects and self.rng.random() < 0.5:
             c.request(source, "destroy")
+
+    def input_policy_action(self):
+        """touch-router-input-v1: a surface's input object (now and then a second one, which
+        is already_exists), settings now and then outside the enum, deferral lists of any
+        length with rectangles at the ends of int32 (now and then not whole rectangles),
+        rejects of any serial and id, and destroys; destroy_action destroys surfaces under them."""
+        manager = self.b.get("touch_router_input_manager_v1")
+        surface = self.pick("wl_surface")
+        if manager is None or manager not in self.client.objects or surface is None:
+            return
+        c = self.client
+        inputs = self.live("touch_router_surface_input_v1")
+        obj = self.rng.choice(inputs) if inputs and self.rng.random() < 0.8 else c.request(manager, "get_surface_input", None, surface)
+        r = self.rng.random()
+        if r < 0.4:
+            request = self.rng.choice(["set_exclusive_touch", "set_multiple_touch", "set_interaction_enabled", "set_accepts_keyboard_focus"])
+            c.request(obj, request, self.rng.choice([0, 1]) if self.rng.random() < 0.95 else self.u32())
+        elif r < 0.7:
+            count = self.rng.choice([0, 1, 2, 5, 32]) if self.rng.random() < 0.9 else self.rng.randint(33, 250)
+            width = lambda: self.psize() if self.rng.random() < 0.97 else self.i32()
+            data = b"".join(i32(self.i32()) + i32(self.i32()) + i32(width()) + i32(width()) for _ in range(count))
+            if self.rng.random() < 0.05:
+                data += b"\0" * self.rng.choice([1, 4, 8, 12])
+            c.request(obj, "set_gesture_deferral", data)
+        elif r < 0.85:
+            c.request(obj, "reject_touch", self.u32(), self.rng.randint(0, 4) if self.rng.random() < 0.5 else self.i32())
+        elif r < 0.95:
+            c.request(surface, "commit")
+        else:
+            c.request(obj, "destroy")
 
     def output_action(self):
         out = self.b.get("wl_output")

@@ -95,7 +95,8 @@ func learnInterfaces() {
     var display = wl_display_interface
     withUnsafePointer(to: &display) { learn($0) }
     for interface in [tr_wl_compositor_interface(), tr_wl_subcompositor_interface(), tr_wl_shm_interface(), tr_wl_seat_interface(),
-                      tr_wl_output_interface(), tr_wl_data_device_manager_interface(), tr_xdg_wm_base_interface()] {
+                      tr_wl_output_interface(), tr_wl_data_device_manager_interface(), tr_xdg_wm_base_interface(),
+                      tr_touch_router_input_manager_v1_interface()] {
         if let interface { learn(interface) }
     }
 }

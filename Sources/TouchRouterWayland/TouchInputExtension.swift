@@ -1,0 +1,229 @@
+import CWaylandShim
+import TouchRouterCore
+
+// touch-router-input-v1 (protocols/touch-router-input-v1.xml): per-surface touch policies,
+// edge-gesture deferral and touch rejection. The policies ride in the surface's own
+// double-buffered state (`SurfaceState.inputPolicy`), so a synchronized subsurface caches
+// them with the rest of its state; this file turns a commit of them into the core's terms.
+
+enum TouchInputManagerGlobal {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(touch_router_input_manager_v1_interface(
+        destroy: destroyRequest,
+        get_surface_input: { client, resource, id, surfaceResource in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
+            guard surface.touchInput == nil else {
+                manager.postError(TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_ALREADY_EXISTS.rawValue,
+                                  "\(manager.name).get_surface_input: \(surface.name) already has a touch_router_surface_input_v1")
+                return
+            }
+            guard let created = createResource(client, tr_touch_router_surface_input_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let input = TouchInputSurfaceObject(resource: created, session: manager.session, surface: surface)
+            surface.touchInput = input
+            WaylandObject.install(input, implementation: TouchInputSurfaceObject.table)
+        }))
+}
+
+/// Changes to a surface's input policies; nil leaves a policy as it was. Pending and cached
+/// state hold what the client changed since the last commit; current state holds every
+/// policy the client ever set (nil: the core's default).
+struct InputPolicyChange {
+    var exclusiveTouch: Bool?
+    var multipleTouch: Bool?
+    var interactionEnabled: Bool?
+    var acceptsKeyboardFocus: Bool?
+    var gestureDeferral: [Rect<SurfaceSpace>]?
+
+    /// What destroying the object asks for: each policy the client set, back to the core's
+    /// default. Those it never set are left alone, to whatever else sets them.
+    static func resetting(_ set: InputPolicyChange) -> InputPolicyChange {
+        let core = SurfaceProperties()
+        return InputPolicyChange(exclusiveTouch: set.exclusiveTouch.map { _ in core.exclusiveTouch },
+                                 multipleTouch: set.multipleTouch.map { _ in core.multipleTouch },
+                                 interactionEnabled: set.interactionEnabled.map { _ in core.interactionEnabled },
+                                 acceptsKeyboardFocus: set.acceptsKeyboardFocus.map { _ in core.acceptsKeyboardFocus },
+                                 gestureDeferral: set.gestureDeferral.map { _ in [] })
+    }
+
+    var changesProperties: Bool { exclusiveTouch != nil || multipleTouch != nil || interactionEnabled != nil || acceptsKeyboardFocus != nil }
+    var isEmpty: Bool { !changesProperties && gestureDeferral == nil }
+
+    /// A later change over this one, as commits and subsurface caches fold state.
+    mutating func merge(_ later: InputPolicyChange) {
+        exclusiveTouch = later.exclusiveTouch ?? exclusiveTouch
+        multipleTouch = later.multipleTouch ?? multipleTouch
+        interactionEnabled = later.interactionEnabled ?? interactionEnabled
+        acceptsKeyboardFocus = later.acceptsKeyboardFocus ?? acceptsKeyboardFocus
+        gestureDeferral = later.gestureDeferral ?? gestureDeferral
+    }
+
+    func apply(to properties: inout SurfaceProperties) {
+        if let exclusiveTouch { properties.exclusiveTouch = exclusiveTouch }
+        if let multipleTouch { properties.multipleTouch = multipleTouch }
+        if let interactionEnabled { properties.interactionEnabled = interactionEnabled }
+        if let acceptsKeyboardFocus { properties.acceptsKeyboardFocus = acceptsKeyboardFocus }
+    }
+}
+
+extension SurfaceObject {
+    /// The properties the surface enters the core's tree with: its committed policies are
+    /// there from the start, so a surface that refuses keyboard focus is never given it.
+    var propertiesOnEntry: SurfaceProperties {
+        var properties = SurfaceProperties()
+        current.inputPolicy.apply(to: &properties)
+        return properties
+    }
+
+    /// After a commit made `change` current (and the session mapped the surface if it was
+    /// due): the core follows. A surface out of the tree takes its policies when it enters
+    /// (`propertiesOnEntry`); its deferral is handed over at its first commit in the tree.
+    func inputPolicyCommitted(_ change: InputPolicyChange) {
+        let entered = inTree && touchInput?.surfaceWasInTree == false
+        touchInput?.surfaceWasInTree = inTree
+        guard inTree, !change.isEmpty || entered else { return }
+        if change.changesProperties {
+            do {
+                try session.tree.updateProperties(id) { current.inputPolicy.apply(to: &$0) }
+            } catch {
+                session.report("input policies of \(id): \(error)")
+            }
+        }
+        if let rects = change.gestureDeferral ?? (entered ? current.inputPolicy.gestureDeferral : nil) {
+            session.router.setGestureDeferral(rects, on: id)
+        }
+        session.router.dispatchAll()
+    }
+}
+
+/// A touch_router_surface_input_v1: the client's handle on one surface's policies.
+final class TouchInputSurfaceObject: WaylandObject {
+    /// Nil once the wl_surface is destroyed; from then on only destroy is allowed.
+    private(set) weak var surface: SurfaceObject?
+    private var surfaceListener: Listener?
+    /// Whether the surface was in the core's tree at its last commit (see `inputPolicyCommitted`).
+    var surfaceWasInTree: Bool
+    /// The serial of the wl_touch.down of each touch the surface was given, so that a
+    /// reject that crossed the touch's up cannot hit a later touch that reuses the id.
+    private var downSerials: [Int32: UInt32] = [:]
+
+    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject) {
+        self.surface = surface
+        surfaceWasInTree = surface.inTree
+        super.init(resource: resource, session: session)
+        let listener = Listener { [weak self] _ in
+            self?.surface = nil
+            self?.surfaceListener?.remove()
+        }
+        wl_resource_add_destroy_listener(surface.resource, listener.wlListener)
+        listener.didLink()
+        surfaceListener = listener
+    }
+
+    override func resourceDestroyed() {
+        surfaceListener?.remove()
+        guard let surface else { return }
+        if surface.touchInput === self { surface.touchInput = nil }
+        var set = surface.current.inputPolicy
+        if let cached = surface.cached { set.merge(cached.inputPolicy) }
+        set.merge(surface.pending.inputPolicy)
+        surface.pending.inputPolicy = .resetting(set)
+    }
+
+    /// The surface, or nil after ending the client with surface_destroyed.
+    private func liveSurface(_ request: String) -> SurfaceObject? {
+        if let surface { return surface }
+        postError(TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_SURFACE_DESTROYED.rawValue, "\(name).\(request): its wl_surface was destroyed")
+        return nil
+    }
+
+    private func set(_ policy: WritableKeyPath<InputPolicyChange, Bool?>, _ setting: UInt32, _ request: String) {
+        guard let surface = liveSurface(request) else { return }
+        switch setting {
+        case TOUCH_ROUTER_SURFACE_INPUT_V1_SETTING_OFF.rawValue: surface.pending.inputPolicy[keyPath: policy] = false
+        case TOUCH_ROUTER_SURFACE_INPUT_V1_SETTING_ON.rawValue: surface.pending.inputPolicy[keyPath: policy] = true
+        default: postError(TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_INVALID_SETTING.rawValue, "\(name).\(request): \(setting) is neither off (0) nor on (1)")
+        }
+    }
+
+    /// Reads the client's array of int32 quadruples; every count and size is checked
+    /// before any rectangle is made, and sizes go into Int, where x + width cannot overflow.
+    private func setGestureDeferral(_ array: UnsafeMutablePointer<wl_array>?) {
+        let request = "set_gesture_deferral"
+        guard let surface = liveSurface(request) else { return }
+        let quadruple = 4 * MemoryLayout<Int32>.size
+        let bytes = array?.pointee.size ?? 0
+        guard bytes % quadruple == 0 else {
+            postError(TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_INVALID_RECTANGLE.rawValue, "\(name).\(request): \(bytes) bytes are not whole rectangles of four int32")
+            return
+        }
+        let count = bytes / quadruple
+        guard count <= ClientLimits.gestureDeferralRectangles else {
+            postError(TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_TOO_MANY_RECTANGLES.rawValue,
+                      "\(name).\(request): \(count) rectangles, past \(ClientLimits.gestureDeferralRectangles), the most one surface may defer")
+            return
+        }
+        var rects: [Rect<SurfaceSpace>] = []
+        if count > 0, let data = array?.pointee.data {
+            rects.reserveCapacity(count)
+            for i in 0..<count {
+                let field = { (n: Int) in Int(data.loadUnaligned(fromByteOffset: i * quadruple + n * MemoryLayout<Int32>.size, as: Int32.self)) }
+                let (x, y, width, height) = (field(0), field(1), field(2), field(3))
+                guard width >= 1, height >= 1 else {
+                    postError(TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_INVALID_RECTANGLE.rawValue, "\(name).\(request): rectangle \(i) is \(width)x\(height), not at least 1x1")
+                    return
+                }
+                rects.append(Rect(x: x, y: y, width: width, height: height))
+            }
+        }
+        surface.pending.inputPolicy.gestureDeferral = rects
+    }
+
+    /// wl_touch.down of `id` went to this surface with `serial` (called by the delivery).
+    func touchWentDown(_ id: TouchID, serial: UInt32) {
+        // Ids are seat slots, so few; a session injecting ever new ids is bounded here.
+        if downSerials.count >= 256 {
+            let live = Set(session.router.activeTouches.map(\.id.raw))
+            downSerials = downSerials.filter { live.contains($0.key) }
+        }
+        downSerials[id.raw] = serial
+    }
+
+    /// XInput 2.2's touch reject, for a sequence this surface has now; anything else is a
+    /// request that crossed the sequence's end, and is ignored.
+    private func rejectTouch(serial: UInt32, id: Int32) {
+        guard let surface = liveSurface("reject_touch"), let record = session.existingRecord(for: client) else { return }
+        let touch = TouchID(id)
+        guard downSerials[id] == serial,
+              session.router.activeTouches.contains(where: { $0.id == touch && $0.surface == surface.id && !$0.emulatingPointer }) else { return }
+        downSerials[id] = nil
+        session.router.rejectTouch(touch, by: record.id)
+        session.router.dispatchAll()
+    }
+
+    nonisolated(unsafe) static let table = implementation(touch_router_surface_input_v1_interface(
+        destroy: destroyRequest,
+        set_exclusive_touch: { _, resource, setting in
+            WaylandObject.of(resource, as: TouchInputSurfaceObject.self).set(\.exclusiveTouch, setting, "set_exclusive_touch")
+        },
+        set_multiple_touch: { _, resource, setting in
+            WaylandObject.of(resource, as: TouchInputSurfaceObject.self).set(\.multipleTouch, setting, "set_multiple_touch")
+        },
+        set_interaction_enabled: { _, resource, setting in
+            WaylandObject.of(resource, as: TouchInputSurfaceObject.self).set(\.interactionEnabled, setting, "set_interaction_enabled")
+        },
+        set_accepts_keyboard_focus: { _, resource, setting in
+            WaylandObject.of(resource, as: TouchInputSurfaceObject.self).set(\.acceptsKeyboardFocus, setting, "set_accepts_keyboard_focus")
+        },
+        set_gesture_deferral: { _, resource, rectangles in
+            WaylandObject.of(resource, as: TouchInputSurfaceObject.self).setGestureDeferral(rectangles)
+        },
+        reject_touch: { _, resource, serial, id in
+            WaylandObject.of(resource, as: TouchInputSurfaceObject.self).rejectTouch(serial: serial, id: id)
+        }))
+}
