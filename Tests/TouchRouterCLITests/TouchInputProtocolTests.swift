@@ -266,16 +266,14 @@ struct TouchInputProtocolTests {
         #expect(lines.contains("down 1 50.0 50.0"), "a later touch is the client's again: \(lines)")
         #expect(try session.msg("tree").json["ok"] as? Bool == true, "a reject is no protocol error")
 
-        withKnownIssue("waits for the core's Router.rejectTouch (a stub until the lead's arena lands on main); remove this wrapper then") {
-            #expect(lines.contains("cancel"), "\(lines)")
-            let afterCancel = lines.drop { $0 != "cancel" }
-            #expect(!afterCancel.contains { $0.hasPrefix("motion 0") || $0 == "up 0" }, "nothing of touch 0 after its cancel: \(lines)")
-            let traced = RunningSession.lines(of: trace)
-            #expect(traced.contains { $0.localizedCaseInsensitiveContains("reject") }, "the trace names the rejection: \(traced)")
-            let records = traced.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
-            let motion = records.first { ($0["event"] as? String)?.hasPrefix("touch motion 0 ") == true }
-            #expect(motion != nil && motion?["outcome"] as? String != "delivered", "the rest of the sequence is not delivered to the client: \(String(describing: motion))")
-        }
+        #expect(lines.contains("cancel"), "\(lines)")
+        let afterCancel = lines.drop { $0 != "cancel" }
+        #expect(!afterCancel.contains { $0.hasPrefix("motion 0") || $0 == "up 0" }, "nothing of touch 0 after its cancel: \(lines)")
+        let traced = RunningSession.lines(of: trace)
+        #expect(traced.contains { $0.localizedCaseInsensitiveContains("reject") }, "the trace names the rejection: \(traced)")
+        let records = traced.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+        let motion = records.first { ($0["event"] as? String)?.hasPrefix("touch motion 0 ") == true }
+        #expect(motion != nil && motion?["outcome"] as? String != "delivered", "the rest of the sequence is not delivered to the client: \(String(describing: motion))")
     }
 
     /// touch-input-client's `--break` modes, each with the message libwayland-client prints.
