@@ -10,17 +10,55 @@
 /// `deadline` asks for at once.
 public final class LongPressRecognizer: GestureRecognizer {
     public let parameters: LongPressParameters
-    public private(set) var state: GestureState = .possible
-    public private(set) var values = GestureValues()
+    public private(set) var state: GestureState {
+        get { storage.pointee.state }
+        set { storage.pointee.state = newValue }
+    }
+    /// Settled when read: motions leave their report due (see `TouchTracker`).
+    public var values: GestureValues { storage.pointee.settledValues() }
     public var isContinuous: Bool { true }
     public var awaitsMoreTouches: Bool { false }
 
-    private var tracker = TouchTracker()
     private let touchesRequired: Int
-    /// When the last required finger went down: the press is timed from there.
-    private var pressStart: RouterTime?
-    /// Set when it began from a lift: the time of that lift, and it ends next.
-    private var endPending: RouterTime?
+
+    /// All mutable state, unchecked (see `UncheckedState`).
+    struct Storage {
+        var state = GestureState.possible
+        var values = GestureValues()
+        var tracker = TouchTracker()
+        /// When the last required finger went down: the press is timed from there.
+        var pressStart: RouterTime?
+        /// Set when it began from a lift: the time of that lift, and it ends next.
+        var endPending: RouterTime?
+
+        mutating func settledValues() -> GestureValues {
+            tracker.settle(&values)
+            return values
+        }
+    }
+    private let storage = UncheckedState(Storage())
+
+    deinit {
+        storage.pointee.tracker.release()
+        storage.release()
+    }
+
+    private var storedValues: GestureValues {
+        _read { yield storage.pointee.values }
+        _modify { yield &storage.pointee.values }
+    }
+    private var tracker: TouchTracker {
+        _read { yield storage.pointee.tracker }
+        _modify { yield &storage.pointee.tracker }
+    }
+    private var pressStart: RouterTime? {
+        _read { yield storage.pointee.pressStart }
+        _modify { yield &storage.pointee.pressStart }
+    }
+    private var endPending: RouterTime? {
+        _read { yield storage.pointee.endPending }
+        _modify { yield &storage.pointee.endPending }
+    }
 
     public init(_ parameters: LongPressParameters = LongPressParameters()) {
         self.parameters = parameters
@@ -39,9 +77,9 @@ public final class LongPressRecognizer: GestureRecognizer {
         guard state == .possible else { return }
         if beginIfDue(time) { return }
         guard position.isUsableForGestures, tracker.index(of: id) == nil else { return }
-        guard tracker.add(id, at: position, time: time), tracker.count <= touchesRequired else { return fail() }
+        guard tracker.add(id, at: position, time: time, settling: &storedValues), tracker.count <= touchesRequired else { return fail() }
         if tracker.count == touchesRequired { pressStart = time }
-        tracker.report(into: &values, at: time)
+        tracker.report(into: &storedValues, at: time)
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
@@ -49,22 +87,24 @@ public final class LongPressRecognizer: GestureRecognizer {
         switch state {
         case .possible:
             let due = isDue(time)
-            guard let i = tracker.move(id, to: position, time: time) else {
+            guard position.isUsableForGestures, let i = tracker.index(of: id) else {
                 _ = beginIfDue(time)
                 return
             }
             if due {
                 // The press began before this motion; the motion is part of the first report.
+                tracker.moveAndReport(at: i, to: position, time: time)
                 begin(at: time)
-            } else if tracker.distanceMoved(i) > parameters.allowableMovement {
+            } else if tracker.distanceMoved(i, to: position) > parameters.allowableMovement {
+                // Failing reports nothing: the values stay those of the last report.
+                tracker.move(at: i, to: position, time: time, settling: &storedValues)
                 fail()
             } else {
-                tracker.report(into: &values, at: time)
+                tracker.moveAndReport(at: i, to: position, time: time)
             }
         case .began, .changed:
-            guard tracker.move(id, to: position, time: time) != nil else { return }
+            guard tracker.moveAndReport(id, to: position, time: time) != nil else { return }
             state = .changed
-            tracker.report(into: &values, at: time)
         case .ended, .cancelled, .failed, .recognized:
             break
         }
@@ -81,16 +121,16 @@ public final class LongPressRecognizer: GestureRecognizer {
             }
             if due {
                 begin(at: time)
-                tracker.remove(id)
+                tracker.remove(id, settling: &storedValues)
                 endPending = time
             } else {
-                tracker.remove(id)
+                tracker.remove(id, settling: &storedValues)
                 fail()
             }
         case .began, .changed:
-            guard tracker.remove(id) != nil else { return }
+            guard tracker.remove(id, settling: &storedValues) else { return }
             state = .ended
-            values.touches = tracker.count
+            storedValues.touches = tracker.count
         case .ended, .cancelled, .failed, .recognized:
             break
         }
@@ -98,7 +138,7 @@ public final class LongPressRecognizer: GestureRecognizer {
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
         if finishPendingEnd(time) { return }
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         switch state {
         case .possible: fail()
         case .began, .changed: state = .cancelled
@@ -114,7 +154,7 @@ public final class LongPressRecognizer: GestureRecognizer {
 
     public func reset() {
         state = .possible
-        values = GestureValues()
+        storedValues = GestureValues()
         tracker.clear()
         pressStart = nil
         endPending = nil
@@ -133,7 +173,7 @@ public final class LongPressRecognizer: GestureRecognizer {
 
     private func begin(at time: RouterTime) {
         state = .began
-        tracker.report(into: &values, at: time)
+        tracker.report(into: &storedValues, at: time)
     }
 
     /// Ends a press that began from a lift; true when it did, and the call is used up.
@@ -141,7 +181,8 @@ public final class LongPressRecognizer: GestureRecognizer {
         guard endPending != nil, state == .began || state == .changed else { return false }
         endPending = nil
         state = .ended
-        values.touches = tracker.count
+        tracker.settle(&storedValues)
+        storedValues.touches = tracker.count
         return true
     }
 

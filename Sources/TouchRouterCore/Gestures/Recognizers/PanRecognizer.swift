@@ -9,15 +9,45 @@
 /// moves the centroid but not the translation.
 public final class PanRecognizer: GestureRecognizer {
     public let parameters: PanParameters
-    public private(set) var state: GestureState = .possible
-    public private(set) var values = GestureValues()
+    public private(set) var state: GestureState {
+        get { storage.pointee.state }
+        set { storage.pointee.state = newValue }
+    }
+    /// Settled when read: motions leave their report due (see `TouchTracker`).
+    public var values: GestureValues { storage.pointee.settledValues() }
     public var isContinuous: Bool { true }
     public var awaitsMoreTouches: Bool { false }
     public var deadline: RouterTime? { nil }
 
-    private var tracker = TouchTracker()
     private let minimumTouches: Int
     private let maximumTouches: Int
+
+    /// All mutable state, unchecked (see `UncheckedState`).
+    struct Storage {
+        var state = GestureState.possible
+        var values = GestureValues()
+        var tracker = TouchTracker()
+
+        mutating func settledValues() -> GestureValues {
+            tracker.settle(&values)
+            return values
+        }
+    }
+    private let storage = UncheckedState(Storage())
+
+    deinit {
+        storage.pointee.tracker.release()
+        storage.release()
+    }
+
+    private var storedValues: GestureValues {
+        _read { yield storage.pointee.values }
+        _modify { yield &storage.pointee.values }
+    }
+    private var tracker: TouchTracker {
+        _read { yield storage.pointee.tracker }
+        _modify { yield &storage.pointee.tracker }
+    }
 
     public init(_ parameters: PanParameters = PanParameters()) {
         self.parameters = parameters
@@ -26,15 +56,15 @@ public final class PanRecognizer: GestureRecognizer {
     }
 
     public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
-        guard !state.isFinal, tracker.count < maximumTouches, tracker.add(id, at: position, time: time) else { return }
+        guard !state.isFinal, tracker.count < maximumTouches, tracker.add(id, at: position, time: time, settling: &storedValues) else { return }
         if state != .possible { state = .changed }
-        tracker.report(into: &values, at: time)
+        tracker.report(into: &storedValues, at: time)
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
-        guard !state.isFinal, tracker.move(id, to: position, time: time) != nil else { return }
-        tracker.report(into: &values, at: time)
+        guard !state.isFinal, tracker.moveAndReport(id, to: position, time: time) != nil else { return }
         if state == .possible {
+            // Too few fingers cannot begin it, whatever the travel.
             if tracker.count >= minimumTouches && tracker.translationLength > parameters.slop { state = .began }
         } else {
             state = .changed
@@ -42,8 +72,8 @@ public final class PanRecognizer: GestureRecognizer {
     }
 
     public func touchEnded(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
-        tracker.report(into: &values, at: time)
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
+        tracker.report(into: &storedValues, at: time)
         switch state {
         case .possible:
             if tracker.isEmpty { state = .failed }
@@ -55,7 +85,7 @@ public final class PanRecognizer: GestureRecognizer {
     }
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         state = state == .possible ? .failed : .cancelled
     }
 
@@ -63,7 +93,7 @@ public final class PanRecognizer: GestureRecognizer {
 
     public func reset() {
         state = .possible
-        values = GestureValues()
+        storedValues = GestureValues()
         tracker.clear()
     }
 }

@@ -7,8 +7,12 @@
 /// the centroid's travel since the first finger went down, as for pan.
 public final class PinchRecognizer: GestureRecognizer {
     public let parameters: PinchParameters
-    public private(set) var state: GestureState = .possible
-    public private(set) var values = GestureValues()
+    public private(set) var state: GestureState {
+        get { storage.pointee.state }
+        set { storage.pointee.state = newValue }
+    }
+    /// Settled when read: motions leave their report due (see `TouchTracker`).
+    public var values: GestureValues { storage.pointee.settledValues() }
     public var isContinuous: Bool { true }
     public var awaitsMoreTouches: Bool { false }
     public var deadline: RouterTime? { nil }
@@ -17,44 +21,76 @@ public final class PinchRecognizer: GestureRecognizer {
     /// make scales that mean nothing (or infinity).
     private static let smallestBaseSpread = 1.0
 
-    private var tracker = TouchTracker()
-    private var spreadAtDown = 0.0
-    private var spreadAtBegin = 1.0
+    /// All mutable state, unchecked (see `UncheckedState`).
+    struct Storage {
+        var state = GestureState.possible
+        var values = GestureValues()
+        var tracker = TouchTracker()
+        var spreadAtDown = 0.0
+        var spreadAtBegin = 1.0
+
+        mutating func settledValues() -> GestureValues {
+            tracker.settle(&values)
+            return values
+        }
+    }
+    private let storage = UncheckedState(Storage())
+
+    deinit {
+        storage.pointee.tracker.release()
+        storage.release()
+    }
+
+    private var storedValues: GestureValues {
+        _read { yield storage.pointee.values }
+        _modify { yield &storage.pointee.values }
+    }
+    private var tracker: TouchTracker {
+        _read { yield storage.pointee.tracker }
+        _modify { yield &storage.pointee.tracker }
+    }
+    private var spreadAtDown: Double {
+        _read { yield storage.pointee.spreadAtDown }
+        _modify { yield &storage.pointee.spreadAtDown }
+    }
+    private var spreadAtBegin: Double {
+        _read { yield storage.pointee.spreadAtBegin }
+        _modify { yield &storage.pointee.spreadAtBegin }
+    }
 
     public init(_ parameters: PinchParameters = PinchParameters()) {
         self.parameters = parameters
     }
 
     public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
-        guard state == .possible, tracker.count < 2, tracker.add(id, at: position, time: time) else { return }
+        guard state == .possible, tracker.count < 2, tracker.add(id, at: position, time: time, settling: &storedValues) else { return }
         if tracker.count == 2 { spreadAtDown = tracker.spread }
-        tracker.report(into: &values, at: time)
+        tracker.report(into: &storedValues, at: time)
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
-        guard !state.isFinal, tracker.move(id, to: position, time: time) != nil else { return }
-        tracker.report(into: &values, at: time)
-        guard tracker.count == 2 else { return }
+        // With one finger down only the report changes, and it is computed when read.
+        guard !state.isFinal, tracker.moveAndReport(id, to: position, time: time) != nil, tracker.count == 2 else { return }
         let spread = tracker.spread
         if state == .possible {
             guard abs(spread - spreadAtDown) > parameters.slop else { return }
             spreadAtBegin = max(spread, Self.smallestBaseSpread)
-            values.scale = 1
+            storedValues.scale = 1
             state = .began
         } else {
-            values.scale = max(spread, Self.smallestBaseSpread) / spreadAtBegin
+            storedValues.scale = max(spread, Self.smallestBaseSpread) / spreadAtBegin
             state = .changed
         }
     }
 
     public func touchEnded(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
-        tracker.report(into: &values, at: time)
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
+        tracker.report(into: &storedValues, at: time)
         state = state == .possible ? .failed : .ended
     }
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         state = state == .possible ? .failed : .cancelled
     }
 
@@ -62,7 +98,7 @@ public final class PinchRecognizer: GestureRecognizer {
 
     public func reset() {
         state = .possible
-        values = GestureValues()
+        storedValues = GestureValues()
         tracker.clear()
         spreadAtDown = 0
         spreadAtBegin = 1

@@ -8,57 +8,99 @@
 /// small steps, so it goes past ±π when the fingers keep turning.
 public final class RotationRecognizer: GestureRecognizer {
     public let parameters: RotationParameters
-    public private(set) var state: GestureState = .possible
-    public private(set) var values = GestureValues()
+    public private(set) var state: GestureState {
+        get { storage.pointee.state }
+        set { storage.pointee.state = newValue }
+    }
+    /// Settled when read: motions leave their report due (see `TouchTracker`).
+    public var values: GestureValues { storage.pointee.settledValues() }
     public var isContinuous: Bool { true }
     public var awaitsMoreTouches: Bool { false }
     public var deadline: RouterTime? { nil }
 
-    private var tracker = TouchTracker()
-    /// The pair's direction at the last event where it had one.
-    private var lastAngle: Double?
-    /// How far the pair has turned since the second finger went down.
-    private var turned = 0.0
-    private var turnedAtBegin = 0.0
+    /// All mutable state, unchecked (see `UncheckedState`).
+    struct Storage {
+        var state = GestureState.possible
+        var values = GestureValues()
+        var tracker = TouchTracker()
+        /// The pair's direction at the last event where it had one.
+        var lastAngle: Double?
+        /// How far the pair has turned since the second finger went down.
+        var turned = 0.0
+        var turnedAtBegin = 0.0
+
+        mutating func settledValues() -> GestureValues {
+            tracker.settle(&values)
+            return values
+        }
+    }
+    private let storage = UncheckedState(Storage())
+
+    deinit {
+        storage.pointee.tracker.release()
+        storage.release()
+    }
+
+    private var storedValues: GestureValues {
+        _read { yield storage.pointee.values }
+        _modify { yield &storage.pointee.values }
+    }
+    private var tracker: TouchTracker {
+        _read { yield storage.pointee.tracker }
+        _modify { yield &storage.pointee.tracker }
+    }
+    private var lastAngle: Double? {
+        _read { yield storage.pointee.lastAngle }
+        _modify { yield &storage.pointee.lastAngle }
+    }
+    private var turned: Double {
+        _read { yield storage.pointee.turned }
+        _modify { yield &storage.pointee.turned }
+    }
+    private var turnedAtBegin: Double {
+        _read { yield storage.pointee.turnedAtBegin }
+        _modify { yield &storage.pointee.turnedAtBegin }
+    }
 
     public init(_ parameters: RotationParameters = RotationParameters()) {
         self.parameters = parameters
     }
 
     public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
-        guard state == .possible, tracker.count < 2, tracker.add(id, at: position, time: time) else { return }
+        guard state == .possible, tracker.count < 2, tracker.add(id, at: position, time: time, settling: &storedValues) else { return }
         if tracker.count == 2 {
             lastAngle = tracker.pairAngle
             turned = 0
         }
-        tracker.report(into: &values, at: time)
+        tracker.report(into: &storedValues, at: time)
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
-        guard !state.isFinal, tracker.move(id, to: position, time: time) != nil else { return }
-        tracker.report(into: &values, at: time)
-        guard tracker.count == 2, let angle = tracker.pairAngle else { return }
+        // With one finger down only the report changes, and it is computed when read.
+        guard !state.isFinal, tracker.moveAndReport(id, to: position, time: time) != nil,
+              tracker.count == 2, let angle = tracker.pairAngle
+        else { return }
         if let lastAngle { turned += wrappedAngle(angle - lastAngle) }
         lastAngle = angle
         if state == .possible {
             guard abs(turned) > parameters.minimumAngle else { return }
             turnedAtBegin = turned
-            values.rotation = 0
+            storedValues.rotation = 0
             state = .began
         } else {
-            values.rotation = turned - turnedAtBegin
+            storedValues.rotation = turned - turnedAtBegin
             state = .changed
         }
     }
 
     public func touchEnded(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
-        tracker.report(into: &values, at: time)
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
+        tracker.report(into: &storedValues, at: time)
         state = state == .possible ? .failed : .ended
     }
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         state = state == .possible ? .failed : .cancelled
     }
 
@@ -66,7 +108,7 @@ public final class RotationRecognizer: GestureRecognizer {
 
     public func reset() {
         state = .possible
-        values = GestureValues()
+        storedValues = GestureValues()
         tracker.clear()
         lastAngle = nil
         turned = 0

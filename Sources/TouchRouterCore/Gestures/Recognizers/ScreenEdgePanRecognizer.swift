@@ -9,16 +9,62 @@
 /// In a corner both edges are candidates and the movement picks one; `values.edge` says which.
 public final class ScreenEdgePanRecognizer: GestureRecognizer {
     public let parameters: ScreenEdgePanParameters
-    public private(set) var state: GestureState = .possible
-    public private(set) var values = GestureValues()
+    public private(set) var state: GestureState {
+        get { storage.pointee.state }
+        set { storage.pointee.state = newValue }
+    }
+    /// Settled when read: motions leave their report due (see `TouchTracker`).
+    public var values: GestureValues { storage.pointee.settledValues() }
     public var isContinuous: Bool { true }
     public var awaitsMoreTouches: Bool { false }
     public var deadline: RouterTime? { nil }
 
-    private var tracker = TouchTracker()
     private let touchesRequired: Int
-    /// The edges the first finger went down near (only those in `parameters.edges`).
-    private var nearLeft = false, nearRight = false, nearTop = false, nearBottom = false
+
+    /// All mutable state, unchecked (see `UncheckedState`).
+    struct Storage {
+        var state = GestureState.possible
+        var values = GestureValues()
+        var tracker = TouchTracker()
+        /// The edges the first finger went down near (only those in `parameters.edges`).
+        var nearLeft = false, nearRight = false, nearTop = false, nearBottom = false
+
+        mutating func settledValues() -> GestureValues {
+            tracker.settle(&values)
+            return values
+        }
+    }
+    private let storage = UncheckedState(Storage())
+
+    deinit {
+        storage.pointee.tracker.release()
+        storage.release()
+    }
+
+    private var storedValues: GestureValues {
+        _read { yield storage.pointee.values }
+        _modify { yield &storage.pointee.values }
+    }
+    private var tracker: TouchTracker {
+        _read { yield storage.pointee.tracker }
+        _modify { yield &storage.pointee.tracker }
+    }
+    private var nearLeft: Bool {
+        _read { yield storage.pointee.nearLeft }
+        _modify { yield &storage.pointee.nearLeft }
+    }
+    private var nearRight: Bool {
+        _read { yield storage.pointee.nearRight }
+        _modify { yield &storage.pointee.nearRight }
+    }
+    private var nearTop: Bool {
+        _read { yield storage.pointee.nearTop }
+        _modify { yield &storage.pointee.nearTop }
+    }
+    private var nearBottom: Bool {
+        _read { yield storage.pointee.nearBottom }
+        _modify { yield &storage.pointee.nearBottom }
+    }
 
     public init(_ parameters: ScreenEdgePanParameters = ScreenEdgePanParameters()) {
         self.parameters = parameters
@@ -29,23 +75,22 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
         guard state == .possible, tracker.index(of: id) == nil else { return }
         if tracker.isEmpty {
             findEdges(near: position, on: output)
-            guard nearLeft || nearRight || nearTop || nearBottom, tracker.add(id, at: position, time: time) else {
+            guard nearLeft || nearRight || nearTop || nearBottom, tracker.add(id, at: position, time: time, settling: &storedValues) else {
                 state = .failed
                 return
             }
         } else {
             guard position.isUsableForGestures else { return }
-            guard tracker.add(id, at: position, time: time), tracker.count <= touchesRequired else {
+            guard tracker.add(id, at: position, time: time, settling: &storedValues), tracker.count <= touchesRequired else {
                 state = .failed
                 return
             }
         }
-        tracker.report(into: &values, at: time)
+        tracker.report(into: &storedValues, at: time)
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
-        guard !state.isFinal, tracker.move(id, to: position, time: time) != nil else { return }
-        tracker.report(into: &values, at: time)
+        guard !state.isFinal, tracker.moveAndReport(id, to: position, time: time) != nil else { return }
         if state != .possible {
             state = .changed
             return
@@ -59,14 +104,14 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
         if !choice.anyAlive {
             state = .failed
         } else if let edge = choice.best, tracker.count == touchesRequired {
-            values.edge = edge
+            storedValues.edge = edge
             state = .began
         }
     }
 
     public func touchEnded(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
-        tracker.report(into: &values, at: time)
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
+        tracker.report(into: &storedValues, at: time)
         switch state {
         case .possible: state = .failed
         case .began, .changed: state = tracker.isEmpty ? .ended : .changed
@@ -75,7 +120,7 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
     }
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
-        guard !state.isFinal, tracker.remove(id) != nil else { return }
+        guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         state = state == .possible ? .failed : .cancelled
     }
 
@@ -83,7 +128,7 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
 
     public func reset() {
         state = .possible
-        values = GestureValues()
+        storedValues = GestureValues()
         tracker.clear()
         nearLeft = false; nearRight = false; nearTop = false; nearBottom = false
     }

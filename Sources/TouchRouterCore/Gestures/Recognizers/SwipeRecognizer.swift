@@ -8,8 +8,12 @@
 /// the required number goes down; or when a finger lifts first.
 public final class SwipeRecognizer: GestureRecognizer {
     public let parameters: SwipeParameters
-    public private(set) var state: GestureState = .possible
-    public private(set) var values = GestureValues()
+    public private(set) var state: GestureState {
+        get { storage.pointee.state }
+        set { storage.pointee.state = newValue }
+    }
+    /// Settled when read: motions leave their report due (see `TouchTracker`).
+    public var values: GestureValues { storage.pointee.settledValues() }
     public var isContinuous: Bool { false }
     public var awaitsMoreTouches: Bool { false }
     public var deadline: RouterTime? { nil }
@@ -17,9 +21,35 @@ public final class SwipeRecognizer: GestureRecognizer {
     /// Below Android's touch slop a movement's direction is mostly the finger settling.
     public static let directionSlop = 8.0
 
-    private var tracker = TouchTracker()
     private let touchesRequired: Int
     private let allowsUp: Bool, allowsDown: Bool, allowsLeft: Bool, allowsRight: Bool
+
+    /// All mutable state, unchecked (see `UncheckedState`).
+    struct Storage {
+        var state = GestureState.possible
+        var values = GestureValues()
+        var tracker = TouchTracker()
+
+        mutating func settledValues() -> GestureValues {
+            tracker.settle(&values)
+            return values
+        }
+    }
+    private let storage = UncheckedState(Storage())
+
+    deinit {
+        storage.pointee.tracker.release()
+        storage.release()
+    }
+
+    private var storedValues: GestureValues {
+        _read { yield storage.pointee.values }
+        _modify { yield &storage.pointee.values }
+    }
+    private var tracker: TouchTracker {
+        _read { yield storage.pointee.tracker }
+        _modify { yield &storage.pointee.tracker }
+    }
 
     public init(_ parameters: SwipeParameters = SwipeParameters()) {
         self.parameters = parameters
@@ -33,16 +63,15 @@ public final class SwipeRecognizer: GestureRecognizer {
 
     public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         guard state == .possible, position.isUsableForGestures, tracker.index(of: id) == nil else { return }
-        guard tracker.add(id, at: position, time: time), tracker.count <= touchesRequired else {
+        guard tracker.add(id, at: position, time: time, settling: &storedValues), tracker.count <= touchesRequired else {
             state = .failed
             return
         }
-        tracker.report(into: &values, at: time)
+        tracker.report(into: &storedValues, at: time)
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
-        guard state == .possible, tracker.move(id, to: position, time: time) != nil else { return }
-        tracker.report(into: &values, at: time)
+        guard state == .possible, tracker.moveAndReport(id, to: position, time: time) != nil else { return }
         let dx = tracker.translationX, dy = tracker.translationY
         let horizontal = abs(dx) >= abs(dy)
         let direction: SwipeDirection = horizontal ? (dx >= 0 ? .right : .left) : (dy >= 0 ? .down : .up)
@@ -51,15 +80,17 @@ public final class SwipeRecognizer: GestureRecognizer {
             if travelled > Self.directionSlop && !allows(direction) { state = .failed }
             return
         }
+        // The velocity the report due will hold.
+        let velocity = tracker.velocity(at: time)
         let speed: Double
         switch direction {
-        case .right: speed = values.velocityX
-        case .left: speed = -values.velocityX
-        case .down: speed = values.velocityY
-        case .up: speed = -values.velocityY
+        case .right: speed = velocity.x
+        case .left: speed = -velocity.x
+        case .down: speed = velocity.y
+        case .up: speed = -velocity.y
         }
         if allows(direction) && tracker.count == touchesRequired && speed >= parameters.minimumVelocity {
-            values.direction = direction
+            storedValues.direction = direction
             state = .recognized
         } else {
             state = .failed
@@ -67,12 +98,12 @@ public final class SwipeRecognizer: GestureRecognizer {
     }
 
     public func touchEnded(_ id: TouchID, time: RouterTime) {
-        guard state == .possible, tracker.remove(id) != nil else { return }
+        guard state == .possible, tracker.remove(id, settling: &storedValues) else { return }
         state = .failed
     }
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
-        guard state == .possible, tracker.remove(id) != nil else { return }
+        guard state == .possible, tracker.remove(id, settling: &storedValues) else { return }
         state = .failed
     }
 
@@ -80,7 +111,7 @@ public final class SwipeRecognizer: GestureRecognizer {
 
     public func reset() {
         state = .possible
-        values = GestureValues()
+        storedValues = GestureValues()
         tracker.clear()
     }
 

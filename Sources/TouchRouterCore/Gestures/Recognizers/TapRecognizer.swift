@@ -12,29 +12,101 @@
 /// towards `tapsRequired` does not survive it.
 public final class TapRecognizer: GestureRecognizer {
     public let parameters: TapParameters
-    public private(set) var state: GestureState = .possible
-    public private(set) var values = GestureValues()
+    public private(set) var state: GestureState {
+        get { storage.pointee.state }
+        set { storage.pointee.state = newValue }
+    }
+    /// Settled when read: motions leave their report due (see `TouchTracker`).
+    public var values: GestureValues { storage.pointee.settledValues() }
     public var isContinuous: Bool { false }
 
-    private var tracker = TouchTracker()
     private let touchesRequired: Int
     private let tapsRequired: Int
 
-    /// Taps completed towards `tapsRequired`.
-    private var tapsCompleted = 0
-    /// While a tap's fingers are down: when its first went down.
-    private var tapStart: RouterTime?
-    private var tapPeakTouches = 0
-    /// Where the tap's fingers went down, summed, for its location.
-    private var tapSumX = 0.0, tapSumY = 0.0, tapTouchesSeen = 0
-    /// The previous tap's up and location, for the interval and distance to the next.
-    private var lastTapUp = RouterTime.zero
-    private var lastTapLocation = Point<GlobalSpace>(0, 0)
+    /// All mutable state, unchecked (see `UncheckedState`).
+    struct Storage {
+        var state = GestureState.possible
+        var values = GestureValues()
+        var tracker = TouchTracker()
+        /// Taps completed towards `tapsRequired`.
+        var tapsCompleted = 0
+        /// While a tap's fingers are down: when its first went down.
+        var tapStart: RouterTime?
+        var tapPeakTouches = 0
+        /// Where the tap's fingers went down, summed, for its location.
+        var tapSumX = 0.0, tapSumY = 0.0, tapTouchesSeen = 0
+        /// The previous tap's up and location, for the interval and distance to the next.
+        var lastTapUp = RouterTime.zero
+        var lastTapLocation = Point<GlobalSpace>(0, 0)
+        /// UITouch.tapCount's chain, which `reset()` keeps.
+        var chainCount = 0
+        var chainLastUp = RouterTime.zero
+        var chainLastLocation = Point<GlobalSpace>(0, 0)
 
-    /// UITouch.tapCount's chain, which `reset()` keeps.
-    private var chainCount = 0
-    private var chainLastUp = RouterTime.zero
-    private var chainLastLocation = Point<GlobalSpace>(0, 0)
+        mutating func settledValues() -> GestureValues {
+            tracker.settle(&values)
+            return values
+        }
+    }
+    private let storage = UncheckedState(Storage())
+
+    deinit {
+        storage.pointee.tracker.release()
+        storage.release()
+    }
+
+    private var storedValues: GestureValues {
+        _read { yield storage.pointee.values }
+        _modify { yield &storage.pointee.values }
+    }
+    private var tracker: TouchTracker {
+        _read { yield storage.pointee.tracker }
+        _modify { yield &storage.pointee.tracker }
+    }
+    private var tapsCompleted: Int {
+        _read { yield storage.pointee.tapsCompleted }
+        _modify { yield &storage.pointee.tapsCompleted }
+    }
+    private var tapStart: RouterTime? {
+        _read { yield storage.pointee.tapStart }
+        _modify { yield &storage.pointee.tapStart }
+    }
+    private var tapPeakTouches: Int {
+        _read { yield storage.pointee.tapPeakTouches }
+        _modify { yield &storage.pointee.tapPeakTouches }
+    }
+    private var tapSumX: Double {
+        _read { yield storage.pointee.tapSumX }
+        _modify { yield &storage.pointee.tapSumX }
+    }
+    private var tapSumY: Double {
+        _read { yield storage.pointee.tapSumY }
+        _modify { yield &storage.pointee.tapSumY }
+    }
+    private var tapTouchesSeen: Int {
+        _read { yield storage.pointee.tapTouchesSeen }
+        _modify { yield &storage.pointee.tapTouchesSeen }
+    }
+    private var lastTapUp: RouterTime {
+        _read { yield storage.pointee.lastTapUp }
+        _modify { yield &storage.pointee.lastTapUp }
+    }
+    private var lastTapLocation: Point<GlobalSpace> {
+        _read { yield storage.pointee.lastTapLocation }
+        _modify { yield &storage.pointee.lastTapLocation }
+    }
+    private var chainCount: Int {
+        _read { yield storage.pointee.chainCount }
+        _modify { yield &storage.pointee.chainCount }
+    }
+    private var chainLastUp: RouterTime {
+        _read { yield storage.pointee.chainLastUp }
+        _modify { yield &storage.pointee.chainLastUp }
+    }
+    private var chainLastLocation: Point<GlobalSpace> {
+        _read { yield storage.pointee.chainLastLocation }
+        _modify { yield &storage.pointee.chainLastLocation }
+    }
 
     public init(_ parameters: TapParameters = TapParameters()) {
         self.parameters = parameters
@@ -64,24 +136,24 @@ public final class TapRecognizer: GestureRecognizer {
             tapPeakTouches = 0
             tapSumX = 0; tapSumY = 0; tapTouchesSeen = 0
         }
-        guard tracker.add(id, at: position, time: time) else {
+        guard tracker.add(id, at: position, time: time, settling: &storedValues) else {
             if tracker.count >= TouchTracker.capacity { fail() }
             return
         }
         tapPeakTouches = max(tapPeakTouches, tracker.count)
         tapSumX += position.x; tapSumY += position.y; tapTouchesSeen += 1
         if tracker.count > touchesRequired { return fail() }
-        values.touches = tracker.count
-        values.location = tapLocation
+        storedValues.touches = tracker.count
+        storedValues.location = tapLocation
     }
 
     public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
-        guard state == .possible, let i = tracker.move(id, to: position, time: time) else { return }
+        guard state == .possible, let i = tracker.move(id, to: position, time: time, settling: &storedValues) else { return }
         if tracker.distanceMoved(i) > parameters.allowableMovement { fail() }
     }
 
     public func touchEnded(_ id: TouchID, time: RouterTime) {
-        guard state == .possible, tracker.remove(id) != nil, tracker.isEmpty, let start = tapStart else { return }
+        guard state == .possible, tracker.remove(id, settling: &storedValues), tracker.isEmpty, let start = tapStart else { return }
         guard tapPeakTouches == touchesRequired,
               time.saturatingNanoseconds(since: start) <= parameters.maximumPressDuration
         else { return fail() }
@@ -89,7 +161,7 @@ public final class TapRecognizer: GestureRecognizer {
     }
 
     public func touchCancelled(_ id: TouchID, time: RouterTime) {
-        guard state == .possible, tracker.remove(id) != nil else { return }
+        guard state == .possible, tracker.remove(id, settling: &storedValues) else { return }
         fail()
     }
 
@@ -100,7 +172,7 @@ public final class TapRecognizer: GestureRecognizer {
 
     public func reset() {
         state = .possible
-        values = GestureValues()
+        storedValues = GestureValues()
         tracker.clear()
         tapsCompleted = 0
         tapStart = nil
@@ -127,9 +199,9 @@ public final class TapRecognizer: GestureRecognizer {
         tapStart = nil
         lastTapUp = up
         lastTapLocation = location
-        values.location = location
-        values.touches = tapPeakTouches
-        values.tapCount = chainCount
+        storedValues.location = location
+        storedValues.touches = tapPeakTouches
+        storedValues.tapCount = chainCount
         if tapsCompleted >= tapsRequired { state = .recognized }
     }
 

@@ -1,8 +1,16 @@
 /// The touch bookkeeping every recognizer needs: the touches it is following, where and
 /// when each went down, how far their centroid has travelled, and how fast.
 ///
-/// Storage is reserved once at init; no call allocates afterwards, so a recognizer can
-/// follow events for hours without touching the heap.
+/// Storage is allocated once at init and freed by `release()`, which its one owner calls
+/// in its deinit (a copy shares the storage, as a copy of `UncheckedState` does). No call
+/// allocates afterwards, so a recognizer can follow events for hours without touching the
+/// heap, and a motion pays no uniqueness check, reference count or copy. (An InlineArray
+/// would be copied whole at every subscript, the tracker being reached through a pointer.)
+///
+/// It also owns the timing of the recognizer's report (`report(into:at:)`): a motion
+/// only notes that a report is due (`moveAndReport`), and the values are computed when
+/// they are read (`settle`). So that they read exactly as an eager report would have
+/// left them, every other change to the touches settles a due report first.
 struct TouchTracker {
     struct Touch {
         var id: TouchID
@@ -19,7 +27,11 @@ struct TouchTracker {
     /// so a lift after a pause does not report the speed of the motion before it.
     static let restingAfter: Int64 = 40_000_000
 
-    private(set) var touches: [Touch] = []
+    /// `capacity` of them, the first `count` followed, in the order they went down.
+    private let touches: UnsafeMutablePointer<Touch>
+    private(set) var count = 0
+    /// 1 / count, kept as the count changes so a motion does not divide.
+    private var share = 0.0
 
     /// How far the centroid has travelled, summed from motion alone: a finger going down
     /// or up moves the centroid but not this, so adding a finger mid-pan causes no jump.
@@ -31,64 +43,125 @@ struct TouchTracker {
         var x = 0.0
         var y = 0.0
     }
-    private var samples: [Sample]
+    private static let sampleCapacity = 16
+    /// A ring of `sampleCapacity`, `sampleCount` of them recorded, the newest at `newestSample`.
+    private let samples: UnsafeMutablePointer<Sample>
     private var newestSample = 0
     private var sampleCount = 0
 
+    /// The time of a report that is owed: `report(into:at:)` at this time, of the touches as they are now.
+    private var reportDue: RouterTime?
+
     init() {
-        touches.reserveCapacity(Self.capacity)
-        samples = Array(repeating: Sample(), count: 16)
+        touches = .allocate(capacity: Self.capacity)
+        touches.initialize(repeating: Touch(id: TouchID(0), start: Point(0, 0), current: Point(0, 0), startTime: .zero), count: Self.capacity)
+        samples = .allocate(capacity: Self.sampleCapacity)
+        samples.initialize(repeating: Sample(), count: Self.sampleCapacity)
     }
 
-    var count: Int { touches.count }
-    var isEmpty: Bool { touches.isEmpty }
+    /// Frees the storage; the owner calls it in its deinit, and uses the tracker no more.
+    func release() {
+        touches.deinitialize(count: Self.capacity)
+        touches.deallocate()
+        samples.deinitialize(count: Self.sampleCapacity)
+        samples.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
 
     func index(of id: TouchID) -> Int? {
-        for i in touches.indices where touches[i].id == id { return i }
+        var i = 0
+        while i < count {
+            if touches[i].id == id { return i }
+            i &+= 1
+        }
         return nil
     }
 
-    /// False, and nothing recorded, for a touch already followed, a full table, or an unusable position.
-    mutating func add(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime) -> Bool {
-        guard position.isUsableForGestures, touches.count < Self.capacity, index(of: id) == nil else { return false }
-        touches.append(Touch(id: id, start: position, current: position, startTime: time))
+    /// False, and nothing recorded, for a touch already followed, a full table, or an
+    /// unusable position. Settles a due report into `values` first.
+    mutating func add(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, settling values: inout GestureValues) -> Bool {
+        guard position.isUsableForGestures, count < Self.capacity, index(of: id) == nil else { return false }
+        settle(&values)
+        touches[count] = Touch(id: id, start: position, current: position, startTime: time)
+        count += 1
+        share = 1.0 / Double(count)
         return true
     }
 
     /// The touch's index, or nil when it is not followed or the position is unusable
-    /// (then nothing changes).
-    mutating func move(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) -> Int? {
+    /// (then nothing changes). Settles a due report into `values` first.
+    mutating func move(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime, settling values: inout GestureValues) -> Int? {
         guard position.isUsableForGestures, let i = index(of: id) else { return nil }
-        let share = 1.0 / Double(touches.count)
-        translationX += (position.x - touches[i].current.x) * share
-        translationY += (position.y - touches[i].current.y) * share
-        touches[i].current = position
-        record(time)
+        settle(&values)
+        move(at: i, to: position, time: time)
         return i
     }
 
-    @discardableResult
-    mutating func remove(_ id: TouchID) -> Touch? {
-        guard let i = index(of: id) else { return nil }
-        return touches.remove(at: i)
+    /// Moves touch `i` (found by `index(of:)`, with a usable position) and settles a due report first.
+    mutating func move(at i: Int, to position: Point<GlobalSpace>, time: RouterTime, settling values: inout GestureValues) {
+        settle(&values)
+        move(at: i, to: position, time: time)
     }
 
+    /// `move` followed by `report(into:at:)` at `time`, which is only noted: the new
+    /// report replaces any report due, as it writes every value a report writes.
+    mutating func moveAndReport(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) -> Int? {
+        guard position.isUsableForGestures, let i = index(of: id) else { return nil }
+        move(at: i, to: position, time: time)
+        reportDue = time
+        return i
+    }
+
+    /// Moves touch `i` (found by `index(of:)`, with a usable position) and notes a report at `time`.
+    mutating func moveAndReport(at i: Int, to position: Point<GlobalSpace>, time: RouterTime) {
+        move(at: i, to: position, time: time)
+        reportDue = time
+    }
+
+    private mutating func move(at i: Int, to position: Point<GlobalSpace>, time: RouterTime) {
+        // The same arithmetic as `(dx) * (1 / count)` always did, so the sums are bit for bit the same.
+        let current = touches[i].current
+        translationX += (position.x - current.x) * share
+        translationY += (position.y - current.y) * share
+        touches[i].current = position
+        record(time)
+    }
+
+    /// Settles a due report into `values` first.
+    @discardableResult
+    mutating func remove(_ id: TouchID, settling values: inout GestureValues) -> Bool {
+        guard let i = index(of: id) else { return false }
+        settle(&values)
+        var j = i
+        while j + 1 < count {
+            touches[j] = touches[j + 1]
+            j += 1
+        }
+        count -= 1
+        share = count > 0 ? 1.0 / Double(count) : 0
+        return true
+    }
+
+    /// Forgets everything, a due report included: for `reset()`, which clears the values too.
     mutating func clear() {
-        touches.removeAll(keepingCapacity: true)
+        count = 0
+        share = 0
         translationX = 0
         translationY = 0
         sampleCount = 0
         newestSample = 0
+        reportDue = nil
     }
 
     var centroid: Point<GlobalSpace> {
-        guard !touches.isEmpty else { return Point(0, 0) }
+        guard count > 0 else { return Point(0, 0) }
         var x = 0.0, y = 0.0
-        for touch in touches {
-            x += touch.current.x
-            y += touch.current.y
+        for i in 0..<count {
+            x += touches[i].current.x
+            y += touches[i].current.y
         }
-        let n = Double(touches.count)
+        let n = Double(count)
         return Point(x / n, y / n)
     }
 
@@ -99,10 +172,15 @@ struct TouchTracker {
         hypotenuse(touches[i].current.x - touches[i].start.x, touches[i].current.y - touches[i].start.y)
     }
 
+    /// How far touch `i` would be from where it went down, were it at `position`.
+    func distanceMoved(_ i: Int, to position: Point<GlobalSpace>) -> Double {
+        hypotenuse(position.x - touches[i].start.x, position.y - touches[i].start.y)
+    }
+
     /// The largest distance any touch has moved from where it went down.
     var largestDistanceMoved: Double {
         var largest = 0.0
-        for i in touches.indices { largest = max(largest, distanceMoved(i)) }
+        for i in 0..<count { largest = max(largest, distanceMoved(i)) }
         return largest
     }
 
@@ -111,12 +189,13 @@ struct TouchTracker {
     /// when samples are sparser than that), or zero when resting or unknown.
     func velocity(at time: RouterTime) -> (x: Double, y: Double) {
         guard sampleCount >= 2 else { return (0, 0) }
+        let n = Self.sampleCapacity
         let newest = samples[newestSample]
         guard time.saturatingNanoseconds(since: newest.time) <= Self.restingAfter else { return (0, 0) }
-        var oldest = samples[(newestSample - 1 + samples.count) % samples.count]
+        var oldest = samples[(newestSample - 1 + n) % n]
         if sampleCount > 2 {
             for back in 2..<sampleCount {
-                let sample = samples[(newestSample - back + samples.count) % samples.count]
+                let sample = samples[(newestSample - back + n) % n]
                 guard newest.time.saturatingNanoseconds(since: sample.time) <= Self.velocityHorizon else { break }
                 oldest = sample
             }
@@ -133,35 +212,48 @@ struct TouchTracker {
             samples[newestSample].y = translationY
             return
         }
-        newestSample = (newestSample + 1) % samples.count
+        newestSample = newestSample == Self.sampleCapacity - 1 ? 0 : newestSample + 1
         samples[newestSample] = Sample(time: time, x: translationX, y: translationY)
-        sampleCount = min(sampleCount + 1, samples.count)
+        if sampleCount < Self.sampleCapacity { sampleCount += 1 }
     }
 
     /// Location, translation, velocity and touch count, as every kind reports them. With
-    /// no touch left the location stays where the last one was.
-    func report(into values: inout GestureValues, at time: RouterTime) {
-        if !touches.isEmpty { values.location = centroid }
+    /// no touch left the location stays where the last one was. Replaces a due report.
+    mutating func report(into values: inout GestureValues, at time: RouterTime) {
+        // A due report is of these same touches (every change settles one first), so it is simply replaced.
+        reportDue = nil
+        write(into: &values, at: time)
+    }
+
+    /// Writes a due report into `values`, as it would have been written when it was noted.
+    mutating func settle(_ values: inout GestureValues) {
+        guard let time = reportDue else { return }
+        reportDue = nil
+        write(into: &values, at: time)
+    }
+
+    private func write(into values: inout GestureValues, at time: RouterTime) {
+        if count > 0 { values.location = centroid }
         values.translationX = translationX
         values.translationY = translationY
         let velocity = velocity(at: time)
         values.velocityX = velocity.x
         values.velocityY = velocity.y
-        values.touches = touches.count
+        values.touches = count
     }
 
     // MARK: The first two touches, for pinch and rotation
 
     /// The distance between the first two touches.
     var spread: Double {
-        guard touches.count >= 2 else { return 0 }
+        guard count >= 2 else { return 0 }
         return hypotenuse(touches[1].current.x - touches[0].current.x, touches[1].current.y - touches[0].current.y)
     }
 
     /// The direction from the first touch to the second, in radians, clockwise on screen
     /// (y grows downwards); nil when they are too close together to have a direction.
     var pairAngle: Double? {
-        guard touches.count >= 2 else { return nil }
+        guard count >= 2 else { return nil }
         let dx = touches[1].current.x - touches[0].current.x
         let dy = touches[1].current.y - touches[0].current.y
         guard hypotenuse(dx, dy) >= 0.5 else { return nil }
