@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "touch-router",
             dependencies: [
-                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterWayland", "TouchRouterLibinput",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]

@@ -1,4 +1,4 @@
-import CXKBCommon
+internal import CXKBCommon
 import Foundation
 import TOMLKit
 import TouchRouterCore
@@ -7,6 +7,15 @@ extension SessionConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
     static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures"]
+
+    /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
+    /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
+    /// specification says); nil without either.
+    public static func defaultPath(environment: [String: String]) -> String? {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/touch-router/config.toml" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/touch-router/config.toml" }
+        return nil
+    }
 
     /// Reads a configuration file. Every error names the file, line and column.
     public static func load(path: String) throws(ConfigurationError) -> SessionConfiguration {
@@ -55,6 +64,7 @@ extension SessionConfiguration {
         var reader = TableReader(document, root, path: [], name: "")
         var configuration = SessionConfiguration()
         configuration.source.file = file
+        for key in root.keys { configuration.source.sections[key] = document.locator.key([.key(key)]) }
 
         let recognizers = try RecognizerReader.read(try reader.arrayOfTables("recognizer"), document: document)
         configuration.gestures.recognizers = recognizers.specs

@@ -1,4 +1,4 @@
-import CXKBCommon
+internal import CXKBCommon
 
 /// The modifiers a chord names. The session matches them against xkbcommon's depressed
 /// and latched modifiers (not locked ones: Caps Lock or Num Lock never stop a chord).
