@@ -133,7 +133,8 @@ public enum ControlClient {
                 buffer.removeSubrange(...newline)
                 if first == nil { first = text.hasPrefix("{\"ok\":true") }
                 onLine(text)
-                if !streams { return first ?? false }
+                // A refused stream is answered once, like any other request.
+                if !streams || first == false { return first ?? false }
             }
         }
         return first ?? false
