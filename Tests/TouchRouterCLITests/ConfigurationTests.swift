@@ -153,6 +153,22 @@ struct ConfigurationSessionTests {
         #expect(!said.contains { $0["type"] as? String == "unhandled" }, "only the types asked for: \(said)")
     }
 
+    @Test("a subscriber that stops reading loses events and is told how many, is never closed as idle, and never stalls the session")
+    func slowSubscriber() throws {
+        let session = try RunningSession(environment: ["TOUCH_ROUTER_CONTROL_IDLE_SECONDS": "2"])
+        defer { _ = session.terminate() }
+        let log = session.file("control-slow-subscribe.log")
+        let client = try session.client(["python3", ControlSocketTests.controlClient, session.controlSocket, "slow-subscribe"], output: log)
+        client.waitUntilExit()
+        let said = RunningSession.text(of: log).split(separator: "\n").map(String.init)
+        #expect(client.terminationStatus == 0, "\(said)")
+        let lost = said.first { $0.hasPrefix("lost line: ") }.map { String($0.dropFirst("lost line: ".count)) } ?? ""
+        let count = (try? JSONSerialization.jsonObject(with: Data(lost.utf8)) as? [String: Any])?["lost"] as? Int ?? 0
+        #expect(count > 0, "\(said)")
+        #expect(said.contains("last: {\"type\":\"unhandled\",\"event\":\"touch down 1 5 5\"}"), "the stream goes on after the count: \(said)")
+        #expect(try session.msg("focus").status == 0)
+    }
+
     @Test("an app policy keyboard-focus = false keeps the focus off that app, at map and when touched; its keys go nowhere")
     func keyboardFocusPolicy() throws {
         let config = try ConfigFile("[app.\"wev\"]\nkeyboard-focus = false\n")
