@@ -117,6 +117,15 @@ struct ConfigurationTests {
         #expect(configuration.source.recognizers == ["admin-swipe": SourcePosition(line: 14, column: 1), "five-finger-tap": SourcePosition(line: 20, column: 1)])
     }
 
+    @Test("README's kiosk configuration is this one, word for word")
+    func readmeKiosk() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let start = try #require(text.range(of: "### A complete kiosk configuration\n\n```toml\n"))
+        let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
+        #expect(String(text[start.upperBound..<end.lowerBound]) == kioskConfiguration)
+    }
+
     @Test("an empty file is the default configuration")
     func empty() throws {
         let configuration = try parse("# nothing\n")
