@@ -23,13 +23,13 @@ public final class SessionShell {
     private var appliedPolicies: [SurfaceID: ApplicationPolicy] = [:]
     /// The keyboard the current keymap was compiled for.
     private var keyboard: KeyboardSettings
-    private var keyBindings: [KeyChord: Binding] = [:]
-    private var switchBindings: [Trigger: Binding] = [:]
-    private var gestureBindings: [String: [Binding]] = [:]
+    var keyBindings: [KeyChord: Binding] = [:]
+    var switchBindings: [Trigger: Binding] = [:]
+    var gestureBindings: [String: [Binding]] = [:]
     /// Keys whose press a chord took: their release is the chord's too.
-    private var swallowedKeys: Set<UInt32> = []
+    var swallowedKeys: Set<UInt32> = []
     /// Whether the toggle action began ignoring interaction (and so is the one to end it).
-    private var ignoringInteraction = false
+    var ignoringInteraction = false
     private var reportedFocus: SurfaceID?
     private var gestureTimer: OneShotTimer?
     private var armedDeadline: RouterTime?
@@ -243,7 +243,8 @@ public final class SessionShell {
             return
         }
         let now = session.clock.now().nanoseconds
-        let wait = deadline.nanoseconds <= now ? 0 : (deadline.nanoseconds - now + 999_999) / 1_000_000
+        // Rounded up, so that the timer never fires before the deadline; no sum can overflow.
+        let wait = deadline.nanoseconds <= now ? 0 : (deadline.nanoseconds - now) / 1_000_000 + 1
         timer.arm(milliseconds: Int32(clamping: wait))
     }
 
@@ -277,90 +278,6 @@ public final class SessionShell {
             if let owner = session.tree.client(of: to) { client = String(owner.raw) }
         }
         return "{\"type\":\"focus\",\"from\":\(id(from)),\"to\":\(id(to)),\"client\":\(client),\"app_id\":\(app)}"
-    }
-
-    // MARK: Bindings
-
-    /// Called for every key before the router sees it: a press that completes a bound
-    /// chord runs its action and, with its release, never reaches the focused client, as
-    /// sway's bindsym does. True when the shell took the key.
-    func takesKey(_ key: UInt32, state: KeyState) -> Bool {
-        if state == .released { return swallowedKeys.remove(key) != nil }
-        guard !keyBindings.isEmpty else { return false }
-        let keymap = session.keymap
-        let chord = KeyChord(modifiers: keymap.chordModifiers, keysym: keymap.firstLevelKeysym(evdev: key), text: "")
-        guard let binding = keyBindings[chord] else { return false }
-        swallowedKeys.insert(key)
-        run(binding)
-        return true
-    }
-
-    func switchToggled(_ kind: SwitchKind, _ state: SwitchState) -> Bool {
-        guard let binding = switchBindings[.switchToggle(kind, state)] else { return false }
-        run(binding)
-        return true
-    }
-
-    func run(_ binding: Binding) {
-        publish(.action) { "{\"type\":\"action\",\"action\":\(jsonString(binding.action.name)),\"trigger\":\(jsonString(binding.trigger.description))\(self.actionDetail(binding.action))}" }
-        perform(binding.action)
-    }
-
-    private func actionDetail(_ action: Action) -> String {
-        switch action {
-        case .exec(let argv): ",\"command\":[" + argv.map(jsonString).joined(separator: ",") + "]"
-        case .emit(let name): ",\"event\":\(jsonString(name))"
-        default: ""
-        }
-    }
-
-    private func perform(_ action: Action) {
-        let router = session.router!
-        switch action {
-        case .exec(let argv):
-            do { _ = try spawnProcess(argv) } catch { session.report("exec action: \(error)") }
-        case .closeFocused:
-            guard let focus = router.keyboardFocus, let top = session.tree.toplevel(of: focus),
-                  let toplevel = session.surfaces[top]?.xdgSurface?.toplevel else { return }
-            xdg_toplevel_send_close(toplevel.resource)
-        case .focusNext:
-            focusNextToplevel()
-        case .toggleIgnoreInteraction:
-            if ignoringInteraction {
-                ignoringInteraction = false
-                _ = router.endIgnoringInteraction()
-            } else {
-                ignoringInteraction = true
-                router.beginIgnoringInteraction()
-            }
-            router.dispatchAll()
-        case .quit:
-            session.stop()
-        case .emit(let name):
-            publish(.emit) { "{\"type\":\"emit\",\"event\":\(jsonString(name))}" }
-        }
-    }
-
-    /// The next toplevel after the focused one, in stacking order across outputs, that
-    /// takes the keyboard focus; it is raised too.
-    private func focusNextToplevel() {
-        let tree = session.tree, router = session.router!
-        let candidates = tree.outputs.flatMap(\.toplevels).filter { tree.properties(of: $0).map { $0.mapped && !$0.hidden && $0.acceptsKeyboardFocus } ?? false }
-        guard !candidates.isEmpty else { return }
-        let current = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { candidates.firstIndex(of: $0) }
-        let next = candidates[current.map { ($0 + 1) % candidates.count } ?? 0]
-        if router.setKeyboardFocus(next) { try? tree.raise(next) }
-        router.dispatchAll()
-    }
-}
-
-extension SessionShell: GestureObserver {
-    public func gesture(_ event: GestureEvent) {
-        publish(.gesture) { gestureJSON(event) }
-        for binding in gestureBindings[event.name] ?? [] {
-            guard case .gesture(_, let states) = binding.trigger, states.contains(event.state) else { continue }
-            run(binding)
-        }
     }
 }
 
