@@ -153,6 +153,46 @@ struct ConfigurationSessionTests {
         #expect(!said.contains { $0["type"] as? String == "unhandled" }, "only the types asked for: \(said)")
     }
 
+    @Test("chords bound to focus-next, toggle-ignore-interaction and close: the focus goes to the other wev, touches are ignored and then not, and the focused wev is asked to close")
+    func windowActions() throws {
+        let config = try ConfigFile("""
+            [[bind]]
+            keys = "Super+n"
+            action = "focus-next"
+            [[bind]]
+            keys = "Super+i"
+            action = "toggle-ignore-interaction"
+            [[bind]]
+            keys = "Super+c"
+            action = "close"
+            """)
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let firstLog = session.file("wev-1.log"), secondLog = session.file("wev-2.log")
+        let first = try session.client(["wev"], output: firstLog)
+        try session.wait(for: "the first wev to map") { try session.toplevels().count == 1 }
+        let firstID = try session.toplevels()[0]["id"] as? Int
+        _ = try session.client(["wev"], output: secondLog)
+        try session.wait(for: "the second wev to map and take the focus") {
+            try session.toplevels().count == 2 && session.msg("focus").json["keyboard"] as? Int != firstID
+        }
+        try session.inject(chord(["KEY_LEFTMETA", "KEY_N"]))
+        try session.wait(for: "the focus to go to the first wev") { try session.msg("focus").json["keyboard"] as? Int == firstID }
+
+        try session.inject(chord(["KEY_LEFTMETA", "KEY_I"]) + ["touch down 0 10 10", "touch frame", "touch up 0", "touch frame"])
+        try session.inject(chord(["KEY_LEFTMETA", "KEY_I"]) + ["touch down 1 12 12", "touch frame", "touch up 1", "touch frame"])
+        try session.wait(for: "the touch after the second toggle") { RunningSession.text(of: firstLog).contains("wl_touch] up") }
+        let touched = RunningSession.text(of: firstLog)
+        #expect(!touched.contains("id: 0;"), "the touch while interaction was ignored never reached wev")
+        #expect(touched.contains("id: 1;"))
+
+        try session.inject(chord(["KEY_LEFTMETA", "KEY_C"]))
+        try session.wait(for: "the first wev to close") { !first.isRunning }
+        try session.wait(for: "its window to leave") { try session.toplevels().count == 1 }
+        #expect(RunningSession.text(of: firstLog).contains("xdg_toplevel] close"))
+        #expect(!RunningSession.text(of: secondLog).contains("xdg_toplevel] close"), "only the focused toplevel is asked")
+    }
+
     @Test("a subscriber that stops reading loses events and is told how many, is never closed as idle, and never stalls the session")
     func slowSubscriber() throws {
         let session = try RunningSession(environment: ["TOUCH_ROUTER_CONTROL_IDLE_SECONDS": "2"])
