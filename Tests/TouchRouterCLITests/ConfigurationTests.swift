@@ -193,6 +193,31 @@ struct ConfigurationSessionTests {
         #expect(!RunningSession.text(of: secondLog).contains("xdg_toplevel] close"), "only the focused toplevel is asked")
     }
 
+    @Test("switches reach the shell link: lid on and off run their bindings, an unbound tablet-mode switch is reported as unhandled")
+    func switches() throws {
+        let config = try ConfigFile("""
+            [[bind]]
+            switch = "lid"
+            action = "emit"
+            event = "lid-closed"
+            [[bind]]
+            switch = "lid"
+            state = "off"
+            action = "emit"
+            event = "lid-opened"
+            """)
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let log = try subscribe(session, ["emit", "unhandled"])
+        try session.inject(["switch lid on", "switch lid off", "switch tablet-mode on"])
+        try session.wait(for: "three events") { events(log).count >= 3 }
+        #expect(RunningSession.text(of: log).split(separator: "\n").dropFirst().map(String.init) == [
+            "{\"type\":\"emit\",\"event\":\"lid-closed\"}",
+            "{\"type\":\"emit\",\"event\":\"lid-opened\"}",
+            "{\"type\":\"unhandled\",\"event\":\"switch tablet-mode on\"}",
+        ])
+    }
+
     @Test("a subscriber that stops reading loses events and is told how many, is never closed as idle, and never stalls the session")
     func slowSubscriber() throws {
         let session = try RunningSession(environment: ["TOUCH_ROUTER_CONTROL_IDLE_SECONDS": "2"])
