@@ -218,6 +218,20 @@ struct ConfigurationSessionTests {
         ])
     }
 
+    @Test("the keyboard's layout comes from the file, and a reload sends every keyboard the new keymap")
+    func keyboardLayout() throws {
+        let config = try ConfigFile("[keyboard]\nlayout = \"us\"\n")
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let wev = try startWev(session)
+        try session.inject(["key press KEY_Y", "key release KEY_Y"])
+        try session.wait(for: "y under us") { RunningSession.text(of: wev).contains("sym: y ") }
+        try config.write("[keyboard]\nlayout = \"de\"\n")
+        #expect(try session.msg("reload").status == 0)
+        try session.inject(["key press KEY_Y", "key release KEY_Y"])
+        try session.wait(for: "z under de, where Y and Z trade places") { RunningSession.text(of: wev).contains("sym: z ") }
+    }
+
     @Test("a subscriber that stops reading loses events and is told how many, is never closed as idle, and never stalls the session")
     func slowSubscriber() throws {
         let session = try RunningSession(environment: ["TOUCH_ROUTER_CONTROL_IDLE_SECONDS": "2"])
