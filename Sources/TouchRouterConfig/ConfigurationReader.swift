@@ -71,7 +71,10 @@ extension SessionConfiguration {
         configuration.source.recognizers = recognizers.positions
         configuration.bindings = try BindingReader.read(try reader.arrayOfTables("bind"), recognizers: recognizers.specs, document: document)
         if let gestures = try reader.table("gestures") { try readGestures(gestures, into: &configuration.gestures, document) }
-        if let hold = try reader.table("hold") { try readHold(hold, into: &configuration.gestures, document) }
+        if let hold = try reader.table("hold") {
+            try readHold(hold, into: &configuration.gestures, document)
+            configuration.source.zones = configuration.gestures.holdZones.indices.map { document.locator.key([.key("hold"), .key("zone"), .index($0)]) }
+        }
         if let apps = try reader.table("app") { configuration.applications = try readApplications(apps, document) }
         if let keyboard = try reader.table("keyboard") {
             configuration.keyboard = try readKeyboard(keyboard, document)

@@ -26,6 +26,8 @@ public struct SourceNotes: Sendable {
     public var recognizers: [String: SourcePosition] = [:]
     /// The `[keyboard]` table's header, or the top of the file.
     public var keyboard = SourcePosition(line: 1, column: 1)
+    /// Each `[[hold.zone]]` header, in order.
+    public var zones: [SourcePosition] = []
     /// Where each top-level key (`hold`, `gestures`, the first `[[recognizer]]`) was written.
     public var sections: [String: SourcePosition] = [:]
     public init() {}

@@ -60,6 +60,7 @@ public final class SessionShell {
         var wanted = new.keyboard
         // --keyboard-layout, given on the command line, wins over the file.
         if let layout = session.options.keyboardLayout { wanted.layout = layout }
+        try checkOutputNames(new)
         var keymap: Keymap?
         if wanted != keyboard {
             do {
@@ -90,6 +91,23 @@ public final class SessionShell {
         }
         applyPolicies()
         session.router.dispatchAll()
+    }
+
+    /// An output named in a recognizer or a zone must be one of the session's: a name that
+    /// matches nothing would leave a gesture that never fires, without a word.
+    private func checkOutputNames(_ configuration: SessionConfiguration) throws(ConfigurationError) {
+        let names = session.outputs.map(\.name)
+        let expected = "expected \(names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + (names.last ?? ""))"
+        for spec in configuration.gestures.recognizers {
+            guard case .output(let name) = spec.attachment, !names.contains(name) else { continue }
+            throw configuration.source.error(at: configuration.source.recognizers[spec.name] ?? configuration.source.section("recognizer"),
+                                             "recognizer \"\(spec.name)\": \"\(name)\" is not an output of this session: \(expected)")
+        }
+        for (index, zone) in configuration.gestures.holdZones.enumerated() {
+            guard let name = zone.output, !names.contains(name) else { continue }
+            let position = index < configuration.source.zones.count ? configuration.source.zones[index] : configuration.source.section("hold")
+            throw configuration.source.error(at: position, "hold.zone[\(index)]: \"\(name)\" is not an output of this session: \(expected)")
+        }
     }
 
     /// The core's own validation found what the file's reader could not: placed at the

@@ -62,6 +62,17 @@ struct ConfigurationSessionTests {
         #expect(try ToolRun(["run", "--config", "/nonexistent/touch-router.toml", "--", "true"]).errors.contains("/nonexistent/touch-router.toml:1:1: error: cannot read the configuration file"))
     }
 
+    @Test("an output that the session does not have, named by a recognizer or a hold zone, is an error at its table")
+    func unknownOutput() throws {
+        let recognizer = try ConfigFile("\n[[recognizer]]\nname = \"edge\"\nkind = \"screen-edge-pan\"\noutput = \"HDMI-A-1\"\n")
+        let run = try ToolRun(["run", "--output", "800x600", "--output", "800x600", "--config", recognizer.path, "--", "true"])
+        #expect(run.status == 1)
+        #expect(run.errors == "touch-router run: \(recognizer.path):2:1: error: recognizer \"edge\": \"HDMI-A-1\" is not an output of this session: expected HEADLESS-1 or HEADLESS-2\n", "\(run.errors)")
+        let zone = try ConfigFile("[[hold.zone]]\nwhole-output = true\n\n[[hold.zone]]\noutput = \"DP-1\"\nwhole-output = true\n")
+        let zoneRun = try ToolRun(["run", "--config", zone.path, "--", "true"])
+        #expect(zoneRun.errors == "touch-router run: \(zone.path):4:1: error: hold.zone[1]: \"DP-1\" is not an output of this session: expected HEADLESS-1\n", "\(zoneRun.errors)")
+    }
+
     @Test("a key chord bound to exec runs the command, and the focused wev never sees the chord's key (it does see the modifiers, and the key after)")
     func chordRunsExec() throws {
         let marker = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-chord-\(getpid())-\(UUID().uuidString.prefix(6))").path
