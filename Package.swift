@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
     ],
     targets: [
         // Routing model: geometry, surface tree, hit testing, focus, fallback chain, router.
@@ -29,8 +30,13 @@ let package = Package(
         // The committed wayland-scanner output (meson-helpers/generate-protocols.sh) and the
         // small C functions Swift cannot do without: variadic calls, interface addresses, container_of.
         .target(name: "CWaylandShim", dependencies: ["CWaylandServer"], linkerSettings: [.linkedLibrary("wayland-server"), .linkedLibrary("xkbcommon")]),
+        // xkbcommon alone (Debian: libxkbcommon-dev), for the configuration's key names.
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
+        // The session's TOML configuration (README, "Configuration"): recognizers, bindings,
+        // per-application policies and the keyboard, read into plain values.
+        .target(name: "TouchRouterConfig", dependencies: ["TouchRouterCore", "CXKBCommon", .product(name: "TOMLKit", package: "TOMLKit")]),
         // The compositor session: protocol objects that translate between clients and the core.
-        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "CWaylandShim"]),
+        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim"]),
         // libinput, through pkg-config (Debian: libinput-dev).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         // Kernel input devices read through libinput, translated into the core's events.
@@ -44,7 +50,7 @@ let package = Package(
         .executableTarget(
             name: "touch-router",
             dependencies: [
-                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterWayland", "TouchRouterLibinput",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]
@@ -60,7 +66,8 @@ let package = Package(
         ),
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"]),
-        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterWayland"]),
+        .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
+        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland"]),
         // Runs the built `touch-router` as a person would.
         .testTarget(name: "TouchRouterCLITests", dependencies: ["touch-router"], exclude: ["Clients"]),
     ],

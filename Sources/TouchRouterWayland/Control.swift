@@ -43,6 +43,11 @@ public final class ControlServer {
         /// Trace lines dropped since the peer last kept up.
         var lost = 0
         var tracing = false
+        /// What `subscribe` asked for; nil before it.
+        var subscriptions: Set<ShellTopic>?
+        /// A trace reader or a subscriber: its stream is never idle, and a stream that
+        /// falls behind loses lines rather than the connection.
+        var streams: Bool { tracing || subscriptions != nil }
         var lastRequest: RouterTime
         init(fd: Int32, now: RouterTime) {
             self.fd = fd
@@ -83,6 +88,7 @@ public final class ControlServer {
             throw error
         }
         listenSource = try session.watch(fd: listenFD) { [unowned self] _ in self.accept() }
+        session.shell.sink = self
         try session.display.every(milliseconds: 1000) { [weak self] in self?.sweep() }
     }
 
@@ -151,7 +157,7 @@ public final class ControlServer {
         let now = session.clock.now()
         for (fd, connection) in connections {
             flush(connection)
-            guard connections[fd] != nil, !connection.tracing else { continue }
+            guard connections[fd] != nil, !connection.streams else { continue }
             if (now.nanoseconds - connection.lastRequest.nanoseconds) / 1_000_000_000 >= Int64(idleSeconds) { drop(fd) }
         }
     }
@@ -173,7 +179,7 @@ public final class ControlServer {
         guard let connection = connections[fd] else { return }
         let bytes = line.utf8.count + 1
         if connection.unsent.count + bytes > Self.maximumUnsent {
-            if connection.tracing {
+            if connection.streams {
                 connection.lost += 1
                 return
             }
@@ -254,6 +260,16 @@ public final class ControlServer {
                 session.router.traceSink = writer
             }
             return "{\"ok\":true,\"tracing\":true}"
+        case .subscribe(let topics):
+            connections[fd]?.subscriptions = topics
+            return "{\"ok\":true,\"subscribed\":[" + ShellTopic.allCases.filter(topics.contains).map { jsonString($0.rawValue) }.joined(separator: ",") + "]}"
+        case .reload:
+            do {
+                let file = try session.shell.reload()
+                return "{\"ok\":true,\"file\":\(file.map(jsonString) ?? "null")}"
+            } catch {
+                return failure("reload failed, the old configuration stays: \(error)")
+            }
         }
     }
 
@@ -269,5 +285,17 @@ public final class ControlServer {
         return "{\"id\":\(id.raw),\"role\":\(jsonString(surface.role.rawValue)),\"client\":\(surface.client.raw),\"label\":\(jsonString(surface.label)),"
             + "\"position\":[\(surface.position.dx),\(surface.position.dy)],\"size\":[\(surface.size.width),\(surface.size.height)],"
             + "\"mapped\":\(surface.properties.mapped),\"children\":[\(children)]}"
+    }
+}
+
+extension ControlServer: ShellEventSink {
+    func wants(_ topic: ShellTopic) -> Bool {
+        connections.values.contains { $0.subscriptions?.contains(topic) == true }
+    }
+
+    /// One line to each subscriber of the topic, written now (the control socket is not
+    /// libwayland's, so nothing waits for the loop's flush).
+    func publish(_ topic: ShellTopic, _ json: String) {
+        for (fd, connection) in connections where connection.subscriptions?.contains(topic) == true { send(fd, json) }
     }
 }

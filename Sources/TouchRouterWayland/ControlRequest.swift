@@ -11,8 +11,12 @@ public enum ControlRequest: Sendable {
     case focus
     case ignoreInteraction(Bool)
     case trace
+    /// Streams the shell's events of these topics (all of them when none is named).
+    case subscribe(Set<ShellTopic>)
+    /// Reads the configuration file again.
+    case reload
 
-    public static let names = "tree, pick, pixel, inject, trace, focus or ignore-interaction"
+    public static let names = "tree, pick, pixel, inject, trace, subscribe, reload, focus or ignore-interaction"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -22,6 +26,16 @@ public enum ControlRequest: Sendable {
         case "tree": return try noArguments(.tree, words)
         case "focus": return try noArguments(.focus, words)
         case "trace": return try noArguments(.trace, words)
+        case "reload": return try noArguments(.reload, words)
+        case "subscribe":
+            var topics: Set<ShellTopic> = []
+            for word in words.dropFirst() {
+                guard let topic = ShellTopic(rawValue: String(word)) else {
+                    throw ControlRequestError("subscribe: '\(word.prefix(64))' is not an event type: expected any of \(ShellTopic.names), or none for all")
+                }
+                topics.insert(topic)
+            }
+            return .subscribe(topics.isEmpty ? Set(ShellTopic.allCases) : topics)
         case "pick": return .pick(try point(words, for: "pick"))
         case "pixel": return .pixel(try point(words, for: "pixel"))
         case "inject":

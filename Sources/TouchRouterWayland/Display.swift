@@ -24,6 +24,9 @@ final class WaylandDisplay {
     /// Runs after each round of the loop, before clients are flushed: the session settles
     /// what a round of requests changed (the pointer's focus) so that clients hear it now.
     var beforeFlush: (() -> Void)?
+    /// Runs after `beforeFlush`, before clients are flushed: the shell reports what the
+    /// round changed (the keyboard focus) and arms the gesture timer for the next deadline.
+    var afterSettle: (() -> Void)?
 
     init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
@@ -79,6 +82,23 @@ final class WaylandDisplay {
         sources.append(source)
     }
 
+    /// A timer that fires once each time it is armed; the loop's own timerfd, so that its
+    /// callback runs on the session's thread like everything else.
+    func oneShotTimer(_ callback: @escaping () -> Void) throws(WaylandError) -> OneShotTimer {
+        let key = nextCallback
+        nextCallback += 1
+        callbacks[key] = callback
+        let box = TimerBox(display: self, key: key, interval: 0)
+        boxes.append(box)
+        guard let source = wl_event_loop_add_timer(loop, { data in
+            let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
+            box.display?.callbacks[box.key]?()
+            return 0
+        }, Unmanaged.passUnretained(box).toOpaque()) else { throw WaylandError.errno("cannot create a timer") }
+        sources.append(source)
+        return OneShotTimer(source: source)
+    }
+
     /// A signal taken through the loop (a signalfd), not a handler.
     func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
         let key = nextCallback
@@ -109,6 +129,7 @@ final class WaylandDisplay {
     /// clients hear it.
     func settleAndFlush() {
         beforeFlush?()
+        afterSettle?()
         wl_display_flush_clients(display)
     }
 
@@ -120,6 +141,15 @@ final class WaylandDisplay {
         sources.removeAll()
         wl_display_destroy(display)
     }
+}
+
+/// A timer of the loop, armed for one expiry at a time.
+final class OneShotTimer {
+    private let source: OpaquePointer
+    init(source: OpaquePointer) { self.source = source }
+    /// Fires once, `milliseconds` (1 or more) from now, replacing any earlier arming.
+    func arm(milliseconds: Int32) { wl_event_source_timer_update(source, max(1, milliseconds)) }
+    func disarm() { wl_event_source_timer_update(source, 0) }
 }
 
 private final class TimerBox {

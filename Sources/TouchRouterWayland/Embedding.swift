@@ -62,6 +62,7 @@ extension WaylandSession {
 
     /// Routes one event now, as `msg inject` does; the loop flushes clients on its next turn.
     public func inject(_ event: InputEvent) {
+        if case .key(_, _, let key, let state) = event, shell.takesKey(key, state: state) { return }
         router.enqueue(event)
         router.dispatchAll()
     }
@@ -73,6 +74,12 @@ extension WaylandSession {
         _ = try display.watch(fd: fd) { [unowned self] _ in
             read { event in
                 if case .deviceAdded(let device, _, _) = event, let deviceName = name(device) { self.router.nameDevice(device, deviceName) }
+                if case .key(_, _, let key, let state) = event {
+                    // The keymap's modifiers follow the keys the router has dispatched, so
+                    // those before this one go first; then a bound chord takes it.
+                    self.router.dispatchAll()
+                    if self.shell.takesKey(key, state: state) { return }
+                }
                 self.router.enqueue(event)
             }
             self.router.dispatchAll()

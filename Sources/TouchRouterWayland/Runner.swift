@@ -1,4 +1,5 @@
 import CWaylandShim
+import TouchRouterConfig
 import TouchRouterCore
 #if canImport(Glibc)
 import Glibc
@@ -13,10 +14,20 @@ public final class SessionRunner {
     private var child: pid_t = 0
     private var childStatus: Int32 = 0
 
-    public init(options: WaylandSession.Options, command: [String]) throws(WaylandError) {
+    /// `configuration` was read from `source` already (a bad file stops the command
+    /// before anything starts); it is applied before any socket opens, so that what only
+    /// the core can refuse stops it as early.
+    public init(options: WaylandSession.Options, command: [String],
+                configuration: SessionConfiguration = SessionConfiguration(), source: ConfigurationSource? = nil) throws(WaylandError) {
         signal(SIGPIPE, SIG_IGN)
         Self.raiseDescriptorLimit()
         session = try WaylandSession(options: options)
+        session.shell.source = source
+        do {
+            try session.shell.apply(configuration)
+        } catch {
+            throw WaylandError(error.description)
+        }
         try session.start()
         control = try ControlServer(session: session)
         self.command = command
@@ -25,6 +36,8 @@ public final class SessionRunner {
         try session.onSignal(SIGINT) { [unowned self] in self.session.stop() }
         try session.onSignal(SIGTERM) { [unowned self] in self.session.stop() }
         try session.onSignal(SIGCHLD) { [unowned self] in self.reap() }
+        // A failed reload keeps the old configuration; reload() logs why.
+        try session.onSignal(SIGHUP) { [unowned self] in _ = try? self.session.shell.reload() }
     }
 
     /// Every client costs a descriptor or more (its socket, its pools until mapped, its
@@ -50,7 +63,7 @@ public final class SessionRunner {
             print("TOUCH_ROUTER_SOCKET=\(control.path)")
             fflush(nil)
         } else {
-            child = try spawn(command)
+            child = try spawnProcess(command)
         }
         session.run()
         if child > 0 {
@@ -82,28 +95,6 @@ public final class SessionRunner {
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
-
-    /// posix_spawnp with the signal mask and SIGPIPE put back: the session blocks the
-    /// signals its loop reads through signalfd, and a child must not inherit that.
-    private func spawn(_ command: [String]) throws(WaylandError) -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = command.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0]!, nil, &attributes, arguments, environ)
-        guard result == 0 else { throw WaylandError("cannot run \(command[0]): \(String(cString: strerror(result)))") }
-        return pid
-    }
 }
 
 /// The client side of the control socket, for `touch-router msg` and tests.
@@ -111,7 +102,8 @@ public enum ControlClient {
     /// Sends one request and hands its reply line to `onLine`, and for `trace` every line
     /// after it until the session closes the connection; returns whether the first reply said ok.
     public static func send(_ request: String, to path: String, onLine: (String) -> Void) throws(WaylandError) -> Bool {
-        let streams = request.split(separator: " ").first == "trace"
+        let command = request.split(separator: " ").first
+        let streams = command == "trace" || command == "subscribe"
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw WaylandError.errno("socket") }
         defer { close(fd) }
@@ -141,7 +133,8 @@ public enum ControlClient {
                 buffer.removeSubrange(...newline)
                 if first == nil { first = text.hasPrefix("{\"ok\":true") }
                 onLine(text)
-                if !streams { return first ?? false }
+                // A refused stream is answered once, like any other request.
+                if !streams || first == false { return first ?? false }
             }
         }
         return first ?? false

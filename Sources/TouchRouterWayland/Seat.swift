@@ -1,4 +1,5 @@
 import CWaylandShim
+import TouchRouterConfig
 import TouchRouterCore
 #if canImport(Glibc)
 import Glibc
@@ -95,6 +96,26 @@ final class Keymap {
     func update(key: UInt32, pressed: Bool) -> KeyboardModifiers? {
         let changed = xkb_state_update_key(state, key + 8, pressed ? XKB_KEY_DOWN : XKB_KEY_UP)
         return changed.rawValue == 0 ? nil : modifiers
+    }
+
+    /// The key's symbol at the first level of its current layout, lower-cased: what a
+    /// chord names (Ctrl+Shift+Q is q with Ctrl and Shift held, not Q).
+    func firstLevelKeysym(evdev key: UInt32) -> UInt32 {
+        let code = key &+ 8
+        let layout = xkb_state_key_get_layout(state, code)
+        var symbols: UnsafePointer<xkb_keysym_t>?
+        guard layout != XKB_LAYOUT_INVALID, xkb_keymap_key_get_syms_by_level(keymap, code, layout, 0, &symbols) > 0, let symbols else { return 0 }
+        return xkb_keysym_to_lower(symbols[0])
+    }
+
+    /// The modifiers held (depressed or latched; locks do not count) that a chord can name.
+    var chordModifiers: ChordModifiers {
+        var held: ChordModifiers = []
+        let components = xkb_state_component(rawValue: XKB_STATE_MODS_DEPRESSED.rawValue | XKB_STATE_MODS_LATCHED.rawValue)
+        for (modifier, name) in ChordModifiers.xkbNames where xkb_state_mod_name_is_active(state, name, components) > 0 {
+            held.insert(modifier)
+        }
+        return held
     }
 
     var modifiers: KeyboardModifiers {

@@ -21,6 +21,8 @@ final class ClientRecord {
     var devices: [SeatDevice] = []
     var destroyListener: Listener?
     var usage = ClientUsage()
+    /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.
+    var touchWithheld = false
 
     init(id: ClientID, client: OpaquePointer) {
         self.id = id
@@ -29,11 +31,18 @@ final class ClientRecord {
 
     func devices(_ kind: SeatDevice.Kind) -> [SeatDevice] { devices.filter { $0.kind == kind } }
 
+    /// The client's process, as its socket's peer credentials say.
+    var pid: Int32 {
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        wl_client_get_credentials(client, &pid, &uid, &gid)
+        return pid
+    }
+
     var capabilities: ClientCapabilities {
         var capabilities: ClientCapabilities = []
         for device in devices {
             switch device.kind {
-            case .touch: capabilities.insert(.touch)
+            case .touch: if !touchWithheld { capabilities.insert(.touch) }
             case .pointer: capabilities.insert(.pointer)
             case .keyboard: capabilities.insert(.keyboard)
             }
@@ -62,7 +71,9 @@ public final class WaylandSession {
     public let tree = SurfaceTree()
     public private(set) var router: Router!
     public let clock = MonotonicClock()
-    let keymap: Keymap
+    private(set) var keymap: Keymap
+    /// The compositor's side: configuration, bindings, app policies, subscribers' events.
+    public private(set) var shell: SessionShell!
     var outputs: [VirtualOutput] = []
     var surfaces: [SurfaceID: SurfaceObject] = [:]
     private var nextSurface: UInt32 = 1
@@ -93,6 +104,8 @@ public final class WaylandSession {
         router.defaultClientCapabilities = []
         seatTracker.session = self
         router.addMonitor(seatTracker)
+        shell = SessionShell(session: self)
+        try shell.install()
         var x = 0
         for (i, mode) in options.outputs.enumerated() {
             let id = OutputID(UInt32(i + 1))
@@ -212,6 +225,7 @@ public final class WaylandSession {
         wl_client_add_destroy_listener(client, listener.wlListener)
         listener.didLink()
         record.destroyListener = listener
+        shell.clientConnected(record)
         return record
     }
 
@@ -232,6 +246,7 @@ public final class WaylandSession {
         record.devices.removeAll()
         router.forgetClient(record.id)
         router.dispatchAll()
+        shell.clientDisconnected(record)
     }
 
     // MARK: Surfaces
@@ -271,7 +286,10 @@ public final class WaylandSession {
 
     /// Everything stacked on a removed surface (subsurfaces and popups) left the tree with it.
     private func markOutOfTree(_ removed: [SurfaceID]) {
-        for id in removed { surfaces[id]?.inTree = false }
+        for id in removed {
+            surfaces[id]?.inTree = false
+            shell.surfaceLeft(id)
+        }
     }
 
     func subsurfaceCreated(_ subsurface: SubsurfaceObject) {
@@ -464,6 +482,7 @@ public final class WaylandSession {
             return false
         }
         surface.inTree = true
+        shell.surfaceEntered(surface)
         attachChildren(of: surface)
         return true
     }
@@ -511,6 +530,24 @@ public final class WaylandSession {
         record.devices.append(device)
         router.setCapabilities(record.capabilities, for: record.id)
         if kind == .keyboard { sendKeymap(to: device) }
+    }
+
+    /// A reloaded configuration's keyboard: every keyboard gets the new keymap, and the
+    /// focused client the modifiers of its fresh state.
+    func replaceKeymap(_ new: Keymap) {
+        keymap = new
+        for record in clients.values {
+            for keyboard in record.devices(.keyboard) {
+                do {
+                    let file = try keymap.makeFile()
+                    wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, file.fd, file.size)
+                    close(file.fd)
+                } catch {
+                    report("keymap for a client: \(error)")
+                }
+            }
+        }
+        keyboardModifiersChanged(keymap.modifiers)
     }
 
     private func sendKeymap(to device: SeatDevice) {

@@ -219,6 +219,7 @@ final class XdgToplevelObject: WaylandObject {
             let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
             toplevel.appID = appID.map { String(cString: $0) } ?? ""
             toplevel.session.labelChanged(toplevel)
+            if let surface = toplevel.xdgSurface?.surface { toplevel.session.shell.appIDChanged(surface) }
         },
         show_window_menu: { _, _, _, _, _, _ in },
         move: { _, _, _, _ in },

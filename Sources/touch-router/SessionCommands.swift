@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterLibinput
 import TouchRouterWayland
@@ -10,7 +11,9 @@ struct Run: ParsableCommand {
         discussion: """
             With a command, WAYLAND_DISPLAY and TOUCH_ROUTER_SOCKET are exported to it and the session ends \
             when it exits, with its exit status. Without one, both are printed on the first two lines and \
-            the session runs until SIGINT or SIGTERM.
+            the session runs until SIGINT or SIGTERM. The configuration is --config FILE, else \
+            $XDG_CONFIG_HOME/touch-router/config.toml (~/.config/… without XDG_CONFIG_HOME) when it exists; \
+            a file with an error stops the command with its file:line:column. SIGHUP or 'msg reload' reads it again.
             """)
 
     @Option(name: .customLong("output"), help: "A virtual output, WxH or WxH@Hz; repeat for more, placed left to right (default 1920x1080@60).")
@@ -21,6 +24,9 @@ struct Run: ParsableCommand {
 
     @Option(help: "The XKB layout (default: XKB_DEFAULT_LAYOUT, else xkbcommon's default).")
     var keyboardLayout: String?
+
+    @Option(help: "The TOML configuration file (README, \"Configuration\"); default: $XDG_CONFIG_HOME/touch-router/config.toml if it exists.")
+    var config: String?
 
     @Option(name: .customLong("input-device"), help: "A kernel input device to read through libinput, /dev/input/eventN; repeat for more. A touchscreen drives the first output.")
     var inputDevices: [String] = []
@@ -39,10 +45,24 @@ struct Run: ParsableCommand {
         options.kiosk = kiosk
         options.keyboardLayout = keyboardLayout
         try reportingFailures {
+            // The configuration before anything else: a bad file starts nothing.
+            var configuration = SessionConfiguration()
+            var source: ConfigurationSource?
+            do {
+                if let config {
+                    source = ConfigurationSource(path: config, explicit: true)
+                    configuration = try SessionConfiguration.load(path: config)
+                } else if let path = SessionConfiguration.defaultPath(environment: ProcessInfo.processInfo.environment) {
+                    source = ConfigurationSource(path: path, explicit: false)
+                    if FileManager.default.fileExists(atPath: path) { configuration = try SessionConfiguration.load(path: path) }
+                }
+            } catch let error as ConfigurationError {
+                throw Failure(description: "touch-router run: \(error)")
+            }
             do {
                 // Devices first: one that cannot be opened stops everything before a socket exists.
                 let backend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
-                let runner = try SessionRunner(options: options, command: command)
+                let runner = try SessionRunner(options: options, command: command, configuration: configuration, source: source)
                 if let backend, let area = runner.session.firstOutputArea {
                     backend.absoluteArea = area
                     try runner.session.addInputSource(fd: backend.fd, name: backend.name(of:), read: backend.dispatch)
@@ -63,7 +83,9 @@ struct Msg: ParsableCommand {
         abstract: "Sends one request to a running session's control socket and prints the JSON reply.",
         discussion: """
             Requests: tree; pick X Y; pixel X Y; inject EVENT (the script syntax without the time, for example \
-            'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted).
+            'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted); \
+            subscribe [gesture|action|emit|focus|client|unhandled|reload ...] (streams JSON lines until interrupted; \
+            every type without one); reload (reads the configuration file again).
             """)
 
     @Option(help: "The control socket (default: TOUCH_ROUTER_SOCKET).")
@@ -77,7 +99,7 @@ struct Msg: ParsableCommand {
             guard let path = socket ?? ProcessInfo.processInfo.environment["TOUCH_ROUTER_SOCKET"] else {
                 throw Failure(description: "touch-router msg: no socket: pass --socket or set TOUCH_ROUTER_SOCKET (touch-router run prints it)")
             }
-            guard !words.isEmpty else { throw Failure(description: "touch-router msg: no request: expected tree, pick, pixel, inject, trace, focus or ignore-interaction") }
+            guard !words.isEmpty else { throw Failure(description: "touch-router msg: no request: expected \(ControlRequest.names)") }
             let ok = try ControlClient.send(words.joined(separator: " "), to: path) { line in
                 print(line)
                 fflush(nil)

@@ -15,10 +15,12 @@ struct ToolRun {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources/touch-router/Samples")
 
-    init(_ arguments: [String]) throws {
+    /// `environment` is added to the test's own.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

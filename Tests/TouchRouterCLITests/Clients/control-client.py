@@ -11,6 +11,11 @@
                     then reads everything, routes one more event, and prints the line that
                     says how many trace lines were lost, and whether any came after it
 
+    slow-subscribe  subscribes to unhandled events and reads nothing while 40,000 touches go
+                    down on nothing, stays silent for 3 s (past the idle limit the test sets),
+                    then reads everything, puts one more touch down, and prints the line that
+                    says how many events were lost, and whether any came after it
+
     idle            sends one request, then nothing, and prints how many seconds passed
                     before the session closed the connection
     touch-cap       puts 257 touches down through inject, prints the last reply, lifts one
@@ -95,6 +100,44 @@ def slow_trace(path):
     print("lines after it:", len(seen) - 1 - seen.index(lost[0]) if lost else 0)
 
 
+def slow_subscribe(path):
+    subscriber = connect(path)
+    subscriber.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    subscriber.sendall(b"subscribe unhandled\n")
+    time.sleep(0.2)
+    injector = connect(path)
+    # About 2 MB of events, twice what a peer may leave unread.
+    batch = b"".join(b"inject touch down %d 5 5\ninject touch up %d\n" % (i, i) for i in range(1000))
+    for _ in range(40):
+        injector.sendall(batch)
+        lines(injector, 2000)
+    injector.close()
+    # A subscriber is never idle, however long it says nothing.
+    time.sleep(3)
+    subscriber.settimeout(2.5)
+    try:
+        while subscriber.recv(1 << 20):
+            pass
+    except socket.timeout:
+        pass
+    injector = connect(path)
+    injector.sendall(b"inject touch down 1 5 5\ninject touch up 1\n")
+    lines(injector, 2)
+    subscriber.settimeout(5)
+    after = b""
+    while b'"lost"' not in after or after.count(b"\n") < 2:
+        chunk = subscriber.recv(65536)
+        if not chunk:
+            break
+        after += chunk
+    seen = after.decode().splitlines()
+    lost = [line for line in seen if '"lost"' in line]
+    print("lost line:", lost[0] if lost else "none")
+    print("lines after it:", len(seen) - 1 - seen.index(lost[0]) if lost else 0)
+    if len(seen) > 1:
+        print("last:", seen[-1])
+
+
 def idle(path):
     peer = connect(path)
     peer.sendall(b"focus\n")
@@ -114,7 +157,7 @@ def touch_cap(path):
 
 
 if __name__ == "__main__":
-    modes = {"many-requests": many_requests, "connections": connections, "slow-trace": slow_trace, "touch-cap": touch_cap, "idle": idle}
+    modes = {"many-requests": many_requests, "connections": connections, "slow-trace": slow_trace, "slow-subscribe": slow_subscribe, "touch-cap": touch_cap, "idle": idle}
     if len(sys.argv) != 3 or sys.argv[2] not in modes:
         sys.exit("usage: control-client.py SOCKET " + "|".join(modes))
     modes[sys.argv[2]](sys.argv[1])

@@ -1,0 +1,210 @@
+internal import CXKBCommon
+import Foundation
+import TOMLKit
+import TouchRouterCore
+
+extension SessionConfiguration {
+    /// The largest file read: a configuration is a page or two; this is a guard, not a need.
+    public static let maximumFileBytes = 1 << 20
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures"]
+
+    /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
+    /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
+    /// specification says); nil without either.
+    public static func defaultPath(environment: [String: String]) -> String? {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return config + "/touch-router/config.toml" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/touch-router/config.toml" }
+        return nil
+    }
+
+    /// Reads a configuration file. Every error names the file, line and column.
+    public static func load(path: String) throws(ConfigurationError) -> SessionConfiguration {
+        let start = SourcePosition(line: 1, column: 1)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(file: path, position: start, message: "cannot read the configuration file (no such file, or no permission)")
+        }
+        guard data.count <= maximumFileBytes else {
+            throw ConfigurationError(file: path, position: start, message: "the file holds \(data.count) bytes: expected at most \(maximumFileBytes)")
+        }
+        return try parse(bytes: [UInt8](data), file: path)
+    }
+
+    /// Checks the bytes before TOMLKit sees them: it reads a C string, so a NUL would end
+    /// the document early without a word, and an error past bad UTF-8 would be misplaced.
+    public static func parse(bytes: [UInt8], file: String) throws(ConfigurationError) -> SessionConfiguration {
+        var line = 1, column = 1
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        decoding: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\0" { throw ConfigurationError(file: file, position: SourcePosition(line: line, column: column), message: "a NUL character: expected TOML text") }
+                if scalar == "\n" { line += 1; column = 1 } else { column += 1 }
+            case .emptyInput:
+                break decoding
+            case .error:
+                throw ConfigurationError(file: file, position: SourcePosition(line: line, column: column), message: "bytes that are not UTF-8: expected TOML text in UTF-8")
+            }
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), file: file)
+    }
+
+    /// Reads a configuration from TOML text; `file` names it in errors.
+    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> SessionConfiguration {
+        let root: TOMLTable
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let position = SourcePosition(line: max(1, error.source.begin.line), column: max(1, error.source.begin.column))
+            throw ConfigurationError(file: file, position: position, message: "\(error.description): expected TOML (toml.io, v1.0.0)")
+        } catch {
+            throw ConfigurationError(file: file, position: SourcePosition(line: 1, column: 1), message: "\(error): expected TOML (toml.io, v1.0.0)")
+        }
+        let document = Document(file: file, text: text)
+        var reader = TableReader(document, root, path: [], name: "")
+        var configuration = SessionConfiguration()
+        configuration.source.file = file
+        for key in root.keys { configuration.source.sections[key] = document.locator.key([.key(key)]) }
+
+        let recognizers = try RecognizerReader.read(try reader.arrayOfTables("recognizer"), document: document)
+        configuration.gestures.recognizers = recognizers.specs
+        configuration.source.recognizers = recognizers.positions
+        configuration.bindings = try BindingReader.read(try reader.arrayOfTables("bind"), recognizers: recognizers.specs, document: document)
+        if let gestures = try reader.table("gestures") { try readGestures(gestures, into: &configuration.gestures, document) }
+        if let hold = try reader.table("hold") {
+            try readHold(hold, into: &configuration.gestures, document)
+            configuration.source.zones = configuration.gestures.holdZones.indices.map { document.locator.key([.key("hold"), .key("zone"), .index($0)]) }
+        }
+        if let apps = try reader.table("app") { configuration.applications = try readApplications(apps, document) }
+        if let keyboard = try reader.table("keyboard") {
+            configuration.keyboard = try readKeyboard(keyboard, document)
+            configuration.source.keyboard = document.locator.key([.key("keyboard")])
+        }
+        try reader.finish(allowed: topLevelKeys.map { $0 == "recognizer" || $0 == "bind" ? "[[\($0)]]" : "[\($0)]" })
+        return configuration
+    }
+
+    private static func readGestures(_ table: TOMLTable, into gestures: inout GestureConfiguration, _ document: Document) throws(ConfigurationError) {
+        var reader = TableReader(document, table, path: [.key("gestures")], name: "[gestures]")
+        gestures.fingerLimit = try reader.integer("finger-limit", in: 2...10)
+        gestures.maximumDeferralLength = try reader.number("deferral-cap", in: 0...16_384, unit: " px") ?? gestures.maximumDeferralLength
+        try reader.finish(allowed: ["finger-limit", "deferral-cap"])
+    }
+
+    private static func readHold(_ table: TOMLTable, into gestures: inout GestureConfiguration, _ document: Document) throws(ConfigurationError) {
+        var reader = TableReader(document, table, path: [.key("hold")], name: "[hold]")
+        gestures.holdLimit = try reader.milliseconds("limit-ms", in: 0...10_000) ?? gestures.holdLimit
+        for (index, zone) in try reader.arrayOfTables("zone").enumerated() {
+            gestures.holdZones.append(try readZone(zone, path: [.key("hold"), .key("zone"), .index(index)], document))
+        }
+        try reader.finish(allowed: ["limit-ms", "[[hold.zone]]"])
+    }
+
+    private static func readZone(_ table: TOMLTable, path: [PathComponent], _ document: Document) throws(ConfigurationError) -> HoldZone {
+        var reader = TableReader(document, table, path: path, name: "[[hold.zone]] \(pathText(path))")
+        let output = try reader.string("output")
+        try reader.atMostOne(of: ["edges", "rect", "whole-output"])
+        let area: HoldZone.Area
+        if let edges = try reader.strings("edges", nonEmpty: true, check: { ScreenEdge(rawValue: $0) == nil ? alternatives(ScreenEdge.allCases.map(\.rawValue)) : nil }) {
+            guard let width = try reader.number("width", in: 1...16_384, unit: " px") else { throw reader.missing("width", "the band's width in pixels, beside edges") }
+            area = .edges(Set(edges.compactMap(ScreenEdge.init(rawValue:))), width: width)
+        } else if reader.has("rect") {
+            area = .rect(try rect(&reader))
+        } else if let whole = try reader.bool("whole-output") {
+            guard whole else { throw document.error(value: path + [.key("whole-output")], "\(pathText(path + [.key("whole-output")])): expected true (leave it out otherwise)") }
+            area = .wholeOutput
+        } else {
+            throw reader.missing("edges", "edges (with width), rect = [x, y, width, height] or whole-output = true")
+        }
+        if !reader.has("edges"), reader.has("width") {
+            throw document.error(key: path + [.key("width")], "\(reader.name): 'width' is only for edges")
+        }
+        try reader.finish(allowed: ["output", "edges", "width", "rect", "whole-output"])
+        return HoldZone(output: output, area: area)
+    }
+
+    /// `[x, y, width, height]` in layout pixels.
+    private static func rect(_ reader: inout TableReader) throws(ConfigurationError) -> Rect<GlobalSpace> {
+        let path = reader.keyPath("rect")
+        let expected = "[x, y, width, height], whole numbers, x and y within ±1000000, width and height from 1 to 1000000"
+        guard let array = reader.table["rect"].flatMap({ $0.array }), array.count == 4 else {
+            let found = reader.table["rect"].map(kindName) ?? "nothing"
+            throw reader.document.error(value: path, "\(pathText(path)): expected \(expected), found \(found)")
+        }
+        var numbers: [Int] = []
+        for (index, element) in array.enumerated() {
+            let range = index < 2 ? -1_000_000...1_000_000 : 1...1_000_000
+            guard let number = element.int, range.contains(number) else {
+                throw reader.document.error(value: path + [.index(index)], "\(pathText(path + [.index(index)])): expected \(expected)")
+            }
+            numbers.append(number)
+        }
+        reader.markRead("rect")
+        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+    }
+
+    private static func readApplications(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> [String: ApplicationPolicy] {
+        var policies: [String: ApplicationPolicy] = [:]
+        var reader = TableReader(document, table, path: [.key("app")], name: "[app]")
+        for appID in table.keys.sorted(by: { document.locator.key([.key("app"), .key($0)]) < document.locator.key([.key("app"), .key($1)]) }) {
+            let path: [PathComponent] = [.key("app"), .key(appID)]
+            guard !appID.isEmpty else { throw document.error(key: path, "[app.\"\"]: expected an xdg_toplevel app id, not an empty one") }
+            guard let policyTable = try reader.table(appID) else { continue }
+            var policyReader = TableReader(document, policyTable, path: path, name: "[\(pathText(path))]")
+            var policy = ApplicationPolicy()
+            policy.touch = try policyReader.bool("touch") ?? policy.touch
+            policy.keyboardFocus = try policyReader.bool("keyboard-focus") ?? policy.keyboardFocus
+            policy.exclusiveTouch = try policyReader.bool("exclusive-touch") ?? policy.exclusiveTouch
+            policy.multipleTouch = try policyReader.bool("multiple-touch") ?? policy.multipleTouch
+            policy.interaction = try policyReader.bool("interaction") ?? policy.interaction
+            try policyReader.finish(allowed: ["touch", "keyboard-focus", "exclusive-touch", "multiple-touch", "interaction"])
+            policies[appID] = policy
+        }
+        return policies
+    }
+
+    private static func readKeyboard(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> KeyboardSettings {
+        var reader = TableReader(document, table, path: [.key("keyboard")], name: "[keyboard]")
+        var settings = KeyboardSettings()
+        settings.layout = try reader.string("layout")
+        settings.variant = try reader.string("variant", nonEmpty: false)
+        settings.options = try reader.string("options", nonEmpty: false)
+        try reader.finish(allowed: ["layout", "variant", "options"])
+        for (key, value) in [("layout", settings.layout), ("variant", settings.variant), ("options", settings.options)] where value?.contains("\0") == true {
+            throw document.error(value: [.key("keyboard"), .key(key)], "keyboard.\(key): expected a name without NUL")
+        }
+        if let problem = KeymapCheck.problem(settings) {
+            throw document.error(key: [.key("keyboard")], "[keyboard]: \(problem)")
+        }
+        return settings
+    }
+}
+
+/// Whether xkbcommon can compile a keymap from the names, so that a layout it does not
+/// know is an error in the file, with its place, rather than in the session.
+enum KeymapCheck {
+    static func problem(_ settings: KeyboardSettings) -> String? {
+        guard settings.layout != nil || settings.variant != nil || settings.options != nil else { return nil }
+        guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { return "xkbcommon could not start (xkb_context_new failed)" }
+        defer { xkb_context_unref(context) }
+        let keymap: OpaquePointer? = withOptionalCString(settings.layout) { layout in
+            withOptionalCString(settings.variant) { variant in
+                withOptionalCString(settings.options) { options in
+                    var names = xkb_rule_names(rules: nil, model: nil, layout: layout, variant: variant, options: options)
+                    return xkb_keymap_new_from_names(context, &names, XKB_KEYMAP_COMPILE_NO_FLAGS)
+                }
+            }
+        }
+        guard let keymap else {
+            let parts = [("layout", settings.layout), ("variant", settings.variant), ("options", settings.options)].compactMap { name, value in value.map { "\(name) \"\($0)\"" } }
+            return "xkbcommon cannot compile a keymap from \(parts.joined(separator: ", ")): expected names from xkb-data (localectl list-x11-keymap-layouts lists the layouts)"
+        }
+        xkb_keymap_unref(keymap)
+        return nil
+    }
+}
+
+func withOptionalCString<R>(_ string: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let string else { return body(nil) }
+    return string.withCString { body($0) }
+}

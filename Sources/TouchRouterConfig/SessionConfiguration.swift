@@ -1,0 +1,156 @@
+import TouchRouterCore
+
+/// Everything a configuration file says (README, "Configuration"): the core's gesture
+/// configuration, what gestures, key chords and switches do, how each application's
+/// surfaces take input, and the keyboard's layout.
+public struct SessionConfiguration: Sendable, Equatable {
+    public var gestures = GestureConfiguration()
+    public var bindings: [Binding] = []
+    /// Keyed by xdg_toplevel app id.
+    public var applications: [String: ApplicationPolicy] = [:]
+    public var keyboard = KeyboardSettings()
+    /// The file it was read from, and where its recognizers were declared, for the errors
+    /// that only the core's own validation finds.
+    public var source = SourceNotes()
+
+    public init() {}
+
+    public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
+        a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
+    }
+}
+
+public struct SourceNotes: Sendable {
+    public var file = ""
+    /// Each recognizer's `[[recognizer]]` header.
+    public var recognizers: [String: SourcePosition] = [:]
+    /// The `[keyboard]` table's header, or the top of the file.
+    public var keyboard = SourcePosition(line: 1, column: 1)
+    /// Each `[[hold.zone]]` header, in order.
+    public var zones: [SourcePosition] = []
+    /// Where each top-level key (`hold`, `gestures`, the first `[[recognizer]]`) was written.
+    public var sections: [String: SourcePosition] = [:]
+    public init() {}
+
+    public func error(at position: SourcePosition, _ message: String) -> ConfigurationError {
+        ConfigurationError(file: file, position: position, message: message)
+    }
+}
+
+/// What sets an action off.
+public enum Trigger: Hashable, Sendable, CustomStringConvertible {
+    /// A recognizer of this name reaching one of these states.
+    case gesture(String, states: Set<GestureState>)
+    case keys(KeyChord)
+    case switchToggle(SwitchKind, SwitchState)
+
+    public var description: String {
+        switch self {
+        case .gesture(let name, let states): "gesture \(name) \(states.map(\.rawValue).sorted().joined(separator: "|"))"
+        case .keys(let chord): "keys \(chord)"
+        case .switchToggle(let kind, let state): "switch \(kind.rawValue) \(state.rawValue)"
+        }
+    }
+}
+
+public enum Action: Hashable, Sendable, CustomStringConvertible {
+    /// A program and its arguments; a command written as one string is `["/bin/sh", "-c", it]`.
+    case exec([String])
+    /// xdg_toplevel.close to the toplevel that holds the keyboard focus.
+    case closeFocused
+    /// The keyboard focus to the next toplevel that takes it, in stacking order, and raises it.
+    case focusNext
+    case toggleIgnoreInteraction
+    case quit
+    /// An event of this name to `msg subscribe`'s readers.
+    case emit(String)
+
+    /// The name the file uses.
+    public var name: String {
+        switch self {
+        case .exec: "exec"
+        case .closeFocused: "close"
+        case .focusNext: "focus-next"
+        case .toggleIgnoreInteraction: "toggle-ignore-interaction"
+        case .quit: "quit"
+        case .emit: "emit"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .exec(let argv): "exec \(argv.joined(separator: " "))"
+        case .emit(let event): "emit \(event)"
+        default: name
+        }
+    }
+}
+
+public struct Binding: Hashable, Sendable {
+    public var trigger: Trigger
+    public var action: Action
+    /// Where its `[[bind]]` table starts.
+    public var position: SourcePosition
+
+    public init(trigger: Trigger, action: Action, position: SourcePosition = SourcePosition(line: 1, column: 1)) {
+        self.trigger = trigger
+        self.action = action
+        self.position = position
+    }
+
+    public static func == (a: Binding, b: Binding) -> Bool { a.trigger == b.trigger && a.action == b.action }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(trigger)
+        hasher.combine(action)
+    }
+}
+
+/// How an application's surfaces (its toplevel, subsurfaces and popups) take input.
+public struct ApplicationPolicy: Hashable, Sendable {
+    /// False: the client is treated as having no wl_touch, so touches reach it as pointer
+    /// emulation (the whole client, since the router keeps capabilities per client).
+    public var touch = true
+    /// False: its surfaces never take the keyboard focus (an on-screen keyboard).
+    public var keyboardFocus = true
+    public var exclusiveTouch = false
+    public var multipleTouch = true
+    /// False: its surfaces take no touch or pointer input at all.
+    public var interaction = true
+
+    public init() {}
+
+    /// The surface properties this policy decides.
+    public func apply(to properties: inout SurfaceProperties) {
+        properties.acceptsKeyboardFocus = keyboardFocus
+        properties.exclusiveTouch = exclusiveTouch
+        properties.multipleTouch = multipleTouch
+        properties.interactionEnabled = interaction
+    }
+}
+
+/// xkbcommon's rule names; nil leaves a name to XKB_DEFAULT_* and xkbcommon's defaults.
+public struct KeyboardSettings: Hashable, Sendable {
+    public var layout: String?
+    public var variant: String?
+    public var options: String?
+    public init(layout: String? = nil, variant: String? = nil, options: String? = nil) {
+        self.layout = layout
+        self.variant = variant
+        self.options = options
+    }
+}
+
+/// An error in a configuration file: where, and what was expected.
+public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var position: SourcePosition
+    public var message: String
+
+    public init(file: String, position: SourcePosition, message: String) {
+        self.file = file
+        self.position = position
+        self.message = message
+    }
+
+    public var description: String { "\(file):\(position.line):\(position.column): error: \(message)" }
+}

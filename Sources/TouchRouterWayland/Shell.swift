@@ -1,0 +1,315 @@
+import CWaylandShim
+import TouchRouterConfig
+import TouchRouterCore
+import TouchRouterReplay
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The compositor's side of the session, driven by the configuration file (README,
+/// "Configuration"): it hands the core its recognizers, applies each application's
+/// policy to its surfaces, runs what gestures, key chords and switches are bound to, and
+/// tells `msg subscribe`'s readers what happened. Reloading replaces all of it at once,
+/// or, when anything in the new file fails, none of it.
+public final class SessionShell {
+    unowned let session: WaylandSession
+    public private(set) var configuration = SessionConfiguration()
+    /// What `reload` reads: the file given with --config (which must exist), or the
+    /// default path (which may not: then the configuration is the default one).
+    public var source: ConfigurationSource?
+    weak var sink: (any ShellEventSink)?
+
+    /// The policy last applied to each toplevel in the tree, by its surface.
+    private var appliedPolicies: [SurfaceID: ApplicationPolicy] = [:]
+    /// The keyboard the current keymap was compiled for.
+    private var keyboard: KeyboardSettings
+    var keyBindings: [KeyChord: Binding] = [:]
+    var switchBindings: [Trigger: Binding] = [:]
+    var gestureBindings: [String: [Binding]] = [:]
+    /// Keys whose press a chord took: their release is the chord's too.
+    var swallowedKeys: Set<UInt32> = []
+    /// Whether the toggle action began ignoring interaction (and so is the one to end it).
+    var ignoringInteraction = false
+    private var reportedFocus: SurfaceID?
+    private var gestureTimer: OneShotTimer?
+    private var armedDeadline: RouterTime?
+    private var responders: [any CompositorResponder] = []
+
+    init(session: WaylandSession) {
+        self.session = session
+        keyboard = KeyboardSettings(layout: session.options.keyboardLayout)
+    }
+
+    /// Takes the shell's places in the core: the gesture observer, the shell and
+    /// delegate links, and the timer that gives recognizers and held touches their deadlines.
+    func install() throws(WaylandError) {
+        session.router.gestureObserver = self
+        let shell = ShellResponder(shell: self), delegate = DelegateResponder(shell: self)
+        responders = [shell, delegate]
+        session.router.attach(shell, to: .shell)
+        session.router.attach(delegate, to: .shellDelegate)
+        gestureTimer = try session.display.oneShotTimer { [unowned self] in self.gestureDeadlinePassed() }
+        session.display.afterSettle = { [unowned self] in self.roundEnded() }
+    }
+
+    // MARK: Applying a configuration
+
+    /// Replaces the configuration. Whatever can fail (the keymap, the core's validation
+    /// of the recognizers) is tried first; on failure the old configuration stays whole.
+    public func apply(_ new: SessionConfiguration) throws(ConfigurationError) {
+        var wanted = new.keyboard
+        // --keyboard-layout, given on the command line, wins over the file.
+        if let layout = session.options.keyboardLayout { wanted.layout = layout }
+        try checkOutputNames(new)
+        var keymap: Keymap?
+        if wanted != keyboard {
+            do {
+                keymap = try Keymap(layout: wanted.layout, variant: wanted.variant, options: wanted.options)
+            } catch {
+                throw new.source.error(at: new.source.keyboard, "[keyboard]: \(error)")
+            }
+        }
+        do {
+            try session.router.configureGestures(new.gestures)
+        } catch {
+            throw coreRejection(error, in: new)
+        }
+        configuration = new
+        keyBindings = [:]
+        switchBindings = [:]
+        gestureBindings = [:]
+        for binding in new.bindings {
+            switch binding.trigger {
+            case .keys(let chord): keyBindings[chord] = binding
+            case .switchToggle: switchBindings[binding.trigger] = binding
+            case .gesture(let name, _): gestureBindings[name, default: []].append(binding)
+            }
+        }
+        if let keymap {
+            keyboard = wanted
+            session.replaceKeymap(keymap)
+        }
+        applyPolicies()
+        session.router.dispatchAll()
+    }
+
+    /// An output named in a recognizer or a zone must be one of the session's: a name that
+    /// matches nothing would leave a gesture that never fires, without a word.
+    private func checkOutputNames(_ configuration: SessionConfiguration) throws(ConfigurationError) {
+        let names = session.outputs.map(\.name)
+        let expected = "expected \(names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + (names.last ?? ""))"
+        for spec in configuration.gestures.recognizers {
+            guard case .output(let name) = spec.attachment, !names.contains(name) else { continue }
+            throw configuration.source.error(at: configuration.source.recognizers[spec.name] ?? configuration.source.section("recognizer"),
+                                             "recognizer \"\(spec.name)\": \"\(name)\" is not an output of this session: \(expected)")
+        }
+        for (index, zone) in configuration.gestures.holdZones.enumerated() {
+            guard let name = zone.output, !names.contains(name) else { continue }
+            let position = index < configuration.source.zones.count ? configuration.source.zones[index] : configuration.source.section("hold")
+            throw configuration.source.error(at: position, "hold.zone[\(index)]: \"\(name)\" is not an output of this session: \(expected)")
+        }
+    }
+
+    /// The core's own validation found what the file's reader could not: placed at the
+    /// recognizer it names, or the table it concerns.
+    private func coreRejection(_ error: GestureConfigurationError, in configuration: SessionConfiguration) -> ConfigurationError {
+        let notes = configuration.source
+        let position: SourcePosition
+        switch error {
+        case .duplicateName(let name), .unknownName(_, referencedBy: let name), .invalidParameter(recognizer: let name, _, _):
+            position = notes.recognizers[name] ?? notes.section("recognizer")
+        case .failureCycle(let names):
+            position = names.first.flatMap { notes.recognizers[$0] } ?? notes.section("recognizer")
+        case .tooManyRecognizers: position = notes.section("recognizer")
+        case .invalidFingerLimit: position = notes.section("gestures")
+        case .invalidHoldLimit: position = notes.section("hold")
+        }
+        return notes.error(at: position, "the router refused the gesture configuration: \(error)")
+    }
+
+    /// Reads the source again and applies it; on failure the old configuration stays, and
+    /// the error says why. Returns the file read (nil: the default path has no file).
+    @discardableResult
+    public func reload() throws(ConfigurationError) -> String? {
+        do throws(ConfigurationError) {
+            guard let source else { throw ConfigurationError(file: "touch-router", position: SourcePosition(line: 1, column: 1), message: "no configuration file: the session found none at start and has no path to read") }
+            let new: SessionConfiguration
+            let path: String?
+            if source.explicit || access(source.path, F_OK) == 0 {
+                new = try SessionConfiguration.load(path: source.path)
+                path = source.path
+            } else {
+                new = SessionConfiguration()
+                path = nil
+            }
+            try apply(new)
+            session.report("configuration reloaded from \(path ?? "defaults (\(source.path) does not exist)")")
+            publish(.reload) { "{\"type\":\"reload\",\"ok\":true,\"file\":\(path.map(jsonString) ?? "null")}" }
+            return path
+        } catch {
+            session.report("reload failed, the old configuration stays: \(error)")
+            publish(.reload) { "{\"type\":\"reload\",\"ok\":false,\"error\":\(jsonString(error.description))}" }
+            throw error
+        }
+    }
+
+    // MARK: Application policies
+
+    private func policy(of surface: SurfaceObject) -> ApplicationPolicy {
+        let appID = surface.xdgSurface?.toplevel?.appID ?? ""
+        return configuration.applications[appID] ?? ApplicationPolicy()
+    }
+
+    /// Every toplevel in the tree gets its app's policy (or the default, where the new
+    /// configuration no longer names its app).
+    private func applyPolicies() {
+        for id in session.tree.outputs.flatMap(\.toplevels) {
+            guard let surface = session.surfaces[id] else { continue }
+            applyPolicy(toplevel: surface)
+        }
+        updateTouchCapabilities()
+    }
+
+    /// A toplevel's app id was set or changed: the core matches recognizers by it, and its policy may differ.
+    func appIDChanged(_ surface: SurfaceObject) {
+        guard surface.inTree, session.tree.role(of: surface.id) == .toplevel else { return }
+        let appID = surface.xdgSurface?.toplevel?.appID ?? ""
+        session.router.setAppID(appID.isEmpty ? nil : appID, for: surface.id)
+        applyPolicy(toplevel: surface)
+        updateTouchCapabilities()
+        session.router.dispatchAll()
+    }
+
+    /// A surface entered the tree: a toplevel takes its app's policy (and the core learns
+    /// its app id); a subsurface or popup takes its toplevel's.
+    func surfaceEntered(_ surface: SurfaceObject) {
+        let tree = session.tree
+        if tree.role(of: surface.id) == .toplevel {
+            let appID = surface.xdgSurface?.toplevel?.appID ?? ""
+            if !appID.isEmpty { session.router.setAppID(appID, for: surface.id) }
+            appliedPolicies[surface.id] = nil
+            applyPolicy(toplevel: surface)
+            updateTouchCapabilities()
+        } else if let top = tree.toplevel(of: surface.id), let policy = appliedPolicies[top] {
+            change(surface.id, from: ApplicationPolicy(), to: policy)
+        }
+    }
+
+    /// A surface left the tree: a toplevel's policy is forgotten, and its client may take touch again.
+    func surfaceLeft(_ id: SurfaceID) {
+        guard appliedPolicies.removeValue(forKey: id) != nil else { return }
+        updateTouchCapabilities()
+    }
+
+    private func applyPolicy(toplevel surface: SurfaceObject) {
+        let new = policy(of: surface), old = appliedPolicies[surface.id] ?? ApplicationPolicy()
+        appliedPolicies[surface.id] = new == ApplicationPolicy() ? nil : new
+        guard new != old else { return }
+        var pending = [surface.id]
+        while let id = pending.popLast() {
+            change(id, from: old, to: new)
+            pending += session.tree.children(of: id)
+        }
+    }
+
+    /// Changes only what the policy changed, so that what a client set on a surface
+    /// itself (through the protocol extension) stays where the policy says nothing new.
+    private func change(_ id: SurfaceID, from old: ApplicationPolicy, to new: ApplicationPolicy) {
+        do {
+            try session.tree.updateProperties(id) { properties in
+                if old.keyboardFocus != new.keyboardFocus { properties.acceptsKeyboardFocus = new.keyboardFocus }
+                if old.exclusiveTouch != new.exclusiveTouch { properties.exclusiveTouch = new.exclusiveTouch }
+                if old.multipleTouch != new.multipleTouch { properties.multipleTouch = new.multipleTouch }
+                if old.interaction != new.interaction { properties.interactionEnabled = new.interaction }
+            }
+        } catch {
+            session.report("applying an app policy to \(id): \(error)")
+        }
+    }
+
+    /// `touch = false`: the router treats the client as having no wl_touch, so touches
+    /// reach it as pointer emulation. Capabilities are per client, so one such toplevel
+    /// withholds touch from all of its client's surfaces.
+    private func updateTouchCapabilities() {
+        var withheld: Set<ClientID> = []
+        for (id, policy) in appliedPolicies where !policy.touch {
+            if let client = session.tree.client(of: id) { withheld.insert(client) }
+        }
+        for record in session.clientRecords where record.touchWithheld != withheld.contains(record.id) {
+            record.touchWithheld = withheld.contains(record.id)
+            session.router.setCapabilities(record.capabilities, for: record.id)
+        }
+    }
+
+    // MARK: Each round of the loop
+
+    /// After each round: report a new keyboard focus, and arm the timer for the core's
+    /// next gesture deadline. The deadline is on the clock every event carries: CLOCK_MONOTONIC,
+    /// which `MonotonicClock` reads for injected events and libinput stamps its own with.
+    private func roundEnded() {
+        let focus = session.router.keyboardFocus
+        if focus != reportedFocus {
+            let from = reportedFocus
+            reportedFocus = focus
+            publish(.focus) { self.focusJSON(from: from, to: focus) }
+        }
+        let deadline = session.router.nextGestureDeadline
+        guard deadline != armedDeadline, let timer = gestureTimer else { return }
+        armedDeadline = deadline
+        guard let deadline else {
+            timer.disarm()
+            return
+        }
+        let now = session.clock.now().nanoseconds
+        // Rounded up, so that the timer never fires before the deadline; no sum can overflow.
+        let wait = deadline.nanoseconds <= now ? 0 : (deadline.nanoseconds - now) / 1_000_000 + 1
+        timer.arm(milliseconds: Int32(clamping: wait))
+    }
+
+    private func gestureDeadlinePassed() {
+        armedDeadline = nil
+        session.router.advanceTime(to: session.clock.now())
+        session.router.dispatchAll()
+    }
+
+    // MARK: Subscribers
+
+    /// Builds the event only when someone subscribed to its topic.
+    func publish(_ topic: ShellTopic, _ json: () -> String) {
+        guard let sink, sink.wants(topic) else { return }
+        sink.publish(topic, json())
+    }
+
+    func clientConnected(_ record: ClientRecord) {
+        publish(.client) { "{\"type\":\"client\",\"change\":\"connected\",\"client\":\(record.id.raw),\"pid\":\(record.pid)}" }
+    }
+
+    func clientDisconnected(_ record: ClientRecord) {
+        publish(.client) { "{\"type\":\"client\",\"change\":\"disconnected\",\"client\":\(record.id.raw),\"pid\":\(record.pid)}" }
+    }
+
+    private func focusJSON(from: SurfaceID?, to: SurfaceID?) -> String {
+        func id(_ surface: SurfaceID?) -> String { surface.map { String($0.raw) } ?? "null" }
+        var app = "null", client = "null"
+        if let to, let top = session.tree.toplevel(of: to) {
+            if let appID = session.surfaces[top]?.xdgSurface?.toplevel?.appID, !appID.isEmpty { app = jsonString(appID) }
+            if let owner = session.tree.client(of: to) { client = String(owner.raw) }
+        }
+        return "{\"type\":\"focus\",\"from\":\(id(from)),\"to\":\(id(to)),\"client\":\(client),\"app_id\":\(app)}"
+    }
+}
+
+/// Where `reload` reads.
+public struct ConfigurationSource: Sendable {
+    public var path: String
+    /// Given with --config: it must exist. Otherwise it is the default path, which may not.
+    public var explicit: Bool
+    public init(path: String, explicit: Bool) {
+        self.path = path
+        self.explicit = explicit
+    }
+}
+
+extension SourceNotes {
+    func section(_ key: String) -> SourcePosition { sections[key] ?? SourcePosition(line: 1, column: 1) }
+}

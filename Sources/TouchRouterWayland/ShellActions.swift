@@ -1,0 +1,90 @@
+import CWaylandShim
+import TouchRouterConfig
+import TouchRouterCore
+import TouchRouterReplay
+
+// What bindings do: key chords taken before the focused client, switches at the shell
+// link, gestures from the core's observer, and the actions they run.
+extension SessionShell {
+    /// Called for every key before the router sees it: a press that completes a bound
+    /// chord runs its action and, with its release, never reaches the focused client, as
+    /// sway's bindsym does. True when the shell took the key.
+    func takesKey(_ key: UInt32, state: KeyState) -> Bool {
+        if state == .released { return swallowedKeys.remove(key) != nil }
+        guard !keyBindings.isEmpty else { return false }
+        let keymap = session.keymap
+        let chord = KeyChord(modifiers: keymap.chordModifiers, keysym: keymap.firstLevelKeysym(evdev: key), text: "")
+        guard let binding = keyBindings[chord] else { return false }
+        swallowedKeys.insert(key)
+        run(binding)
+        return true
+    }
+
+    func switchToggled(_ kind: SwitchKind, _ state: SwitchState) -> Bool {
+        guard let binding = switchBindings[.switchToggle(kind, state)] else { return false }
+        run(binding)
+        return true
+    }
+
+    func run(_ binding: Binding) {
+        publish(.action) { "{\"type\":\"action\",\"action\":\(jsonString(binding.action.name)),\"trigger\":\(jsonString(binding.trigger.description))\(self.actionDetail(binding.action))}" }
+        perform(binding.action)
+    }
+
+    private func actionDetail(_ action: Action) -> String {
+        switch action {
+        case .exec(let argv): ",\"command\":[" + argv.map(jsonString).joined(separator: ",") + "]"
+        case .emit(let name): ",\"event\":\(jsonString(name))"
+        default: ""
+        }
+    }
+
+    private func perform(_ action: Action) {
+        let router = session.router!
+        switch action {
+        case .exec(let argv):
+            do { _ = try spawnProcess(argv) } catch { session.report("exec action: \(error)") }
+        case .closeFocused:
+            guard let focus = router.keyboardFocus, let top = session.tree.toplevel(of: focus),
+                  let toplevel = session.surfaces[top]?.xdgSurface?.toplevel else { return }
+            xdg_toplevel_send_close(toplevel.resource)
+        case .focusNext:
+            focusNextToplevel()
+        case .toggleIgnoreInteraction:
+            if ignoringInteraction {
+                ignoringInteraction = false
+                _ = router.endIgnoringInteraction()
+            } else {
+                ignoringInteraction = true
+                router.beginIgnoringInteraction()
+            }
+            router.dispatchAll()
+        case .quit:
+            session.stop()
+        case .emit(let name):
+            publish(.emit) { "{\"type\":\"emit\",\"event\":\(jsonString(name))}" }
+        }
+    }
+
+    /// The next toplevel after the focused one, in stacking order across outputs, that
+    /// takes the keyboard focus; it is raised too.
+    private func focusNextToplevel() {
+        let tree = session.tree, router = session.router!
+        let candidates = tree.outputs.flatMap(\.toplevels).filter { tree.properties(of: $0).map { $0.mapped && !$0.hidden && $0.acceptsKeyboardFocus } ?? false }
+        guard !candidates.isEmpty else { return }
+        let current = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { candidates.firstIndex(of: $0) }
+        let next = candidates[current.map { ($0 + 1) % candidates.count } ?? 0]
+        if router.setKeyboardFocus(next) { try? tree.raise(next) }
+        router.dispatchAll()
+    }
+}
+
+extension SessionShell: GestureObserver {
+    public func gesture(_ event: GestureEvent) {
+        publish(.gesture) { gestureJSON(event) }
+        for binding in gestureBindings[event.name] ?? [] {
+            guard case .gesture(_, let states) = binding.trigger, states.contains(event.state) else { continue }
+            run(binding)
+        }
+    }
+}
