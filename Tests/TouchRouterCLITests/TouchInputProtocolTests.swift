@@ -65,7 +65,7 @@ extension RunningSession {
     static func lines(of log: URL) -> [String] { text(of: log).split(separator: "\n").map(String.init) }
 }
 
-private extension Dictionary where Key == String, Value == Any {
+extension Dictionary where Key == String, Value == Any {
     var position: [Int] { self["position"] as? [Int] ?? [0, 0] }
     var size: [Int] { self["size"] as? [Int] ?? [0, 0] }
     var id: Int? { self["id"] as? Int }
