@@ -4,59 +4,63 @@ import Testing
 
 /// A recognizer that moves along UIKit's transitions at random.
 final class RandomRecognizer: GestureRecognizer {
-    var state = GestureState.possible
-    let isContinuous: Bool
-    var values = GestureValues()
-    var deadline: RouterTime?
-    var awaitsMoreTouches = false
+    private var current = GestureState.possible
+    private let continuous: Bool
+    private var due: RouterTime?
+    private var awaiting = false
     private var random: SystemLikeGenerator
     private var down = 0
 
     init(seed: UInt64, continuous: Bool) {
         random = SystemLikeGenerator(seed: seed)
-        isContinuous = continuous
+        self.continuous = continuous
     }
+
+    override var state: GestureState { current }
+    override var isContinuous: Bool { continuous }
+    override var deadline: RouterTime? { due }
+    override var awaitsMoreTouches: Bool { awaiting }
 
     private func roll() -> Int { Int.random(in: 1...100, using: &random) }
 
     private func step() {
         let r = roll()
-        switch state {
+        switch current {
         case .possible:
-            if r <= 6 { state = isContinuous ? .began : .recognized } else if r <= 14 { state = .failed }
+            if r <= 6 { current = continuous ? .began : .recognized } else if r <= 14 { current = .failed }
         case .began, .changed:
-            state = r <= 85 ? .changed : r <= 95 ? .ended : .cancelled
+            current = r <= 85 ? .changed : r <= 95 ? .ended : .cancelled
         default:
             break
         }
     }
 
-    func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+    override func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         down += 1
         step()
-        awaitsMoreTouches = false
-        deadline = RouterTime(nanoseconds: time.nanoseconds &+ 50_000_000)
+        awaiting = false
+        due = RouterTime(nanoseconds: time.nanoseconds &+ 50_000_000)
     }
-    func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) { step() }
-    func touchEnded(_ id: TouchID, time: RouterTime) {
+    override func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) { step() }
+    override func touchEnded(_ id: TouchID, time: RouterTime) {
         down -= 1
         step()
         // Now and then it waits for another tap, as a double tap does.
-        if down == 0, state == .possible, roll() <= 30 {
-            awaitsMoreTouches = true
-            deadline = RouterTime(nanoseconds: time.nanoseconds &+ 30_000_000)
+        if down == 0, current == .possible, roll() <= 30 {
+            awaiting = true
+            due = RouterTime(nanoseconds: time.nanoseconds &+ 30_000_000)
         }
     }
-    func touchCancelled(_ id: TouchID, time: RouterTime) {
+    override func touchCancelled(_ id: TouchID, time: RouterTime) {
         down -= 1
-        if state == .possible { state = .failed } else if !state.isFinal { state = .cancelled }
+        if current == .possible { current = .failed } else if !current.isFinal { current = .cancelled }
     }
-    func advance(to time: RouterTime) {
-        guard let deadline, time >= deadline else { return }
-        self.deadline = nil
-        if awaitsMoreTouches, state == .possible { state = .failed; awaitsMoreTouches = false } else { step() }
+    override func advance(to time: RouterTime) {
+        guard let due, time >= due else { return }
+        self.due = nil
+        if awaiting, current == .possible { current = .failed; awaiting = false } else { step() }
     }
-    func reset() { state = .possible; awaitsMoreTouches = false; deadline = nil; down = 0 }
+    override func reset() { current = .possible; awaiting = false; due = nil; down = 0 }
 }
 
 @Suite("The gesture arena, at random")

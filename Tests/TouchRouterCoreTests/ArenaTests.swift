@@ -5,30 +5,33 @@ import Testing
 /// A recognizer the test moves by hand: it takes `next` at its next call, and remembers
 /// what it was fed.
 final class Puppet: GestureRecognizer {
-    var state = GestureState.possible
-    var isContinuous = true
-    var values = GestureValues()
+    var current = GestureState.possible
     var next: GestureState?
-    var deadline: RouterTime?
-    var awaitsMoreTouches = false
+    var due: RouterTime?
+    var awaiting = false
     var began: [TouchID] = []
     var moves = 0
     var ended: [TouchID] = []
     var cancelled: [TouchID] = []
     var resets = 0
 
+    override var state: GestureState { current }
+    override var isContinuous: Bool { true }
+    override var deadline: RouterTime? { due }
+    override var awaitsMoreTouches: Bool { awaiting }
+
     private func step() {
-        if state.isFinal { return }
-        if let next { state = next; self.next = nil }
+        if current.isFinal { return }
+        if let next { current = next; self.next = nil }
     }
-    func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) { began.append(id); step() }
-    func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) { moves += 1; step() }
-    func touchEnded(_ id: TouchID, time: RouterTime) { ended.append(id); step() }
-    func touchCancelled(_ id: TouchID, time: RouterTime) { cancelled.append(id); step() }
-    func advance(to time: RouterTime) {
-        if let deadline, time >= deadline { self.deadline = nil; step() }
+    override func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) { began.append(id); step() }
+    override func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) { moves += 1; step() }
+    override func touchEnded(_ id: TouchID, time: RouterTime) { ended.append(id); step() }
+    override func touchCancelled(_ id: TouchID, time: RouterTime) { cancelled.append(id); step() }
+    override func advance(to time: RouterTime) {
+        if let due, time >= due { self.due = nil; step() }
     }
-    func reset() { state = .possible; next = nil; resets += 1 }
+    override func reset() { current = .possible; next = nil; resets += 1 }
 }
 
 final class GestureLog: GestureObserver {

@@ -13,7 +13,7 @@ struct ArenaMember {
     }
 
     let spec: GestureSpec
-    let recognizer: any GestureRecognizer
+    let recognizer: GestureRecognizer
     let isEdge: Bool
     /// Indices of the members it may win beside, and of those that must fail first.
     var simultaneous: [Int] = []
@@ -28,6 +28,14 @@ struct ArenaMember {
     var isPending: Bool { standing == .contending || standing == .waiting }
 }
 
+struct HotMember {
+    let recognizer: Unmanaged<GestureRecognizer>
+    var touchBits: UInt64 = 0
+    var fed = false
+    var won = false
+    var seen: GestureState
+}
+
 /// A touch of the open sequence.
 struct ArenaTouch {
     var id: TouchID
@@ -40,15 +48,13 @@ struct ArenaState {
     var configuration = GestureConfiguration()
     /// A configuration given while a sequence was open; it applies when that one closes.
     var pendingConfiguration: GestureConfiguration?
-    var pendingFactory: ((GestureKind) -> any GestureRecognizer)?
+    var pendingFactory: ((GestureKind) -> GestureRecognizer)?
     var members: ContiguousArray<ArenaMember> = []
-    /// What a motion needs of each member, kept apart from the rest so that feeding
-    /// touches one flat array each and counts no references: touch ids 0…63 as bits
-    /// (others are looked up in the member's list), whether it is still fed (joined and
-    /// not lost), and its state when last seen.
-    var touchBits: ContiguousArray<UInt64> = []
-    var fed: ContiguousArray<Bool> = []
-    var seen: ContiguousArray<GestureState> = []
+    /// What a motion needs of each member, kept apart from the rest in one flat array so
+    /// that feeding counts no references: the recognizer unretained (`members` owns it),
+    /// touch ids 0…63 as bits (others are looked up in the member's list), whether it is
+    /// still fed (joined and not lost) or has won, and its state when last seen.
+    var hot: ContiguousArray<HotMember> = []
     var enabled = false
     var open = false
     var touches: [ArenaTouch] = []
@@ -78,12 +84,16 @@ extension Router {
         case .touchMotion(_, let time, let id, let position):
             guard arenaTouchIndex(id) != nil else { return nil }
             var decisions = false
-            for i in arena.members.indices where arena.fed[i] && memberHas(i, id) {
-                let recognizer = arena.members[i].recognizer
-                recognizer.touchMoved(id, to: position, time: time)
-                let state = recognizer.state
-                if state != arena.seen[i] || arena.members[i].standing == .won {
-                    arena.seen[i] = state
+            let bit: UInt64 = id.raw >= 0 && id.raw < 64 ? 1 << UInt64(id.raw) : 0
+            for i in arena.hot.indices {
+                let member = arena.hot[i]
+                guard member.fed, bit == 0 ? arena.members[i].touches.contains(id) : member.touchBits & bit != 0 else { continue }
+                let state = member.recognizer._withUnsafeGuaranteedRef { recognizer in
+                    recognizer.touchMoved(id, to: position, time: time)
+                    return recognizer.state
+                }
+                if state != member.seen || member.won {
+                    arena.hot[i].seen = state
                     arena.members[i].fedSinceReport = true
                     decisions = true
                 }
@@ -94,7 +104,7 @@ extension Router {
         case .touchUp(_, let time, let id), .touchCancel(_, let time, let id):
             guard arenaTouchIndex(id) != nil else { return nil }
             let cancelled = if case .touchCancel = event { true } else { false }
-            for i in arena.members.indices where arena.fed[i] && memberHas(i, id) {
+            for i in arena.members.indices where arena.hot[i].fed && memberHas(i, id) {
                 if cancelled {
                     arena.members[i].recognizer.touchCancelled(id, time: time)
                 } else {
@@ -134,7 +144,7 @@ extension Router {
             guard memberArea(arena.members[i], contains: hit, output: placement?.name, deferred: deferred) else { continue }
             if arena.members[i].standing == .out {
                 arena.members[i].standing = .contending
-                arena.fed[i] = true
+                arena.hot[i].fed = true
                 traceArena(.joined, member: i, touches: [id], detail: "a down in its area (\(arena.members[i].spec.attachment))", time: time)
             }
             addMemberTouch(i, id)
@@ -202,19 +212,19 @@ extension Router {
 
     @inline(__always)
     func memberHas(_ i: Int, _ id: TouchID) -> Bool {
-        if id.raw >= 0 && id.raw < 64 { return arena.touchBits[i] & (1 << UInt64(id.raw)) != 0 }
+        if id.raw >= 0 && id.raw < 64 { return arena.hot[i].touchBits & (1 << UInt64(id.raw)) != 0 }
         return arena.members[i].touches.contains(id)
     }
 
     private func addMemberTouch(_ i: Int, _ id: TouchID) {
         arena.members[i].touches.append(id)
-        if id.raw >= 0 && id.raw < 64 { arena.touchBits[i] |= 1 << UInt64(id.raw) }
+        if id.raw >= 0 && id.raw < 64 { arena.hot[i].touchBits |= 1 << UInt64(id.raw) }
     }
 
     func removeMemberTouch(_ i: Int, _ id: TouchID) {
         guard let k = arena.members[i].touches.firstIndex(of: id) else { return }
         arena.members[i].touches.remove(at: k)
-        if id.raw >= 0 && id.raw < 64 { arena.touchBits[i] &= ~(1 << UInt64(id.raw)) }
+        if id.raw >= 0 && id.raw < 64 { arena.hot[i].touchBits &= ~(1 << UInt64(id.raw)) }
     }
 
     // MARK: Areas
@@ -251,7 +261,7 @@ extension Router {
             changed = false
             for i in arena.members.indices where arena.members[i].isPending {
                 let state = arena.members[i].recognizer.state
-                arena.seen[i] = state
+                arena.hot[i].seen = state
                 if state == .failed || (state == .cancelled && arena.members[i].standing == .waiting) {
                     lose(i, because: "it failed", time: time)
                     changed = true
@@ -285,12 +295,13 @@ extension Router {
 
     private func lose(_ i: Int, because detail: @autoclosure () -> String, time: RouterTime) {
         arena.members[i].standing = .lost
-        arena.fed[i] = false
+        arena.hot[i].fed = false
         traceArena(.failed, member: i, touches: arena.members[i].touches, detail: detail(), time: time)
     }
 
     private func win(_ i: Int, time: RouterTime) {
         arena.members[i].standing = .won
+        arena.hot[i].won = true
         traceArena(.won, member: i, touches: arena.members[i].touches, detail: "it \(arena.members[i].recognizer.state == .recognized ? "recognized" : "began") first", time: time)
         for j in arena.members.indices where j != i && arena.members[j].isPending && !arena.members[i].simultaneous.contains(j) {
             lose(j, because: "\"\(arena.members[i].spec.name)\" won", time: time)
@@ -334,9 +345,10 @@ extension Router {
             arena.members[i].touches.removeAll(keepingCapacity: true)
             arena.members[i].reported = .possible
             arena.members[i].fedSinceReport = false
-            arena.touchBits[i] = 0
-            arena.fed[i] = false
-            arena.seen[i] = arena.members[i].recognizer.state
+            arena.hot[i].touchBits = 0
+            arena.hot[i].fed = false
+            arena.hot[i].seen = arena.members[i].recognizer.state
+            arena.hot[i].won = false
         }
     }
 
@@ -354,6 +366,8 @@ extension Router {
         for i in arena.members.indices where arena.members[i].standing != .out {
             arena.members[i].recognizer.reset()
             arena.members[i].standing = .out
+            arena.hot[i].fed = false
+            arena.hot[i].won = false
         }
         arena.claimed.removeAll(keepingCapacity: true)
         arena.open = false

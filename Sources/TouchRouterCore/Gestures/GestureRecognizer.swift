@@ -53,23 +53,29 @@ public struct GestureValues: Sendable, Equatable {
 /// every call. It moves itself from `.possible`; the arena decides who wins, and calls
 /// `reset()` once the recognizer's gesture is over (or it lost), back to `.possible`.
 /// Calls after a final state are ignored until `reset()`.
-public protocol GestureRecognizer: AnyObject {
-    var state: GestureState { get }
-    var isContinuous: Bool { get }
-    var values: GestureValues { get }
+///
+/// A class rather than a protocol, so that the arena calls it through an unretained
+/// reference on every motion: an existential call would retain and release it each time,
+/// which cost more than the recognizers' own work (README, "Benchmarks").
+open class GestureRecognizer {
+    public init() {}
+
+    open var state: GestureState { .possible }
+    open var isContinuous: Bool { false }
+    open var values: GestureValues { GestureValues() }
     /// `output` is the layout rectangle of the output the touch went down on (edges are its edges).
-    func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>)
-    func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime)
-    func touchEnded(_ id: TouchID, time: RouterTime)
+    open func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {}
+    open func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {}
+    open func touchEnded(_ id: TouchID, time: RouterTime) {}
     /// The device or the router lost the touch: a recognizer that began is cancelled, one still possible fails.
-    func touchCancelled(_ id: TouchID, time: RouterTime)
+    open func touchCancelled(_ id: TouchID, time: RouterTime) {}
     /// Time passed without an event: a long press begins, a tap's wait for its next tap runs out.
-    func advance(to time: RouterTime)
+    open func advance(to time: RouterTime) {}
     /// The earliest time at which `advance(to:)` could change its state, if any.
-    var deadline: RouterTime? { get }
+    open var deadline: RouterTime? { nil }
     /// Still possible with no touch down, waiting for the next tap of a multi-tap.
-    var awaitsMoreTouches: Bool { get }
-    func reset()
+    open var awaitsMoreTouches: Bool { false }
+    open func reset() {}
 }
 
 /// Where a recognizer is attached: it sees the touches that go down in this area.

@@ -9,7 +9,7 @@ extension Router {
     }
 
     /// `makeRecognizer` builds each spec's recognizer: tests give scripted stand-ins.
-    func configureGestures(_ configuration: GestureConfiguration, makeRecognizer: @escaping (GestureKind) -> any GestureRecognizer) throws(GestureConfigurationError) {
+    func configureGestures(_ configuration: GestureConfiguration, makeRecognizer: @escaping (GestureKind) -> GestureRecognizer) throws(GestureConfigurationError) {
         try configuration.validate()
         arena.pendingConfiguration = configuration
         arena.pendingFactory = makeRecognizer
@@ -41,9 +41,7 @@ extension Router {
             }
         }
         arena.members = members
-        arena.touchBits = ContiguousArray(repeating: 0, count: members.count)
-        arena.fed = ContiguousArray(repeating: false, count: members.count)
-        arena.seen = ContiguousArray(members.map { $0.recognizer.state })
+        arena.hot = ContiguousArray(members.map { HotMember(recognizer: Unmanaged.passUnretained($0.recognizer), seen: $0.recognizer.state) })
         arena.configuration = configuration
         arena.enabled = !members.isEmpty || configuration.fingerLimit != nil
         arena.touches.reserveCapacity(10)

@@ -10,14 +10,14 @@
 /// `deadline` asks for at once.
 public final class LongPressRecognizer: GestureRecognizer {
     public let parameters: LongPressParameters
-    public private(set) var state: GestureState {
+    override public private(set) var state: GestureState {
         get { storage.pointee.state }
         set { storage.pointee.state = newValue }
     }
     /// Settled when read: motions leave their report due (see `TouchTracker`).
-    public var values: GestureValues { storage.pointee.settledValues() }
-    public var isContinuous: Bool { true }
-    public var awaitsMoreTouches: Bool { false }
+    override public var values: GestureValues { storage.pointee.settledValues() }
+    override public var isContinuous: Bool { true }
+    override public var awaitsMoreTouches: Bool { false }
 
     private let touchesRequired: Int
 
@@ -65,13 +65,13 @@ public final class LongPressRecognizer: GestureRecognizer {
         touchesRequired = max(1, min(parameters.touchesRequired, TouchTracker.capacity))
     }
 
-    public var deadline: RouterTime? {
+    override public var deadline: RouterTime? {
         if let endPending, !state.isFinal { return endPending }
         guard state == .possible, let pressStart else { return nil }
         return pressStart.saturatingAdvanced(by: parameters.minimumDuration)
     }
 
-    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+    override public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         if finishPendingEnd(time) { return }
         // Fingers joining once it began (even by this very event) are not part of it.
         guard state == .possible else { return }
@@ -82,7 +82,7 @@ public final class LongPressRecognizer: GestureRecognizer {
         tracker.report(into: &storedValues, at: time)
     }
 
-    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+    override public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
         if finishPendingEnd(time) { return }
         switch state {
         case .possible:
@@ -110,7 +110,7 @@ public final class LongPressRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchEnded(_ id: TouchID, time: RouterTime) {
+    override public func touchEnded(_ id: TouchID, time: RouterTime) {
         if finishPendingEnd(time) { return }
         switch state {
         case .possible:
@@ -136,7 +136,7 @@ public final class LongPressRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+    override public func touchCancelled(_ id: TouchID, time: RouterTime) {
         if finishPendingEnd(time) { return }
         guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         switch state {
@@ -146,13 +146,13 @@ public final class LongPressRecognizer: GestureRecognizer {
         }
     }
 
-    public func advance(to time: RouterTime) {
+    override public func advance(to time: RouterTime) {
         if let endPending, time < endPending { return }
         if finishPendingEnd(time) { return }
         if state == .possible { _ = beginIfDue(time) }
     }
 
-    public func reset() {
+    override public func reset() {
         state = .possible
         storedValues = GestureValues()
         tracker.clear()

@@ -1,6 +1,6 @@
 extension GestureKind {
     /// A fresh recognizer of this kind, in `.possible`.
-    public func makeRecognizer() -> any GestureRecognizer {
+    public func makeRecognizer() -> GestureRecognizer {
         switch self {
         case .tap(let parameters): TapRecognizer(parameters)
         case .longPress(let parameters): LongPressRecognizer(parameters)

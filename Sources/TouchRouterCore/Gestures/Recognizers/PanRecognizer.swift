@@ -9,15 +9,15 @@
 /// moves the centroid but not the translation.
 public final class PanRecognizer: GestureRecognizer {
     public let parameters: PanParameters
-    public private(set) var state: GestureState {
+    override public private(set) var state: GestureState {
         get { storage.pointee.state }
         set { storage.pointee.state = newValue }
     }
     /// Settled when read: motions leave their report due (see `TouchTracker`).
-    public var values: GestureValues { storage.pointee.settledValues() }
-    public var isContinuous: Bool { true }
-    public var awaitsMoreTouches: Bool { false }
-    public var deadline: RouterTime? { nil }
+    override public var values: GestureValues { storage.pointee.settledValues() }
+    override public var isContinuous: Bool { true }
+    override public var awaitsMoreTouches: Bool { false }
+    override public var deadline: RouterTime? { nil }
 
     private let minimumTouches: Int
     private let maximumTouches: Int
@@ -55,13 +55,13 @@ public final class PanRecognizer: GestureRecognizer {
         minimumTouches = max(1, min(parameters.minimumTouches, maximumTouches))
     }
 
-    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+    override public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         guard !state.isFinal, tracker.count < maximumTouches, tracker.add(id, at: position, time: time, settling: &storedValues) else { return }
         if state != .possible { state = .changed }
         tracker.report(into: &storedValues, at: time)
     }
 
-    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+    override public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
         guard !state.isFinal, tracker.moveAndReport(id, to: position, time: time) != nil else { return }
         if state == .possible {
             // Too few fingers cannot begin it, whatever the travel.
@@ -71,7 +71,7 @@ public final class PanRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchEnded(_ id: TouchID, time: RouterTime) {
+    override public func touchEnded(_ id: TouchID, time: RouterTime) {
         guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         tracker.report(into: &storedValues, at: time)
         switch state {
@@ -84,14 +84,14 @@ public final class PanRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+    override public func touchCancelled(_ id: TouchID, time: RouterTime) {
         guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         state = state == .possible ? .failed : .cancelled
     }
 
-    public func advance(to time: RouterTime) {}
+    override public func advance(to time: RouterTime) {}
 
-    public func reset() {
+    override public func reset() {
         state = .possible
         storedValues = GestureValues()
         tracker.clear()

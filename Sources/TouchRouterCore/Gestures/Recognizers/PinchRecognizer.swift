@@ -7,15 +7,15 @@
 /// the centroid's travel since the first finger went down, as for pan.
 public final class PinchRecognizer: GestureRecognizer {
     public let parameters: PinchParameters
-    public private(set) var state: GestureState {
+    override public private(set) var state: GestureState {
         get { storage.pointee.state }
         set { storage.pointee.state = newValue }
     }
     /// Settled when read: motions leave their report due (see `TouchTracker`).
-    public var values: GestureValues { storage.pointee.settledValues() }
-    public var isContinuous: Bool { true }
-    public var awaitsMoreTouches: Bool { false }
-    public var deadline: RouterTime? { nil }
+    override public var values: GestureValues { storage.pointee.settledValues() }
+    override public var isContinuous: Bool { true }
+    override public var awaitsMoreTouches: Bool { false }
+    override public var deadline: RouterTime? { nil }
 
     /// Spreads under a pixel are fingers on top of each other; dividing by them would
     /// make scales that mean nothing (or infinity).
@@ -62,13 +62,13 @@ public final class PinchRecognizer: GestureRecognizer {
         self.parameters = parameters
     }
 
-    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+    override public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         guard state == .possible, tracker.count < 2, tracker.add(id, at: position, time: time, settling: &storedValues) else { return }
         if tracker.count == 2 { spreadAtDown = tracker.spread }
         tracker.report(into: &storedValues, at: time)
     }
 
-    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+    override public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
         // With one finger down only the report changes, and it is computed when read.
         guard !state.isFinal, tracker.moveAndReport(id, to: position, time: time) != nil, tracker.count == 2 else { return }
         let spread = tracker.spread
@@ -83,20 +83,20 @@ public final class PinchRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchEnded(_ id: TouchID, time: RouterTime) {
+    override public func touchEnded(_ id: TouchID, time: RouterTime) {
         guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         tracker.report(into: &storedValues, at: time)
         state = state == .possible ? .failed : .ended
     }
 
-    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+    override public func touchCancelled(_ id: TouchID, time: RouterTime) {
         guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         state = state == .possible ? .failed : .cancelled
     }
 
-    public func advance(to time: RouterTime) {}
+    override public func advance(to time: RouterTime) {}
 
-    public func reset() {
+    override public func reset() {
         state = .possible
         storedValues = GestureValues()
         tracker.clear()

@@ -9,15 +9,15 @@
 /// In a corner both edges are candidates and the movement picks one; `values.edge` says which.
 public final class ScreenEdgePanRecognizer: GestureRecognizer {
     public let parameters: ScreenEdgePanParameters
-    public private(set) var state: GestureState {
+    override public private(set) var state: GestureState {
         get { storage.pointee.state }
         set { storage.pointee.state = newValue }
     }
     /// Settled when read: motions leave their report due (see `TouchTracker`).
-    public var values: GestureValues { storage.pointee.settledValues() }
-    public var isContinuous: Bool { true }
-    public var awaitsMoreTouches: Bool { false }
-    public var deadline: RouterTime? { nil }
+    override public var values: GestureValues { storage.pointee.settledValues() }
+    override public var isContinuous: Bool { true }
+    override public var awaitsMoreTouches: Bool { false }
+    override public var deadline: RouterTime? { nil }
 
     private let touchesRequired: Int
 
@@ -71,7 +71,7 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
         touchesRequired = max(1, min(parameters.touchesRequired, TouchTracker.capacity))
     }
 
-    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+    override public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         guard state == .possible, tracker.index(of: id) == nil else { return }
         if tracker.isEmpty {
             findEdges(near: position, on: output)
@@ -89,7 +89,7 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
         tracker.report(into: &storedValues, at: time)
     }
 
-    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+    override public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
         guard !state.isFinal, tracker.moveAndReport(id, to: position, time: time) != nil else { return }
         if state != .possible {
             state = .changed
@@ -109,7 +109,7 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchEnded(_ id: TouchID, time: RouterTime) {
+    override public func touchEnded(_ id: TouchID, time: RouterTime) {
         guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         tracker.report(into: &storedValues, at: time)
         switch state {
@@ -119,14 +119,14 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+    override public func touchCancelled(_ id: TouchID, time: RouterTime) {
         guard !state.isFinal, tracker.remove(id, settling: &storedValues) else { return }
         state = state == .possible ? .failed : .cancelled
     }
 
-    public func advance(to time: RouterTime) {}
+    override public func advance(to time: RouterTime) {}
 
-    public func reset() {
+    override public func reset() {
         state = .possible
         storedValues = GestureValues()
         tracker.clear()

@@ -8,15 +8,15 @@
 /// the required number goes down; or when a finger lifts first.
 public final class SwipeRecognizer: GestureRecognizer {
     public let parameters: SwipeParameters
-    public private(set) var state: GestureState {
+    override public private(set) var state: GestureState {
         get { storage.pointee.state }
         set { storage.pointee.state = newValue }
     }
     /// Settled when read: motions leave their report due (see `TouchTracker`).
-    public var values: GestureValues { storage.pointee.settledValues() }
-    public var isContinuous: Bool { false }
-    public var awaitsMoreTouches: Bool { false }
-    public var deadline: RouterTime? { nil }
+    override public var values: GestureValues { storage.pointee.settledValues() }
+    override public var isContinuous: Bool { false }
+    override public var awaitsMoreTouches: Bool { false }
+    override public var deadline: RouterTime? { nil }
 
     /// Below Android's touch slop a movement's direction is mostly the finger settling.
     public static let directionSlop = 8.0
@@ -61,7 +61,7 @@ public final class SwipeRecognizer: GestureRecognizer {
         allowsRight = parameters.directions.contains(.right)
     }
 
-    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+    override public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         guard state == .possible, position.isUsableForGestures, tracker.index(of: id) == nil else { return }
         guard tracker.add(id, at: position, time: time, settling: &storedValues), tracker.count <= touchesRequired else {
             state = .failed
@@ -70,7 +70,7 @@ public final class SwipeRecognizer: GestureRecognizer {
         tracker.report(into: &storedValues, at: time)
     }
 
-    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+    override public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
         guard state == .possible, tracker.moveAndReport(id, to: position, time: time) != nil else { return }
         let dx = tracker.translationX, dy = tracker.translationY
         let horizontal = abs(dx) >= abs(dy)
@@ -97,19 +97,19 @@ public final class SwipeRecognizer: GestureRecognizer {
         }
     }
 
-    public func touchEnded(_ id: TouchID, time: RouterTime) {
+    override public func touchEnded(_ id: TouchID, time: RouterTime) {
         guard state == .possible, tracker.remove(id, settling: &storedValues) else { return }
         state = .failed
     }
 
-    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+    override public func touchCancelled(_ id: TouchID, time: RouterTime) {
         guard state == .possible, tracker.remove(id, settling: &storedValues) else { return }
         state = .failed
     }
 
-    public func advance(to time: RouterTime) {}
+    override public func advance(to time: RouterTime) {}
 
-    public func reset() {
+    override public func reset() {
         state = .possible
         storedValues = GestureValues()
         tracker.clear()

@@ -12,13 +12,13 @@
 /// towards `tapsRequired` does not survive it.
 public final class TapRecognizer: GestureRecognizer {
     public let parameters: TapParameters
-    public private(set) var state: GestureState {
+    override public private(set) var state: GestureState {
         get { storage.pointee.state }
         set { storage.pointee.state = newValue }
     }
     /// Settled when read: motions leave their report due (see `TouchTracker`).
-    public var values: GestureValues { storage.pointee.settledValues() }
-    public var isContinuous: Bool { false }
+    override public var values: GestureValues { storage.pointee.settledValues() }
+    override public var isContinuous: Bool { false }
 
     private let touchesRequired: Int
     private let tapsRequired: Int
@@ -114,9 +114,9 @@ public final class TapRecognizer: GestureRecognizer {
         tapsRequired = max(1, parameters.tapsRequired)
     }
 
-    public var awaitsMoreTouches: Bool { state == .possible && tapsCompleted > 0 && tapStart == nil }
+    override public var awaitsMoreTouches: Bool { state == .possible && tapsCompleted > 0 && tapStart == nil }
 
-    public var deadline: RouterTime? {
+    override public var deadline: RouterTime? {
         guard state == .possible else { return nil }
         // A tap fails once it is *longer* than the limit, so the first failing instant is 1 ns past it.
         if let tapStart { return tapStart.saturatingAdvanced(by: parameters.maximumPressDuration).saturatingAdvanced(by: 1) }
@@ -124,7 +124,7 @@ public final class TapRecognizer: GestureRecognizer {
         return nil
     }
 
-    public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
+    override public func touchBegan(_ id: TouchID, at position: Point<GlobalSpace>, time: RouterTime, output: Rect<GlobalSpace>) {
         guard state == .possible, position.isUsableForGestures else { return }
         if tapStart == nil {
             if tapsCompleted > 0 {
@@ -147,12 +147,12 @@ public final class TapRecognizer: GestureRecognizer {
         storedValues.location = tapLocation
     }
 
-    public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
+    override public func touchMoved(_ id: TouchID, to position: Point<GlobalSpace>, time: RouterTime) {
         guard state == .possible, let i = tracker.move(id, to: position, time: time, settling: &storedValues) else { return }
         if tracker.distanceMoved(i) > parameters.allowableMovement { fail() }
     }
 
-    public func touchEnded(_ id: TouchID, time: RouterTime) {
+    override public func touchEnded(_ id: TouchID, time: RouterTime) {
         guard state == .possible, tracker.remove(id, settling: &storedValues), tracker.isEmpty, let start = tapStart else { return }
         guard tapPeakTouches == touchesRequired,
               time.saturatingNanoseconds(since: start) <= parameters.maximumPressDuration
@@ -160,17 +160,17 @@ public final class TapRecognizer: GestureRecognizer {
         completeTap(start: start, up: time)
     }
 
-    public func touchCancelled(_ id: TouchID, time: RouterTime) {
+    override public func touchCancelled(_ id: TouchID, time: RouterTime) {
         guard state == .possible, tracker.remove(id, settling: &storedValues) else { return }
         fail()
     }
 
-    public func advance(to time: RouterTime) {
+    override public func advance(to time: RouterTime) {
         guard let deadline, time >= deadline else { return }
         fail()
     }
 
-    public func reset() {
+    override public func reset() {
         state = .possible
         storedValues = GestureValues()
         tracker.clear()
