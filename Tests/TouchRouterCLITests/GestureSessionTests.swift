@@ -177,4 +177,31 @@ struct GestureSessionTests {
         }
         #expect(RunningSession.lines(of: log).contains("cancel"))
     }
+
+    @Test("wl_touch.cancel has no id: a client holding two fingers, one claimed by a recognizer on its subsurface, loses both; the trace names the one that ended with the claim; its next touch is fresh")
+    func twoFingersOneClaimed() throws {
+        let config = try ConfigFile("[[recognizer]]\nname = \"sub-drag\"\nkind = \"pan\"\nrole = \"subsurface\"\nslop = 10\n")
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let trace = session.file("trace.log")
+        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "trace"], output: trace)
+        try session.wait(for: "the trace to start") { RunningSession.text(of: trace).contains("\"tracing\":true") }
+        let (log, window) = try session.touchInputClient(["--subsurface"], log: "client.log")
+        let (x, y) = (window.position[0], window.position[1])
+        // Finger 0 on the toplevel, outside the subsurface; finger 1 on the subsurface, where the pan is.
+        try session.inject(["touch down 0 \(x + 10) \(y + 10)", "touch frame", "touch down 1 \(x + 100) \(y + 100)", "touch frame",
+                            "touch motion 1 \(x + 130) \(y + 100)", "touch frame", "touch motion 0 \(x + 20) \(y + 10)", "touch frame",
+                            "touch up 1", "touch up 0", "touch frame", "touch down 2 \(x + 10) \(y + 10)", "touch frame", "touch up 2", "touch frame"])
+        try session.wait(for: "up 2", in: log)
+        let lines = RunningSession.lines(of: log).filter { $0 != "frame" }
+        #expect(lines.contains("down 0 10.0 10.0") && lines.contains("down 1 50.0 50.0 sub"), "\(lines)")
+        let afterCancel = Array(lines.drop { $0 != "cancel" })
+        #expect(afterCancel.first == "cancel", "the claim cancels the client: \(lines)")
+        #expect(afterCancel.dropFirst().filter { $0.hasSuffix(" 0") || $0.contains(" 0 ") || $0.hasSuffix(" 1") || $0.contains(" 1 ") } == [],
+                "nothing more of either finger after the cancel: \(lines)")
+        #expect(afterCancel.contains("down 2 10.0 10.0") && afterCancel.contains("up 2"), "the next touch starts fresh: \(lines)")
+        let cancelled = RunningSession.lines(of: trace).compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
+            .first { $0["arena"] as? String == "cancelled" }
+        #expect((cancelled?["detail"] as? String)?.contains("touch 0 ends with it") == true, "\(String(describing: cancelled))")
+    }
 }
