@@ -1,9 +1,10 @@
 import TOMLKit
 import TouchRouterCore
 
-/// `[[bind]]` tables: one trigger (a gesture's state, a key chord, or a switch), and one action.
+/// `[[bind]]` tables: one trigger (a gesture's state, a key chord, a switch, or a press on
+/// an output's background), and one action.
 enum BindingReader {
-    static let keys = ["gesture", "state", "keys", "switch", "action", "command", "event"]
+    static let keys = ["gesture", "state", "keys", "switch", "background", "action", "command", "event"]
     static let actions = ["exec", "close", "focus-next", "toggle-ignore-interaction", "quit", "emit"]
     static let gestureStates: [GestureState] = [.began, .changed, .ended, .cancelled, .recognized]
     /// What a binding without `state` waits for: the gesture's success, whichever way its
@@ -30,7 +31,7 @@ enum BindingReader {
     }
 
     private static func readTrigger(_ reader: inout TableReader, recognizers: [GestureSpec]) throws(ConfigurationError) -> Trigger {
-        try reader.atMostOne(of: ["gesture", "keys", "switch"])
+        try reader.atMostOne(of: ["gesture", "keys", "switch", "background"])
         if let name = try reader.string("gesture") {
             guard recognizers.contains(where: { $0.name == name }) else {
                 let names = recognizers.isEmpty ? "a recognizer's name (none is declared)" : alternatives(recognizers.map { "\"\($0.name)\"" })
@@ -57,10 +58,16 @@ enum BindingReader {
             let state = try reader.choice("state", [("on", SwitchState.on), ("off", .off)]) ?? .on
             return .switchToggle(kind, state)
         }
+        if let output = try reader.string("background") {
+            if reader.has("state") {
+                throw reader.document.error(key: reader.keyPath("state"), "\(reader.name): 'state' needs a gesture or switch, not a background: expected it left out")
+            }
+            return .background(output)
+        }
         if reader.has("state") {
             throw reader.document.error(key: reader.keyPath("state"), "\(reader.name): 'state' needs a gesture or switch: expected gesture = \"NAME\" or switch = \"lid\" beside it")
         }
-        throw reader.missing("gesture', 'keys' or 'switch", "what sets the action off")
+        throw reader.missing("gesture', 'keys', 'switch' or 'background", "what sets the action off")
     }
 
     private static func readAction(_ reader: inout TableReader) throws(ConfigurationError) -> Action {

@@ -43,12 +43,16 @@ public enum Trigger: Hashable, Sendable, CustomStringConvertible {
     case gesture(String, states: Set<GestureState>)
     case keys(KeyChord)
     case switchToggle(SwitchKind, SwitchState)
+    /// A touch down or button press on this output's background: where no client took it,
+    /// so it reached the output's link of the chain.
+    case background(String)
 
     public var description: String {
         switch self {
         case .gesture(let name, let states): "gesture \(name) \(states.map(\.rawValue).sorted().joined(separator: "|"))"
         case .keys(let chord): "keys \(chord)"
         case .switchToggle(let kind, let state): "switch \(kind.rawValue) \(state.rawValue)"
+        case .background(let output): "background \(output)"
         }
     }
 }

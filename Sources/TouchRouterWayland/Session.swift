@@ -105,7 +105,6 @@ public final class WaylandSession {
         seatTracker.session = self
         router.addMonitor(seatTracker)
         shell = SessionShell(session: self)
-        try shell.install()
         var x = 0
         for (i, mode) in options.outputs.enumerated() {
             let id = OutputID(UInt32(i + 1))
@@ -115,6 +114,8 @@ public final class WaylandSession {
             outputs.append(output)
             x += mode.width
         }
+        // After the outputs: the shell takes each output's link of the chain.
+        try shell.install()
         router.enqueue(.deviceAdded(device: Self.injectionDevice, time: clock.now(), capabilities: [.touch, .pointer, .keyboard]))
         router.nameDevice(Self.injectionDevice, "touch-router inject")
         router.dispatchAll()

@@ -25,6 +25,8 @@ public final class SessionShell {
     private var keyboard: KeyboardSettings
     var keyBindings: [KeyChord: Binding] = [:]
     var switchBindings: [Trigger: Binding] = [:]
+    /// By output name: what a press on that output's background runs.
+    var backgroundBindings: [String: Binding] = [:]
     var gestureBindings: [String: [Binding]] = [:]
     /// Keys whose press a chord took: their release is the chord's too.
     var swallowedKeys: Set<UInt32> = []
@@ -48,6 +50,11 @@ public final class SessionShell {
         responders = [shell, delegate]
         session.router.attach(shell, to: .shell)
         session.router.attach(delegate, to: .shellDelegate)
+        for output in session.outputs {
+            let background = BackgroundResponder(shell: self, output: output.name)
+            responders.append(background)
+            session.router.attach(background, to: .output(output.id))
+        }
         gestureTimer = try session.display.oneShotTimer { [unowned self] in self.gestureDeadlinePassed() }
         session.display.afterSettle = { [unowned self] in self.roundEnded() }
     }
@@ -77,11 +84,13 @@ public final class SessionShell {
         configuration = new
         keyBindings = [:]
         switchBindings = [:]
+        backgroundBindings = [:]
         gestureBindings = [:]
         for binding in new.bindings {
             switch binding.trigger {
             case .keys(let chord): keyBindings[chord] = binding
             case .switchToggle: switchBindings[binding.trigger] = binding
+            case .background(let output): backgroundBindings[output] = binding
             case .gesture(let name, _): gestureBindings[name, default: []].append(binding)
             }
         }
@@ -102,6 +111,10 @@ public final class SessionShell {
             guard case .output(let name) = spec.attachment, !names.contains(name) else { continue }
             throw configuration.source.error(at: configuration.source.recognizers[spec.name] ?? configuration.source.section("recognizer"),
                                              "recognizer \"\(spec.name)\": \"\(name)\" is not an output of this session: \(expected)")
+        }
+        for binding in configuration.bindings {
+            guard case .background(let name) = binding.trigger, !names.contains(name) else { continue }
+            throw configuration.source.error(at: binding.position, "\(binding.trigger): \"\(name)\" is not an output of this session: \(expected)")
         }
         for (index, zone) in configuration.gestures.holdZones.enumerated() {
             guard let name = zone.output, !names.contains(name) else { continue }

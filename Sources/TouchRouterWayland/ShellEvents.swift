@@ -50,6 +50,32 @@ final class ShellResponder: CompositorResponder {
     }
 }
 
+/// An output's link: a touch down or button press that no client took lands on the
+/// output's background; when a `background` binding names the output, it runs, and the
+/// touch's sequence stays with this responder.
+final class BackgroundResponder: CompositorResponder {
+    unowned let shell: SessionShell
+    let output: String
+    init(shell: SessionShell, output: String) {
+        self.shell = shell
+        self.output = output
+    }
+
+    func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
+        switch event {
+        case .touchDown, .pointerButton(_, _, _, .pressed):
+            guard let binding = shell.backgroundBindings[output] else { return .notHandled }
+            shell.run(binding)
+            return .handled
+        case .touchMotion, .touchUp, .touchCancel:
+            // The rest of a sequence whose down it took.
+            return .handled
+        default:
+            return .notHandled
+        }
+    }
+}
+
 /// The shell delegate, the chain's last link: it tells subscribers of each event that
 /// nothing took (the start of a sequence or a press; not every motion), and declines it,
 /// so the router still discards it and traces it so.

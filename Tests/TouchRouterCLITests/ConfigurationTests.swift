@@ -49,7 +49,7 @@ struct ConfigurationSessionTests {
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         let run = try ToolRun(["run", "--config", config.path, "--", "true"], environment: ["XDG_RUNTIME_DIR": runtime])
         #expect(run.status == 1)
-        #expect(run.errors == "touch-router run: \(config.path):4:1: error: unknown key 'when' in [[bind]] bind[0]: expected gesture, state, keys, switch, action, command or event\n", "\(run.errors)")
+        #expect(run.errors == "touch-router run: \(config.path):4:1: error: unknown key 'when' in [[bind]] bind[0]: expected gesture, state, keys, switch, background, action, command or event\n", "\(run.errors)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty, "no socket was made")
 
         // Without --config, $XDG_CONFIG_HOME/touch-router/config.toml is read when it exists.

@@ -204,4 +204,32 @@ struct GestureSessionTests {
             .first { $0["arena"] as? String == "cancelled" }
         #expect((cancelled?["detail"] as? String)?.contains("touch 0 ends with it") == true, "\(String(describing: cancelled))")
     }
+
+    @Test("the output's link has a responder: a tap on the background, where no client is, runs its binding; a tap on wev does not")
+    func backgroundBinding() throws {
+        let config = try ConfigFile("[[bind]]\nbackground = \"HEADLESS-1\"\naction = \"emit\"\nevent = \"background-tap\"\n")
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let wev = try startWev(session)
+        let window = try session.toplevels()[0]
+        let subscriber = session.file("subscriber.log")
+        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "subscribe", "emit", "unhandled"], output: subscriber)
+        try session.wait(for: "the subscription") { RunningSession.text(of: subscriber).contains("\"subscribed\"") }
+        let (x, y) = (window.position[0] + 20, window.position[1] + 20)
+        try session.inject(["touch down 0 \(x) \(y)", "touch frame", "touch up 0", "touch frame"])
+        try session.wait(for: "wev to get the tap") { RunningSession.text(of: wev).contains("wl_touch] up") }
+        try session.inject(["touch down 1 1900 1060", "touch frame", "touch up 1", "touch frame"])
+        try session.wait(for: "the background's emit") { RunningSession.text(of: subscriber).contains("background-tap") }
+        #expect(RunningSession.text(of: subscriber).components(separatedBy: "\"type\":\"emit\"").count == 2, "one emit, for the background tap only")
+        #expect(!RunningSession.text(of: subscriber).contains("\"type\":\"unhandled\""), "the output's responder took it: it never reached the delegate")
+    }
+
+    @Test("a background binding naming an output the session does not have is an error at its [[bind]]")
+    func backgroundUnknownOutput() throws {
+        let config = try ConfigFile("\n[[bind]]\nbackground = \"HDMI-A-9\"\naction = \"quit\"\n")
+        let run = try ToolRun(["run", "--config", config.path, "--", "true"])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("\(config.path):2:1: error: background HDMI-A-9"), "at its [[bind]]: \(run.errors)")
+        #expect(run.errors.contains("\"HDMI-A-9\" is not an output of this session"), "\(run.errors)")
+    }
 }

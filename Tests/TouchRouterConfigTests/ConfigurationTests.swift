@@ -249,7 +249,7 @@ struct ConfigurationTests {
         ("[[bind]]\nkeys = \"Ctrl+Alt+Bakspace\"\naction = \"quit\"\n", "bad.toml:2:8: error: bind[0].keys: 'Bakspace' is not an XKB keysym name: expected one such as BackSpace, Escape, F1 or a"),
         ("[[bind]]\nkeys = \"Hyper+x\"\naction = \"quit\"\n", "bad.toml:2:8: error: bind[0].keys: 'Hyper' is not a modifier: expected Ctrl, Alt, Shift or Super before the key"),
         ("[[bind]]\ngesture = \"nope\"\naction = \"quit\"\n", "bad.toml:2:11: error: bind[0].gesture: \"nope\" is not a recognizer: expected a recognizer's name (none is declared)"),
-        ("[[bind]]\nkeys = \"Ctrl+q\"\nswitch = \"lid\"\naction = \"quit\"\n", "bad.toml:3:1: error: [[bind]] bind[0]: 'keys' and 'switch' cannot both be given: expected one of gesture, keys or switch"),
+        ("[[bind]]\nkeys = \"Ctrl+q\"\nswitch = \"lid\"\naction = \"quit\"\n", "bad.toml:3:1: error: [[bind]] bind[0]: 'keys' and 'switch' cannot both be given: expected one of gesture, keys, switch or background"),
         ("[[bind]]\nkeys = \"Ctrl+q\"\naction = \"quit\"\nevent = \"x\"\n", "bad.toml:4:1: error: [[bind]] bind[0]: 'event' is only for action = \"emit\", not \"quit\""),
         ("[[bind]]\nkeys = \"Ctrl+q\"\naction = \"quit\"\n[[bind]]\nkeys = \"control+Q\"\naction = \"close\"\n", "bad.toml:4:1: error: bind[1]: keys Ctrl+Q is bound already at line 1: expected each trigger once"),
         ("[[bind]]\nswitch = \"lid\"\nstate = \"shut\"\naction = \"quit\"\n", "bad.toml:3:9: error: bind[0].state: expected on or off, found \"shut\""),
@@ -326,7 +326,7 @@ struct ConfigurationTests {
               2,
             ]
             """
-        #expect(error(text) == "bad.toml:11:1: error: unknown key 'colour' in [[bind]] bind[1]: expected gesture, state, keys, switch, action, command or event")
+        #expect(error(text) == "bad.toml:11:1: error: unknown key 'colour' in [[bind]] bind[1]: expected gesture, state, keys, switch, background, action, command or event")
         #expect(error("app.\"org.x\".touch = false\napp.\"org.x\".typo = 1\n") == "bad.toml:2:13: error: unknown key 'typo' in [app.\"org.x\"]: expected touch, keyboard-focus, exclusive-touch, multiple-touch or interaction")
     }
 }
