@@ -232,4 +232,20 @@ struct GestureSessionTests {
         #expect(run.errors.contains("\(config.path):2:1: error: background HDMI-A-9"), "at its [[bind]]: \(run.errors)")
         #expect(run.errors.contains("\"HDMI-A-9\" is not an output of this session"), "\(run.errors)")
     }
+
+    @Test("a client's gesture deferral keeps the edge swipe out where it asked, and only there: a swipe from its deferred rectangle is the client's, one below it is claimed")
+    func deferralInSession() throws {
+        let config = try ConfigFile(Self.edgeSwipe)
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let (log, window) = try session.touchInputClient(["--size", "400x400", "--defer", "0,0,40,200"], log: "client.log")
+        #expect(window.position[0] == 0, "the window must touch the output's left edge: \(window)")
+        let y = window.position[1]
+        try session.inject(swipe(from: 5, y + 100, id: 0))
+        try session.wait(for: "up 0", in: log)
+        #expect(!RunningSession.lines(of: log).contains("cancel"), "the deferred swipe is the client's: \(RunningSession.lines(of: log))")
+        try session.inject(swipe(from: 5, y + 300, id: 1))
+        try session.wait(for: "cancel", in: log)
+        #expect(!RunningSession.lines(of: log).contains("up 1"), "the swipe below the deferred rectangle is claimed: \(RunningSession.lines(of: log))")
+    }
 }

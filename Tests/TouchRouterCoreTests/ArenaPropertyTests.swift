@@ -1,4 +1,4 @@
-@testable import TouchRouterCore
+import TouchRouterCore
 import TouchRouterReplay
 import Testing
 
@@ -148,8 +148,8 @@ struct ArenaPropertyTests {
                 clock.advance(byNanoseconds: 1_000_000_000)
                 router.advanceTime(to: clock.current)
                 let open = checker.openTouches.filter { !$0.value.isEmpty }
-                if !router.arena.hold.touches.isEmpty || router.arena.open || !open.isEmpty || !router.activeTouches.isEmpty {
-                    Issue.record("seed \(seed) step \(step): after the sequence: held \(router.arena.hold.touches.map(\.id)), arena open \(router.arena.open), clients' open touches \(open), router's \(router.activeTouches)")
+                if !router.heldTouches.isEmpty || router.gestureArenaIsOpen || !open.isEmpty || !router.activeTouches.isEmpty {
+                    Issue.record("seed \(seed) step \(step): after the sequence: held \(router.heldTouches), arena open \(router.gestureArenaIsOpen), clients' open touches \(open), router's \(router.activeTouches)")
                     return
                 }
             }

@@ -1,4 +1,4 @@
-@testable import TouchRouterCore
+import TouchRouterCore
 import TouchRouterReplay
 import Testing
 

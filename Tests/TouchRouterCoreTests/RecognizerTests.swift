@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Testing
-@testable import TouchRouterCore
+import TouchRouterCore
 
 // Scripted tests for each recognizer kind, with exact timestamps, then a property test
 // over random touch streams. Times are milliseconds unless a name says otherwise.

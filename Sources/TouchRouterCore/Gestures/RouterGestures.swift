@@ -8,8 +8,9 @@ extension Router {
         try configureGestures(configuration) { $0.makeRecognizer() }
     }
 
-    /// `makeRecognizer` builds each spec's recognizer: tests give scripted stand-ins.
-    func configureGestures(_ configuration: GestureConfiguration, makeRecognizer: @escaping (GestureKind) -> GestureRecognizer) throws(GestureConfigurationError) {
+    /// `makeRecognizer` builds each spec's recognizer: an embedder's own kinds, or tests'
+    /// scripted stand-ins.
+    public func configureGestures(_ configuration: GestureConfiguration, makeRecognizer: @escaping (GestureKind) -> GestureRecognizer) throws(GestureConfigurationError) {
         try configuration.validate()
         arena.pendingConfiguration = configuration
         arena.pendingFactory = makeRecognizer
@@ -17,6 +18,12 @@ extension Router {
     }
 
     public var gestureConfiguration: GestureConfiguration { arena.pendingConfiguration ?? arena.configuration }
+
+    /// Whether a touch sequence's arena is open (fingers down, or a recognizer waiting for more).
+    public var gestureArenaIsOpen: Bool { arena.open }
+
+    /// The touches held from clients now, in the order they went down.
+    public var heldTouches: [TouchID] { arena.hold.touches.map(\.id) }
 
     func applyPendingConfiguration() {
         guard let configuration = arena.pendingConfiguration, let factory = arena.pendingFactory else { return }

@@ -4,7 +4,7 @@
 ///
 /// The angle of (x, y) in radians, in -π...π, with libm's conventions for zeros and
 /// infinities; NaN in, NaN out.
-func arctangent(_ y: Double, _ x: Double) -> Double {
+public func arctangent(_ y: Double, _ x: Double) -> Double {
     if x.isNaN || y.isNaN { return .nan }
     if x.isInfinite || y.isInfinite {
         // Only the directions matter now: an infinite side counts as 1, a finite one as 0.
@@ -56,7 +56,7 @@ private func arctangentSeries(_ u: Double) -> Double {
 
 /// `angle` brought into -π...π by whole turns, so the change between two pair angles is
 /// the short way round.
-func wrappedAngle(_ angle: Double) -> Double {
+public func wrappedAngle(_ angle: Double) -> Double {
     guard angle.isFinite else { return 0 }
     var a = angle
     let turn = 2 * Double.pi

@@ -282,7 +282,7 @@ extension Point<GlobalSpace> {
 
 extension RouterTime {
     /// This time plus `nanoseconds`, stopping at the ends of Int64 instead of trapping.
-    func saturatingAdvanced(by nanoseconds: Int64) -> RouterTime {
+    public func saturatingAdvanced(by nanoseconds: Int64) -> RouterTime {
         let (sum, overflow) = self.nanoseconds.addingReportingOverflow(nanoseconds)
         if overflow { return RouterTime(nanoseconds: nanoseconds > 0 ? .max : .min) }
         return RouterTime(nanoseconds: sum)
@@ -290,7 +290,7 @@ extension RouterTime {
 
     /// How long after `earlier` this time is, stopping at the ends of Int64 instead of
     /// trapping; negative when the times run backwards.
-    func saturatingNanoseconds(since earlier: RouterTime) -> Int64 {
+    public func saturatingNanoseconds(since earlier: RouterTime) -> Int64 {
         let (difference, overflow) = nanoseconds.subtractingReportingOverflow(earlier.nanoseconds)
         if overflow { return earlier.nanoseconds > nanoseconds ? .min : .max }
         return difference
