@@ -13,12 +13,8 @@ struct ConfigurationSessionTests {
         deinit { try? FileManager.default.removeItem(atPath: path) }
     }
 
-    /// `touch-router msg subscribe` left running, its lines collected in a log.
     private func subscribe(_ session: RunningSession, _ topics: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> URL {
-        let log = session.file("subscriber-\(UUID().uuidString.prefix(4)).log")
-        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "subscribe"] + topics, output: log)
-        try session.wait(for: "the subscription to be answered") { RunningSession.text(of: log).contains("\"subscribed\"") }
-        return log
+        try session.subscribe(topics, sourceLocation: sourceLocation)
     }
 
     /// Every line of a subscriber's log after the reply, read as JSON.

@@ -141,9 +141,7 @@ struct GestureSessionTests {
         let session = try RunningSession(arguments: ["--kiosk", "--config", config.path])
         defer { _ = session.terminate() }
         let wev = try startWev(session)
-        let subscriber = session.file("subscriber.log")
-        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "subscribe", "emit"], output: subscriber)
-        try session.wait(for: "the subscription") { RunningSession.text(of: subscriber).contains("\"subscribed\"") }
+        let subscriber = try session.subscribe(["emit"])
         try session.inject(["touch down 0 100 100", "touch down 1 200 100", "touch down 2 300 100", "touch frame",
                             "touch down 3 400 100", "touch frame", "touch up 0", "touch up 1", "touch up 2", "touch up 3", "touch frame"])
         try session.wait(for: "the secret tap's emit") { RunningSession.text(of: subscriber).contains("secret-tap") }
@@ -159,12 +157,8 @@ struct GestureSessionTests {
         let config = try ConfigFile("[[bind]]\nkeys = \"Ctrl+Alt+BackSpace\"\naction = \"quit\"\n")
         let session = try RunningSession(arguments: ["--config", config.path])
         defer { _ = session.terminate() }
-        let subscriber = session.file("subscriber.log")
-        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "subscribe", "unhandled"], output: subscriber)
-        try session.wait(for: "the subscription") { RunningSession.text(of: subscriber).contains("\"subscribed\"") }
-        let trace = session.file("trace.log")
-        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "trace"], output: trace)
-        try session.wait(for: "the trace to start") { RunningSession.text(of: trace).contains("\"tracing\":true") }
+        let subscriber = try session.subscribe(["unhandled"])
+        let trace = try session.startTrace()
         let (log, window) = try session.touchInputClient(["--reject-first"], log: "client.log")
         let (x, y) = (window.position[0] + 50, window.position[1] + 50)
         try session.inject(["touch down 0 \(x) \(y)", "touch frame"])
@@ -183,9 +177,7 @@ struct GestureSessionTests {
         let config = try ConfigFile("[[recognizer]]\nname = \"sub-drag\"\nkind = \"pan\"\nrole = \"subsurface\"\nslop = 10\n")
         let session = try RunningSession(arguments: ["--config", config.path])
         defer { _ = session.terminate() }
-        let trace = session.file("trace.log")
-        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "trace"], output: trace)
-        try session.wait(for: "the trace to start") { RunningSession.text(of: trace).contains("\"tracing\":true") }
+        let trace = try session.startTrace()
         let (log, window) = try session.touchInputClient(["--subsurface"], log: "client.log")
         let (x, y) = (window.position[0], window.position[1])
         // Finger 0 on the toplevel, outside the subsurface; finger 1 on the subsurface, where the pan is.
@@ -200,8 +192,7 @@ struct GestureSessionTests {
         #expect(afterCancel.dropFirst().filter { $0.hasSuffix(" 0") || $0.contains(" 0 ") || $0.hasSuffix(" 1") || $0.contains(" 1 ") } == [],
                 "nothing more of either finger after the cancel: \(lines)")
         #expect(afterCancel.contains("down 2 10.0 10.0") && afterCancel.contains("up 2"), "the next touch starts fresh: \(lines)")
-        let cancelled = RunningSession.lines(of: trace).compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] }
-            .first { $0["arena"] as? String == "cancelled" }
+        let cancelled = RunningSession.objects(of: trace).first { $0["arena"] as? String == "cancelled" }
         #expect((cancelled?["detail"] as? String)?.contains("touch 0 ends with it") == true, "\(String(describing: cancelled))")
     }
 
@@ -212,9 +203,7 @@ struct GestureSessionTests {
         defer { _ = session.terminate() }
         let wev = try startWev(session)
         let window = try session.toplevels()[0]
-        let subscriber = session.file("subscriber.log")
-        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "subscribe", "emit", "unhandled"], output: subscriber)
-        try session.wait(for: "the subscription") { RunningSession.text(of: subscriber).contains("\"subscribed\"") }
+        let subscriber = try session.subscribe(["emit", "unhandled"])
         let (x, y) = (window.position[0] + 20, window.position[1] + 20)
         try session.inject(["touch down 0 \(x) \(y)", "touch frame", "touch up 0", "touch frame"])
         try session.wait(for: "wev to get the tap") { RunningSession.text(of: wev).contains("wl_touch] up") }

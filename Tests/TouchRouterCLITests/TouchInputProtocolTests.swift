@@ -247,9 +247,7 @@ struct TouchInputProtocolTests {
     func rejectTouch() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
-        let trace = session.file("trace.log")
-        _ = try session.client([ToolRun.executable.path, "msg", "--socket", session.controlSocket, "trace"], output: trace)
-        try session.wait(for: "the trace to start") { RunningSession.text(of: trace).contains("\"tracing\":true") }
+        let trace = try session.startTrace()
         let (log, window) = try session.touchInputClient(["--reject-first"], log: "client.log")
         let (x, y) = (window.position[0] + 50, window.position[1] + 50)
         try session.inject(["touch down 0 \(x) \(y)", "touch frame"])
