@@ -6,7 +6,7 @@ import TouchRouterCore
 extension SessionConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -80,7 +80,8 @@ extension SessionConfiguration {
             configuration.keyboard = try readKeyboard(keyboard, document)
             configuration.source.keyboard = document.locator.key([.key("keyboard")])
         }
-        try reader.finish(allowed: topLevelKeys.map { $0 == "recognizer" || $0 == "bind" ? "[[\($0)]]" : "[\($0)]" })
+        configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
+        try reader.finish(allowed: topLevelKeys.map { $0 == "recognizer" || $0 == "bind" || $0 == "touchscreen" ? "[[\($0)]]" : "[\($0)]" })
         return configuration
     }
 

@@ -9,6 +9,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     /// Keyed by xdg_toplevel app id.
     public var applications: [String: ApplicationPolicy] = [:]
     public var keyboard = KeyboardSettings()
+    /// `[[touchscreen]]` tables, in the file's order: the first that matches a device wins.
+    public var touchscreens: [TouchscreenRule] = []
     /// The file it was read from, and where its recognizers were declared, for the errors
     /// that only the core's own validation finds.
     public var source = SourceNotes()
@@ -17,6 +19,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
+            && a.touchscreens == b.touchscreens
     }
 }
 

@@ -21,6 +21,11 @@ public final class LibinputBackend {
     private var deviceIDs: [OpaquePointer: DeviceID] = [:]
     private var nextDevice: UInt32
     public var absoluteArea: Rect<GlobalSpace>
+    /// Chooses each touchscreen's mapping when it is added; without it, a touchscreen
+    /// drives `absoluteArea` with its own calibration.
+    public var mapTouchscreen: ((TouchscreenDevice) -> TouchMapping)?
+    /// Each touchscreen's mapping, chosen when it was added.
+    public private(set) var touchMappings: [DeviceID: TouchMapping] = [:]
 
     /// Opens each path; a path libinput cannot take is an error naming it. Devices are
     /// numbered from `firstDevice`, apart from those the host numbers itself.
@@ -57,17 +62,22 @@ public final class LibinputBackend {
         let device = id(of: libinput_event_get_device(event)!)
         switch type {
         case LIBINPUT_EVENT_DEVICE_ADDED:
+            if libinput_device_has_capability(libinput_event_get_device(event)!, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
+                touchMappings[device] = chooseMapping(libinput_event_get_device(event)!, id: device)
+            }
             return .deviceAdded(device: device, time: .zero, capabilities: capabilities(of: libinput_event_get_device(event)!))
         case LIBINPUT_EVENT_DEVICE_REMOVED:
             deviceIDs[libinput_event_get_device(event)!] = nil
+            touchMappings[device] = nil
             return .deviceRemoved(device: device, time: .zero)
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             let touch = libinput_event_get_touch_event(event)!
             let time = deviceTime(libinput_event_touch_get_time_usec(touch))
             let id = TouchID(libinput_event_touch_get_seat_slot(touch))
-            let position = Point<GlobalSpace>(
-                Double(absoluteArea.x) + libinput_event_touch_get_x_transformed(touch, UInt32(absoluteArea.width)),
-                Double(absoluteArea.y) + libinput_event_touch_get_y_transformed(touch, UInt32(absoluteArea.height)))
+            // Normalized (libinput's calibration is identity: the mapping applies it), then
+            // through the mapping's calibration and the output's transform.
+            let mapping = touchMappings[device] ?? TouchMapping(area: absoluteArea)
+            let position = mapping.map(libinput_event_touch_get_x_transformed(touch, 1), libinput_event_touch_get_y_transformed(touch, 1))
             return type == LIBINPUT_EVENT_TOUCH_DOWN
                 ? .touchDown(device: device, time: time, id: id, position: position)
                 : .touchMotion(device: device, time: time, id: id, position: position)
@@ -157,6 +167,26 @@ public final class LibinputBackend {
         }
     }
 
+    /// Takes the device's calibration (udev's LIBINPUT_CALIBRATION_MATRIX, or what was set)
+    /// into the mapping, and sets libinput's to identity so that it is applied once, by the
+    /// mapping, after which the output's transform follows.
+    private func chooseMapping(_ device: OpaquePointer, id: DeviceID) -> TouchMapping {
+        var calibration = CalibrationMatrix.identity
+        if libinput_device_config_calibration_has_matrix(device) != 0 {
+            var matrix = [Float](repeating: 0, count: 6)
+            if libinput_device_config_calibration_get_matrix(device, &matrix) != 0, let read = CalibrationMatrix(matrix.map(Double.init)) {
+                calibration = read
+            }
+            let identity: [Float] = [1, 0, 0, 0, 1, 0]
+            _ = libinput_device_config_calibration_set_matrix(device, identity)
+        }
+        let description = TouchscreenDevice(id: id, name: String(cString: libinput_device_get_name(device)),
+                                            vendor: UInt16(truncatingIfNeeded: libinput_device_get_id_vendor(device)),
+                                            product: UInt16(truncatingIfNeeded: libinput_device_get_id_product(device)),
+                                            calibration: calibration)
+        return mapTouchscreen?(description) ?? TouchMapping(area: absoluteArea, calibration: calibration)
+    }
+
     private func id(of device: OpaquePointer) -> DeviceID {
         if let id = deviceIDs[device] { return id }
         let id = DeviceID(nextDevice)
@@ -209,4 +239,14 @@ func clicks(_ v120: Double) -> Int32 {
 
 extension Double {
     func clamped(to range: ClosedRange<Double>) -> Double { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+}
+
+/// What a touchscreen is, when its mapping is chosen.
+public struct TouchscreenDevice: Sendable {
+    public var id: DeviceID
+    public var name: String
+    public var vendor: UInt16
+    public var product: UInt16
+    /// The device's own calibration: udev's LIBINPUT_CALIBRATION_MATRIX, else identity.
+    public var calibration: CalibrationMatrix
 }

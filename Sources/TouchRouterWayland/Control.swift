@@ -219,6 +219,8 @@ public final class ControlServer {
             return failure(error.description)
         }
         switch request {
+        case .devices:
+            return "{\"ok\":true,\"devices\":[" + (session.deviceReport?() ?? []).joined(separator: ",") + "]}"
         case .tree:
             return "{\"ok\":true,\"outputs\":[" + session.tree.outputs.map(outputJSON).joined(separator: ",") + "]}"
         case .pick(let point):

@@ -15,8 +15,10 @@ public enum ControlRequest: Sendable {
     case subscribe(Set<ShellTopic>)
     /// Reads the configuration file again.
     case reload
+    /// The host's input devices: for a touchscreen, what it maps to and why.
+    case devices
 
-    public static let names = "tree, pick, pixel, inject, trace, subscribe, reload, focus or ignore-interaction"
+    public static let names = "tree, pick, pixel, inject, trace, subscribe, reload, devices, focus or ignore-interaction"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -27,6 +29,7 @@ public enum ControlRequest: Sendable {
         case "focus": return try noArguments(.focus, words)
         case "trace": return try noArguments(.trace, words)
         case "reload": return try noArguments(.reload, words)
+        case "devices": return try noArguments(.devices, words)
         case "subscribe":
             var topics: Set<ShellTopic> = []
             for word in words.dropFirst() {

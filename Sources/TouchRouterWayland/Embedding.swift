@@ -89,6 +89,11 @@ extension WaylandSession {
     /// The first output's rectangle in the layout, where a touchscreen is mapped.
     public var firstOutputArea: Rect<GlobalSpace>? { outputs.first?.rect }
 
+    /// The outputs in layout order, with their transforms, for mapping touchscreens.
+    public var outputPlacements: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)] {
+        outputs.map { ($0.name, $0.rect, $0.mode.transform) }
+    }
+
     /// Dispatches `loop` (a `wl_event_loop` the host owns) from the session's loop
     /// whenever it has work, so that the host's calls run on the session's thread.
     public func serve(loop: OpaquePointer) throws(WaylandError) {

@@ -6,12 +6,17 @@ public struct OutputMode: Sendable, Equatable, CustomStringConvertible {
     public var width: Int
     public var height: Int
     public var refreshMilliHertz: Int
+    /// How the output is turned: the mode stays the panel's, the layout sees it turned.
+    public var transform: OutputTransform = .normal
 
     public init(width: Int, height: Int, refreshMilliHertz: Int = 60_000) {
         self.width = width
         self.height = height
         self.refreshMilliHertz = refreshMilliHertz
     }
+
+    /// The output's size in the layout: width and height swapped for 90 and 270.
+    public var layoutSize: Size { transform.layoutSize(of: Size(width: width, height: height)) }
 
     /// `WxH` or `WxH@Hz`, as `touch-router run --output` takes it.
     public init?(parsing text: String) {
@@ -51,7 +56,7 @@ final class VirtualOutput {
     func sendState(to resource: OpaquePointer) {
         let version = wl_resource_get_version(resource)
         wl_output_send_geometry(resource, Int32(rect.x), Int32(rect.y), 0, 0, Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue),
-                                "TouchRouter", "virtual", Int32(WL_OUTPUT_TRANSFORM_NORMAL.rawValue))
+                                "TouchRouter", "virtual", mode.transform.rawValue)
         wl_output_send_mode(resource, WL_OUTPUT_MODE_CURRENT.rawValue | WL_OUTPUT_MODE_PREFERRED.rawValue,
                             Int32(mode.width), Int32(mode.height), Int32(mode.refreshMilliHertz))
         if version >= 2 { wl_output_send_scale(resource, 1) }

@@ -75,6 +75,8 @@ public final class WaylandSession {
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: SessionShell!
     var outputs: [VirtualOutput] = []
+    /// The host's input devices as JSON objects, for `msg devices` (set by the host).
+    public var deviceReport: (() -> [String])?
     var surfaces: [SurfaceID: SurfaceObject] = [:]
     private var nextSurface: UInt32 = 1
     private var clients: [OpaquePointer: ClientRecord] = [:]
@@ -108,11 +110,11 @@ public final class WaylandSession {
         var x = 0
         for (i, mode) in options.outputs.enumerated() {
             let id = OutputID(UInt32(i + 1))
-            let rect = Rect<GlobalSpace>(x: x, y: 0, width: mode.width, height: mode.height)
+            let rect = Rect<GlobalSpace>(origin: Offset(dx: x, dy: 0), size: mode.layoutSize)
             do { try tree.addOutput(id, name: "HEADLESS-\(i + 1)", rect: rect) } catch { throw WaylandError("output \(i + 1): \(error)") }
             let output = VirtualOutput(id: id, name: "HEADLESS-\(i + 1)", rect: rect, mode: mode)
             outputs.append(output)
-            x += mode.width
+            x += rect.width
         }
         // After the outputs: the shell takes each output's link of the chain.
         try shell.install()
@@ -318,7 +320,7 @@ public final class WaylandSession {
     /// The size a toplevel is asked to take: the output's in kiosk mode, its own choice otherwise.
     func configureSize(for toplevel: XdgToplevelObject) -> Size {
         guard options.kiosk, let output = outputs.first else { return Size(width: 0, height: 0) }
-        return Size(width: output.mode.width, height: output.mode.height)
+        return output.mode.layoutSize
     }
 
     /// After a commit made state current: configure a new xdg surface, map it once it has
@@ -391,7 +393,7 @@ public final class WaylandSession {
         } else {
             // Cascade from the top left, as Weston's desktop shell does, wrapping within the output.
             let step = 32 * placedToplevels
-            let room = (width: max(1, output.mode.width - geometry.width), height: max(1, output.mode.height - geometry.height))
+            let room = (width: max(1, output.rect.width - geometry.width), height: max(1, output.rect.height - geometry.height))
             corner = Offset(dx: step % room.width, dy: step % room.height)
         }
         let position = Offset(dx: corner.dx - geometry.x, dy: corner.dy - geometry.y)

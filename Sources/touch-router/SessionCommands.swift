@@ -3,6 +3,7 @@ import Foundation
 import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterLibinput
+import TouchRouterReplay
 import TouchRouterWayland
 
 struct Run: ParsableCommand {
@@ -16,7 +17,7 @@ struct Run: ParsableCommand {
             a file with an error stops the command with its file:line:column. SIGHUP or 'msg reload' reads it again.
             """)
 
-    @Option(name: .customLong("output"), help: "A virtual output, WxH or WxH@Hz; repeat for more, placed left to right (default 1920x1080@60).")
+    @Option(name: .customLong("output"), help: "A virtual output, WxH[@Hz][,transform=normal|90|180|270|flipped|flipped-90|flipped-180|flipped-270]; repeat for more, placed left to right (default 1920x1080@60).")
     var outputs: [String] = []
 
     @Flag(help: "The first toplevel fills the first output, as in cage.")
@@ -28,7 +29,7 @@ struct Run: ParsableCommand {
     @Option(help: "The TOML configuration file (README, \"Configuration\"); default: $XDG_CONFIG_HOME/touch-router/config.toml if it exists.")
     var config: String?
 
-    @Option(name: .customLong("input-device"), help: "A kernel input device to read through libinput, /dev/input/eventN; repeat for more. A touchscreen drives the first output.")
+    @Option(name: .customLong("input-device"), help: "A kernel input device to read through libinput, /dev/input/eventN; repeat for more. A touchscreen drives the output [[touchscreen]] names, else the first output.")
     var inputDevices: [String] = []
 
     @Argument(parsing: .postTerminator, help: "The command to run in the session.")
@@ -38,8 +39,7 @@ struct Run: ParsableCommand {
         var options = WaylandSession.Options()
         if !outputs.isEmpty {
             options.outputs = try outputs.map { text in
-                guard let mode = OutputMode(parsing: text) else { throw ValidationError("--output \(text): expected WxH or WxH@Hz, for example 1280x800@60") }
-                return mode
+                do { return try OutputMode.parse(option: text) } catch { throw ValidationError("\(error)") }
             }
         }
         options.kiosk = kiosk
@@ -65,6 +65,7 @@ struct Run: ParsableCommand {
                 let runner = try SessionRunner(options: options, command: command, configuration: configuration, source: source)
                 if let backend, let area = runner.session.firstOutputArea {
                     backend.absoluteArea = area
+                    mapTouchscreens(backend, session: runner.session, rules: configuration.touchscreens)
                     try runner.session.addInputSource(fd: backend.fd, name: backend.name(of:), read: backend.dispatch)
                 }
                 let status = try runner.run()
@@ -78,6 +79,28 @@ struct Run: ParsableCommand {
     }
 }
 
+/// Chooses each touchscreen's mapping as it is added (README, "Mapping touchscreens to
+/// outputs") and reports them to `msg devices`. The rules are the start-up configuration's.
+func mapTouchscreens(_ backend: LibinputBackend, session: WaylandSession, rules: [TouchscreenRule]) {
+    final class Reports { var byDevice: [DeviceID: String] = [:] }
+    let reports = Reports()
+    backend.mapTouchscreen = { [unowned session] device in
+        let assignment = TouchscreenAssignment(device: device.name, vendor: device.vendor, product: device.product, calibration: device.calibration,
+                                               rules: rules, outputs: session.outputPlacements)
+        let area = assignment.mapping.area
+        let vendorProduct = TouchscreenMatch.vendorProduct(vendor: device.vendor, product: device.product).description
+        reports.byDevice[device.id] = "{\"id\":\(device.id.raw),\"name\":\(jsonString(device.name)),\"usb\":\(jsonString(vendorProduct)),\"type\":\"touch\","
+            + "\"output\":\(assignment.output.map(jsonString) ?? "null"),\"region\":[\(area.x),\(area.y),\(area.width),\(area.height)],"
+            + "\"transform\":\(jsonString(assignment.mapping.transform.name)),\"reason\":\(jsonString(assignment.reason)),"
+            + "\"calibration\":[\(assignment.mapping.calibration.array.map { "\($0)" }.joined(separator: ","))],"
+            + "\"calibration_source\":\(jsonString(assignment.calibrationSource))}"
+        return assignment.mapping
+    }
+    session.deviceReport = { [unowned backend] in
+        backend.touchMappings.keys.sorted { $0.raw < $1.raw }.compactMap { reports.byDevice[$0] }
+    }
+}
+
 struct Msg: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sends one request to a running session's control socket and prints the JSON reply.",
@@ -85,7 +108,8 @@ struct Msg: ParsableCommand {
             Requests: tree; pick X Y; pixel X Y; inject EVENT (the script syntax without the time, for example \
             'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted); \
             subscribe [gesture|action|emit|focus|client|unhandled|reload ...] (streams JSON lines until interrupted; \
-            every type without one); reload (reads the configuration file again).
+            every type without one); reload (reads the configuration file again); devices (each touchscreen: \
+            the output or region it maps to, why, and its calibration).
             """)
 
     @Option(help: "The control socket (default: TOUCH_ROUTER_SOCKET).")

@@ -1,0 +1,182 @@
+import TOMLKit
+import TouchRouterCore
+
+/// Which touchscreens a `[[touchscreen]]` table is for.
+public enum TouchscreenMatch: Hashable, Sendable, CustomStringConvertible {
+    /// libinput's device name, exactly.
+    case name(String)
+    /// The USB (or other bus) vendor and product ids.
+    case vendorProduct(vendor: UInt16, product: UInt16)
+
+    /// `"vvvv:pppp"` in hexadecimal is a vendor and product; anything else is a name.
+    public init(parsing text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        if parts.count == 2, (1...4).contains(parts[0].count), (1...4).contains(parts[1].count),
+           let vendor = UInt16(parts[0], radix: 16), let product = UInt16(parts[1], radix: 16) {
+            self = .vendorProduct(vendor: vendor, product: product)
+        } else {
+            self = .name(text)
+        }
+    }
+
+    public func matches(name: String, vendor: UInt16, product: UInt16) -> Bool {
+        switch self {
+        case .name(let wanted): wanted == name
+        case .vendorProduct(let v, let p): v == vendor && p == product
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .name(let name): "\"\(name)\""
+        case .vendorProduct(let v, let p): hex(v) + ":" + hex(p)
+        }
+    }
+
+    private func hex(_ value: UInt16) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 4 - digits.count) + digits
+    }
+}
+
+/// Where a touchscreen's positions go: an output by name, or a rectangle of the layout.
+public enum TouchscreenTarget: Hashable, Sendable {
+    case output(String)
+    case region(Rect<GlobalSpace>)
+}
+
+/// One `[[touchscreen]]` table.
+public struct TouchscreenRule: Hashable, Sendable {
+    public var match: TouchscreenMatch
+    public var target: TouchscreenTarget?
+    /// Replaces the device's own (udev's LIBINPUT_CALIBRATION_MATRIX) when given.
+    public var calibration: CalibrationMatrix?
+    /// Where its table starts, for `msg devices`.
+    public var position: SourcePosition
+
+    public init(match: TouchscreenMatch, target: TouchscreenTarget? = nil, calibration: CalibrationMatrix? = nil, position: SourcePosition = SourcePosition(line: 1, column: 1)) {
+        self.match = match
+        self.target = target
+        self.calibration = calibration
+        self.position = position
+    }
+}
+
+/// `[[touchscreen]]` tables: `match`, then `output` or `region`, and `calibration`.
+enum TouchscreenReader {
+    static let keys = ["match", "output", "region", "calibration"]
+
+    static func read(_ tables: [TOMLTable], document: Document) throws(ConfigurationError) -> [TouchscreenRule] {
+        var rules: [TouchscreenRule] = []
+        var seen: [TouchscreenMatch: SourcePosition] = [:]
+        for (index, table) in tables.enumerated() {
+            let path: [PathComponent] = [.key("touchscreen"), .index(index)]
+            var reader = TableReader(document, table, path: path, name: "[[touchscreen]] \(pathText(path))")
+            guard let matchText = try reader.string("match") else {
+                throw reader.missing("match", "a device name as libinput reports it (touch-router msg devices lists them), or \"vendor:product\" in hexadecimal")
+            }
+            let match = TouchscreenMatch(parsing: matchText)
+            try reader.atMostOne(of: ["output", "region"])
+            var target: TouchscreenTarget?
+            if let output = try reader.string("output") { target = .output(output) }
+            if reader.has("region") { target = .region(try region(&reader)) }
+            let calibration = reader.has("calibration") ? try matrix(&reader) : nil
+            try reader.finish(allowed: keys)
+            let position = document.locator.key(path)
+            if let earlier = seen[match] {
+                throw document.error(value: path + [.key("match")], "\(pathText(path + [.key("match")])): \(match) is matched already at line \(earlier.line): expected each device once")
+            }
+            seen[match] = position
+            rules.append(TouchscreenRule(match: match, target: target, calibration: calibration, position: position))
+        }
+        return rules
+    }
+
+    /// `[x, y, width, height]` in layout pixels, whole numbers.
+    private static func region(_ reader: inout TableReader) throws(ConfigurationError) -> Rect<GlobalSpace> {
+        let path = reader.keyPath("region")
+        let expected = "[x, y, width, height], whole numbers, x and y within ±1000000, width and height from 1 to 1000000"
+        guard let array = reader.table["region"].flatMap({ $0.array }), array.count == 4 else {
+            let found = reader.table["region"].map(kindName) ?? "nothing"
+            let count = reader.table["region"]?.array.map { " of \($0.count)" } ?? ""
+            throw reader.document.error(value: path, "\(pathText(path)): expected \(expected), found \(found)\(count)")
+        }
+        var numbers: [Int] = []
+        for (index, element) in array.enumerated() {
+            let range = index < 2 ? -1_000_000...1_000_000 : 1...1_000_000
+            guard let number = element.int, range.contains(number) else {
+                throw reader.document.error(value: path + [.index(index)], "\(pathText(path + [.index(index)])): expected \(expected)")
+            }
+            numbers.append(number)
+        }
+        reader.markRead("region")
+        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+    }
+
+    /// Six numbers, libinput's `[a, b, c, d, e, f]`, each finite and within ±1000, and
+    /// invertible (a singular matrix folds the panel onto a line).
+    private static func matrix(_ reader: inout TableReader) throws(ConfigurationError) -> CalibrationMatrix {
+        let path = reader.keyPath("calibration")
+        let expected = "six numbers [a, b, c, d, e, f] as libinput's calibration matrix takes them, each from -1000 to 1000"
+        guard let array = reader.table["calibration"].flatMap({ $0.array }), array.count == 6 else {
+            let found = reader.table["calibration"].map(kindName) ?? "nothing"
+            let count = reader.table["calibration"]?.array.map { " of \($0.count)" } ?? ""
+            throw reader.document.error(value: path, "\(pathText(path)): expected \(expected), found \(found)\(count)")
+        }
+        var numbers: [Double] = []
+        for (index, element) in array.enumerated() {
+            let number = element.int.map(Double.init) ?? element.double
+            guard let number, number.isFinite, abs(number) <= 1000 else {
+                throw reader.document.error(value: path + [.index(index)], "\(pathText(path + [.index(index)])): expected \(expected), found \(number.map(formatted) ?? kindName(element))")
+            }
+            numbers.append(number)
+        }
+        reader.markRead("calibration")
+        let matrix = CalibrationMatrix(numbers)!
+        guard matrix.inverse != nil else {
+            throw reader.document.error(value: path, "\(pathText(path)): the matrix is singular (a·e = b·d), so it folds the panel onto a line: expected an invertible matrix, such as [1, 0, 0, 0, 1, 0]")
+        }
+        return matrix
+    }
+}
+
+/// A touchscreen's mapping and why it was chosen: the first `[[touchscreen]]` table that
+/// matches it, else the first output. Its calibration is the table's, else the device's own.
+public struct TouchscreenAssignment: Sendable, Equatable {
+    public var mapping: TouchMapping
+    /// The output it drives, or nil for a region.
+    public var output: String?
+    /// "configuration" (with the table's line) or "default".
+    public var reason: String
+    public var calibrationSource: String
+
+    /// `outputs` in layout order, each with its layout rectangle and transform.
+    public init(device name: String, vendor: UInt16, product: UInt16, calibration deviceCalibration: CalibrationMatrix,
+                rules: [TouchscreenRule], outputs: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)]) {
+        let rule = rules.first { $0.match.matches(name: name, vendor: vendor, product: product) }
+        let calibration = rule?.calibration ?? deviceCalibration
+        calibrationSource = rule?.calibration != nil ? "configuration" : deviceCalibration.isIdentity ? "identity" : "device"
+        let first = outputs.first ?? (name: "", rect: Rect(x: 0, y: 0, width: 1, height: 1), transform: .normal)
+        let fallback = TouchMapping(area: first.rect, transform: first.transform, calibration: calibration)
+        switch rule?.target {
+        case .output(let wanted)?:
+            if let match = outputs.first(where: { $0.name == wanted }) {
+                mapping = TouchMapping(area: match.rect, transform: match.transform, calibration: calibration)
+                output = match.name
+                reason = "configuration, line \(rule!.position.line)"
+            } else {
+                mapping = fallback
+                output = first.name
+                reason = "default: the configured output \(wanted) (line \(rule!.position.line)) does not exist"
+            }
+        case .region(let rect)?:
+            mapping = TouchMapping(area: rect, calibration: calibration)
+            output = nil
+            reason = "configuration, line \(rule!.position.line)"
+        case nil:
+            mapping = fallback
+            output = first.name
+            reason = rule.map { "default: the first output (line \($0.position.line) sets no output or region)" } ?? "default: the first output"
+        }
+    }
+}
