@@ -1,7 +1,10 @@
 /// How an output's content is turned for its panel, as `wl_output.transform` numbers it:
-/// rotations are counter-clockwise, and the flipped ones mirror around the vertical axis
-/// first. A touchscreen glued to the panel reports positions in the panel's own (the
-/// mode's) orientation; the layout sees the output after the transform.
+/// rotations are counter-clockwise (in the y-down coordinates of buffers, so that with 90
+/// the content's top lies along the panel's right edge, as Weston and wlroots draw it), and
+/// the flipped ones mirror the content around the vertical axis, then rotate it. A
+/// touchscreen glued to the panel reports positions in the panel's own (the mode's)
+/// orientation; the layout sees the output before the transform, so `apply` undoes it:
+/// it un-rotates, then mirrors.
 public enum OutputTransform: Int32, CaseIterable, Sendable, CustomStringConvertible {
     case normal = 0
     case rotated90 = 1
@@ -55,9 +58,9 @@ public enum OutputTransform: Int32, CaseIterable, Sendable, CustomStringConverti
         case .rotated180: (1 - u, 1 - v)
         case .rotated270: (1 - v, u)
         case .flipped: (1 - u, v)
-        case .flipped90: (v, u)
+        case .flipped90: (1 - v, 1 - u)
         case .flipped180: (u, 1 - v)
-        case .flipped270: (1 - v, 1 - u)
+        case .flipped270: (v, u)
         }
     }
 
@@ -70,9 +73,9 @@ public enum OutputTransform: Int32, CaseIterable, Sendable, CustomStringConverti
         case .rotated180: (1 - x, 1 - y)
         case .rotated270: (y, 1 - x)
         case .flipped: (1 - x, y)
-        case .flipped90: (y, x)
+        case .flipped90: (1 - y, 1 - x)
         case .flipped180: (x, 1 - y)
-        case .flipped270: (1 - y, 1 - x)
+        case .flipped270: (y, x)
         }
     }
 }

@@ -16,16 +16,17 @@ struct TouchMappingTests {
     }
 
     /// Where the panel's top-left, top-right and bottom-left corners land, as fractions of
-    /// the layout rectangle, written out by hand from wl_output.transform's definitions.
+    /// the layout rectangle, written out by hand from wl_output.transform's definitions (as
+    /// Weston maps touch: with 90, the panel's right edge is the layout's top).
     static let corners: [(OutputTransform, [(Double, Double)])] = [
         (.normal, [(0, 0), (1, 0), (0, 1)]),
         (.rotated90, [(0, 1), (0, 0), (1, 1)]),
         (.rotated180, [(1, 1), (0, 1), (1, 0)]),
         (.rotated270, [(1, 0), (1, 1), (0, 0)]),
         (.flipped, [(1, 0), (0, 0), (1, 1)]),
-        (.flipped90, [(0, 0), (0, 1), (1, 0)]),
+        (.flipped90, [(1, 1), (1, 0), (0, 1)]),
         (.flipped180, [(0, 1), (1, 1), (0, 0)]),
-        (.flipped270, [(1, 1), (1, 0), (0, 1)]),
+        (.flipped270, [(0, 0), (0, 1), (1, 0)]),
     ]
 
     @Test("names are wl_output.transform's, numbered as the protocol numbers them", arguments: OutputTransform.allCases)
@@ -65,7 +66,7 @@ struct TouchMappingTests {
         abs(a.x - b.x) < 1e-12 && abs(a.y - b.y) < 1e-12
     }
 
-    @Test("rotations compose as rotations, and each flipped one mirrors first, then rotates")
+    @Test("rotations compose as rotations; each flipped one, undone, un-rotates and then mirrors")
     func rotationsCompose() {
         let pairs: [(OutputTransform, OutputTransform)] = [(.flipped90, .rotated90), (.flipped180, .rotated180), (.flipped270, .rotated270), (.flipped, .normal)]
         for (u, v) in [(0.1, 0.7), (0.9, 0.2), (0.5, 0.0), (0.3, 0.3)] {
@@ -74,9 +75,9 @@ struct TouchMappingTests {
             let half = OutputTransform.rotated180.apply(u, v)
             #expect(Self.same(OutputTransform.rotated90.apply(half.x, half.y), OutputTransform.rotated270.apply(u, v)), "180 then 90 is 270")
             #expect(Self.same(OutputTransform.rotated270.apply(once.x, once.y), (u, v)), "90 then 270 is nothing")
-            let mirrored = OutputTransform.flipped.apply(u, v)
             for (flipped, rotation) in pairs {
-                #expect(Self.same(rotation.apply(mirrored.x, mirrored.y), flipped.apply(u, v)), "\(flipped) is \(rotation) after a mirror")
+                let unrotated = rotation.apply(u, v)
+                #expect(Self.same(OutputTransform.flipped.apply(unrotated.x, unrotated.y), flipped.apply(u, v)), "\(flipped) is a mirror after \(rotation)")
             }
         }
     }
