@@ -70,8 +70,10 @@ extension WaylandSession {
     /// Feeds the router from a source of input events behind a file descriptor (a libinput
     /// context): whenever it is readable, `read` hands over what it has, and the events are
     /// routed at once. `name` names a device the first time it is added, for traces and `msg`.
+    /// It is also read once at once: libinput queues its devices' added events before its
+    /// descriptor is readable, and a touchscreen's mapping is chosen when it is added.
     public func addInputSource(fd: Int32, name: @escaping (DeviceID) -> String?, read: @escaping (_ deliver: (InputEvent) -> Void) -> Void) throws(WaylandError) {
-        _ = try display.watch(fd: fd) { [unowned self] _ in
+        let drain = { [unowned self] in
             read { event in
                 if case .deviceAdded(let device, _, _) = event, let deviceName = name(device) { self.router.nameDevice(device, deviceName) }
                 if case .key(_, _, let key, let state) = event {
@@ -84,6 +86,8 @@ extension WaylandSession {
             }
             self.router.dispatchAll()
         }
+        _ = try display.watch(fd: fd) { _ in drain() }
+        drain()
     }
 
     /// The first output's rectangle in the layout, where a touchscreen is mapped.
