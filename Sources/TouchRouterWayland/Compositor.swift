@@ -87,6 +87,8 @@ struct SurfaceContents {
     var width: Int
     var height: Int
     var pixels: [UInt32]
+    /// The buffer was XRGB: its top bytes mean nothing, and it hides what is below it.
+    var opaque = false
 
     var byteCount: Int { width * height * 4 }
 
@@ -420,6 +422,7 @@ final class SurfaceObject: WaylandObject {
                 return Rect(x: clipped.x * scale, y: clipped.y * scale, width: clipped.width * scale, height: clipped.height * scale)
             }
         }
+        contents!.opaque = buffer.format == WL_SHM_FORMAT_XRGB8888.rawValue
         contents!.pixels.withUnsafeMutableBufferPointer { pixels in
             for rect in rects {
                 guard let area = rect.intersection(whole), area.width > 0, area.height > 0 else { continue }

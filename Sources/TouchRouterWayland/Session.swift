@@ -76,6 +76,8 @@ public final class WaylandSession {
     public private(set) var shell: SessionShell!
     var outputs: [VirtualOutput] = []
     var surfaces: [SurfaceID: SurfaceObject] = [:]
+    /// Each output's software framebuffer, made at its first composition (OutputComposition.swift).
+    var framebuffers: [OutputID: Framebuffer] = [:]
     private var nextSurface: UInt32 = 1
     private var clients: [OpaquePointer: ClientRecord] = [:]
     private var clientsByID: [ClientID: ClientRecord] = [:]
