@@ -5,8 +5,34 @@ import TouchRouterCore
 // Composition in software: each output's framebuffer, XRGB8888 of the output's size, made
 // with pixman from the shm contents the session keeps for each surface (Compositor.swift).
 // Lazy: an output is composed when something asks for its pixels (`msg screenshot`), not at
-// every frame tick, and in full each time (no damage tracking yet). Buffer and output
-// transforms are not applied: a turned buffer is drawn as it is stored.
+// every frame tick. Damage-tracked: each composition repaints only what changed since the
+// output's last one (surfaces' committed damage, surfaces that appeared, went, moved or
+// resized), and all of it after a restack. Buffer and output transforms are not applied: a
+// turned buffer is drawn as it is stored.
+
+/// A rectangle of pixels, in a buffer or a framebuffer.
+public struct PixelRect: Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    var isEmpty: Bool { width <= 0 || height <= 0 }
+
+    func intersection(_ other: PixelRect) -> PixelRect? {
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+        guard right > left, bottom > top else { return nil }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+}
 
 /// One surface's pixels and where they go in an output.
 public struct CompositionLayer {
@@ -22,8 +48,13 @@ public struct CompositionLayer {
     public var origin: Offset
     /// The surface's size in output pixels, if it clips the buffer further.
     public var clip: Size?
+    /// Names the surface from one composition to the next, for damage tracking.
+    public var key: UInt64
+    /// Where its pixels changed since the last composition, in buffer pixels.
+    public var damage: [PixelRect]
 
-    public init(pixels: [UInt32], width: Int, height: Int, scale: Int = 1, opaque: Bool = false, origin: Offset, clip: Size? = nil) {
+    public init(pixels: [UInt32], width: Int, height: Int, scale: Int = 1, opaque: Bool = false, origin: Offset, clip: Size? = nil,
+                key: UInt64 = 0, damage: [PixelRect] = []) {
         self.pixels = pixels
         self.width = width
         self.height = height
@@ -31,6 +62,8 @@ public struct CompositionLayer {
         self.opaque = opaque
         self.origin = origin
         self.clip = clip
+        self.key = key
+        self.damage = damage
     }
 }
 
@@ -66,9 +99,14 @@ public enum SoftwareComposer {
     /// The largest buffer scale honoured; a larger one is drawn at this scale.
     static let maximumScale = 32
 
-    /// Repaints all of `framebuffer`: the background, then each layer over it, bottom first.
-    public static func compose(_ layers: [CompositionLayer], into framebuffer: Framebuffer, background: UInt32 = background) throws(CompositionError) {
+    /// Repaints `area` of `framebuffer` (all of it when nil): the background, then each layer
+    /// over it, bottom first. The rectangles may overlap.
+    public static func compose(_ layers: [CompositionLayer], into framebuffer: Framebuffer, only area: [PixelRect]? = nil,
+                               background: UInt32 = background) throws(CompositionError) {
         let (width, height) = (framebuffer.width, framebuffer.height)
+        let whole = PixelRect(x: 0, y: 0, width: width, height: height)
+        let boxes = area.map { disjoint($0.compactMap { $0.intersection(whole) }) } ?? [whole]
+        guard !boxes.isEmpty else { return }
         let failure: CompositionError? = framebuffer.pixels.withUnsafeMutableBufferPointer { destination in
             guard let target = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, Int32(width), Int32(height), destination.baseAddress, Int32(width * 4)) else {
                 return CompositionError("pixman cannot make a \(width)x\(height) framebuffer")
@@ -76,22 +114,47 @@ public enum SoftwareComposer {
             defer { pixman_image_unref(target) }
             var color = pixman_color_t(red: UInt16((background >> 16) & 0xff) * 0x101, green: UInt16((background >> 8) & 0xff) * 0x101,
                                        blue: UInt16(background & 0xff) * 0x101, alpha: 0xffff)
-            var box = pixman_box32_t(x1: 0, y1: 0, x2: Int32(width), y2: Int32(height))
-            guard pixman_image_fill_boxes(PIXMAN_OP_SRC, target, &color, 1, &box) != 0 else { return CompositionError("pixman cannot fill the background") }
+            var fills = boxes.map { pixman_box32_t(x1: Int32($0.x), y1: Int32($0.y), x2: Int32($0.x + $0.width), y2: Int32($0.y + $0.height)) }
+            guard pixman_image_fill_boxes(PIXMAN_OP_SRC, target, &color, Int32(fills.count), &fills) != 0 else { return CompositionError("pixman cannot fill the background") }
             for layer in layers {
-                if let problem = draw(layer, onto: target, width: width, height: height) { return problem }
+                guard let covered = coverage(of: layer, width: width, height: height) else { continue }
+                for box in boxes {
+                    guard let part = covered.intersection(box) else { continue }
+                    if let problem = draw(layer, part, onto: target) { return problem }
+                }
             }
             return nil
         }
         if let failure { throw failure }
     }
 
+    /// The union of `rects` (inside a framebuffer) as rectangles that do not overlap, so
+    /// that no pixel is blended twice: pixman's region does the banding.
+    static func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
+        guard rects.count > 1 else { return rects }
+        var region = pixman_region32_t()
+        pixman_region32_init(&region)
+        defer { pixman_region32_fini(&region) }
+        return withUnsafeMutablePointer(to: &region) { region in
+            for rect in rects {
+                _ = pixman_region32_union_rect(region, region, Int32(rect.x), Int32(rect.y), UInt32(rect.width), UInt32(rect.height))
+            }
+            var count: Int32 = 0
+            guard let boxes = pixman_region32_rectangles(region, &count) else { return [] }
+            return (0..<Int(count)).map { i in
+                let box = boxes[i]
+                return PixelRect(x: Int(box.x1), y: Int(box.y1), width: Int(box.x2 - box.x1), height: Int(box.y2 - box.y1))
+            }
+        }
+    }
+
     /// The part of the framebuffer a layer covers, computed in Int and clamped, so that no
     /// client's numbers reach pixman outside its range; nil when it covers nothing.
-    static func coverage(of layer: CompositionLayer, width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int)? {
+    static func coverage(of layer: CompositionLayer, width: Int, height: Int) -> PixelRect? {
         guard layer.width > 0, layer.height > 0, layer.pixels.count >= layer.width * layer.height else { return nil }
         let scale = min(max(layer.scale, 1), maximumScale)
-        var shown = (width: (layer.width + scale - 1) / scale, height: (layer.height + scale - 1) / scale)
+        // wl_surface: a buffer's size is a multiple of its scale; a stray part is not shown.
+        var shown = (width: layer.width / scale, height: layer.height / scale)
         if let clip = layer.clip { shown = (min(shown.width, max(clip.width, 0)), min(shown.height, max(clip.height, 0))) }
         // Far outside is outside: clamping first keeps the sums below from overflowing.
         let limit = 1 << 40
@@ -99,11 +162,11 @@ public enum SoftwareComposer {
         let left = max(x0, 0), top = max(y0, 0)
         let right = min(x0 + shown.width, width), bottom = min(y0 + shown.height, height)
         guard right > left, bottom > top else { return nil }
-        return (left, top, right - left, bottom - top)
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 
-    private static func draw(_ layer: CompositionLayer, onto target: OpaquePointer, width: Int, height: Int) -> CompositionError? {
-        guard let area = coverage(of: layer, width: width, height: height) else { return nil }
+    /// Draws the part `area` (inside its coverage) of a layer.
+    private static func draw(_ layer: CompositionLayer, _ area: PixelRect, onto target: OpaquePointer) -> CompositionError? {
         let scale = min(max(layer.scale, 1), maximumScale)
         return layer.pixels.withUnsafeBufferPointer { source -> CompositionError? in
             // pixman only reads a source image; it takes a mutable pointer all the same.
@@ -124,6 +187,84 @@ public enum SoftwareComposer {
                                      Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height))
             return nil
         }
+    }
+}
+
+/// One output's framebuffer and what it showed at its last composition, so that the next
+/// repaints only what changed.
+public final class OutputCompositor {
+    public private(set) var framebuffer: Framebuffer
+    /// What each layer was at the last composition, bottom first; nil before the first.
+    private var painted: [Record]?
+    /// What the last `update` repainted: nil for everything.
+    public private(set) var lastRepaint: [PixelRect]? = nil
+
+    private struct Record: Equatable {
+        var key: UInt64
+        var coverage: PixelRect?
+        var origin: Offset
+        var width, height, scale: Int
+        var opaque: Bool
+    }
+
+    /// Past this many damaged rectangles, the whole output is repainted.
+    static let maximumRectangles = 64
+
+    public init(width: Int, height: Int) {
+        framebuffer = Framebuffer(width: width, height: height)
+    }
+
+    /// Brings the framebuffer up to date with `layers`, whose `damage` says where their
+    /// pixels changed since the last call.
+    public func update(_ layers: [CompositionLayer], background: UInt32 = SoftwareComposer.background) throws(CompositionError) {
+        let (width, height) = (framebuffer.width, framebuffer.height)
+        let records = layers.map { layer in
+            Record(key: layer.key, coverage: SoftwareComposer.coverage(of: layer, width: width, height: height), origin: layer.origin,
+                   width: layer.width, height: layer.height, scale: min(max(layer.scale, 1), SoftwareComposer.maximumScale), opaque: layer.opaque)
+        }
+        let area = damage(from: painted, to: records, layers: layers)
+        // Recorded first: a failure part way leaves a picture the next call repaints in full.
+        painted = nil
+        lastRepaint = area
+        try SoftwareComposer.compose(layers, into: framebuffer, only: area, background: background)
+        painted = records
+    }
+
+    /// The rectangles to repaint; nil for all of the output.
+    private func damage(from before: [Record]?, to after: [Record], layers: [CompositionLayer]) -> [PixelRect]? {
+        guard let before else { return nil }
+        let keysBefore = before.map(\.key), keysAfter = after.map(\.key)
+        let setBefore = Set(keysBefore), setAfter = Set(keysAfter)
+        // Keys name surfaces only if they are unique; a restack may uncover anything.
+        guard setBefore.count == keysBefore.count, setAfter.count == keysAfter.count,
+              keysBefore.filter(setAfter.contains) == keysAfter.filter(setBefore.contains) else { return nil }
+        var rects: [PixelRect] = []
+        let old = Dictionary(uniqueKeysWithValues: before.map { ($0.key, $0) })
+        for (record, layer) in zip(after, layers) {
+            guard let previous = old[record.key] else {
+                if let coverage = record.coverage { rects.append(coverage) }
+                continue
+            }
+            if previous != record {
+                if let coverage = previous.coverage { rects.append(coverage) }
+                if let coverage = record.coverage { rects.append(coverage) }
+                continue
+            }
+            guard let coverage = record.coverage else { continue }
+            for changed in layer.damage {
+                // Buffer pixels to output pixels, widened to whole output pixels.
+                let scale = record.scale
+                let x0 = min(max(changed.x, 0), record.width), y0 = min(max(changed.y, 0), record.height)
+                let x1 = min(max(changed.x + max(changed.width, 0), 0), record.width), y1 = min(max(changed.y + max(changed.height, 0), 0), record.height)
+                let left = x0 / scale, top = y0 / scale, right = (x1 + scale - 1) / scale, bottom = (y1 + scale - 1) / scale
+                let inOutput = PixelRect(x: record.origin.dx + left, y: record.origin.dy + top, width: right - left, height: bottom - top)
+                if let part = inOutput.intersection(coverage) { rects.append(part) }
+            }
+        }
+        for record in before where !setAfter.contains(record.key) {
+            if let coverage = record.coverage { rects.append(coverage) }
+        }
+        return rects.count > Self.maximumRectangles ? nil : rects
     }
 }
 
@@ -164,7 +305,8 @@ extension WaylandSession {
         for child in below { appendLayers(of: child, to: &layers, depth: depth + 1) }
         if let object = surfaces[id], let contents = object.contents {
             layers.append(CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(object.current.scale),
-                                           opaque: contents.opaque, origin: surface.originInOutput, clip: surface.size))
+                                           opaque: contents.opaque, origin: surface.originInOutput, clip: surface.size,
+                                           key: UInt64(id.raw), damage: object.unpaintedDamage))
         }
         for child in above { appendLayers(of: child, to: &layers, depth: depth + 1) }
         // `children` lists front to back; popups come first in it.
@@ -185,18 +327,22 @@ extension WaylandSession {
         return first
     }
 
-    /// Composes the output now, in full, into its framebuffer (made at the first call).
+    /// Composes the output now into its framebuffer (made at the first call), repainting
+    /// what changed since its last composition.
     public func compose(output name: String? = nil) throws(CompositionError) -> (name: String, framebuffer: Framebuffer) {
         let output = try outputForComposition(named: name)
-        let framebuffer: Framebuffer
-        if let kept = framebuffers[output.id], kept.width == output.rect.width, kept.height == output.rect.height {
-            framebuffer = kept
+        let compositor: OutputCompositor
+        if let kept = compositors[output.id], kept.framebuffer.width == output.rect.width, kept.framebuffer.height == output.rect.height {
+            compositor = kept
         } else {
-            framebuffer = Framebuffer(width: output.rect.width, height: output.rect.height)
-            framebuffers[output.id] = framebuffer
+            compositor = OutputCompositor(width: output.rect.width, height: output.rect.height)
+            compositors[output.id] = compositor
         }
-        try SoftwareComposer.compose(compositionLayers(of: output.id), into: framebuffer)
-        return (output.name, framebuffer)
+        let layers = compositionLayers(of: output.id)
+        try compositor.update(layers)
+        // Taken now that it is painted: a failed update repaints everything next time anyway.
+        for layer in layers { surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
+        return (output.name, compositor.framebuffer)
     }
 
     /// Composes the output and writes it to `path` as a PNG.

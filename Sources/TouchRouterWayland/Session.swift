@@ -77,7 +77,7 @@ public final class WaylandSession {
     var outputs: [VirtualOutput] = []
     var surfaces: [SurfaceID: SurfaceObject] = [:]
     /// Each output's software framebuffer, made at its first composition (OutputComposition.swift).
-    var framebuffers: [OutputID: Framebuffer] = [:]
+    var compositors: [OutputID: OutputCompositor] = [:]
     private var nextSurface: UInt32 = 1
     private var clients: [OpaquePointer: ClientRecord] = [:]
     private var clientsByID: [ClientID: ClientRecord] = [:]

@@ -60,7 +60,7 @@ struct ScreenshotTests {
         (try session.msg("pixel", String(x), String(y)).json["argb"] as? String).flatMap { UInt32($0.dropFirst(2), radix: 16) }
     }
 
-    @Test("weston-simple-touch's red cross is in the PNG where msg pixel finds it, its grey blended over the background, the background where nothing is")
+    @Test("weston-simple-touch's red cross, drawn after a first screenshot, is in the second PNG where msg pixel finds it, its grey blended over the background, the background where nothing is")
     func crossInScreenshot() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
@@ -72,6 +72,10 @@ struct ScreenshotTests {
         let (x, y) = (origin[0] + 120, origin[1] + 90)
         let grey: UInt32 = 0x4040_4040
         try session.wait(for: "the first frame") { try argb(session, x, y) == grey }
+        // A first screenshot, so that the second repaints only the damage of the cross.
+        let before = try screenshot(session, "before.png")
+        #expect(before.status == 0, "\(before.reply)")
+        #expect(close(try DecodedPNG(before.path, points: [(x, y)]).colours.first, over(grey, Self.backgroundWord)), "no cross yet")
         try session.inject(["touch down 0 \(x) \(y)", "touch frame"])
         try session.wait(for: "the cross") { try argb(session, x, y) == 0xffff_0000 }
 
@@ -95,13 +99,13 @@ struct ScreenshotTests {
         try session.inject(["touch up 0", "touch frame"])
     }
 
-    @Test("wev over weston-simple-touch: the overlap shows wev; after a touch raises weston-simple-touch, its grey over wev")
+    @Test("wev over weston-simple-touch: the overlap shows wev; after a touch raises weston-simple-touch, its grey over wev; after wev goes, the background where it was")
     func overlappingWindowsStack() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
         _ = try session.client(["weston-simple-touch"], output: session.file("simple-touch.log"))
         try session.wait(for: "weston-simple-touch to map") { try session.toplevels().first?["mapped"] as? Bool == true }
-        _ = try session.client(["wev"], output: session.file("wev.log"))
+        let wevProcess = try session.client(["wev"], output: session.file("wev.log"))
         try session.wait(for: "wev to map") { try session.toplevels().count == 2 && session.toplevels()[1]["mapped"] as? Bool == true }
         let windows = try session.toplevels()
         func rect(_ window: [String: Any]) -> (x: Int, y: Int, w: Int, h: Int) {
@@ -113,6 +117,9 @@ struct ScreenshotTests {
         // A point of both windows, and one of weston-simple-touch's only.
         let both = (max(touch.x, wev.x) + 40, max(touch.y, wev.y) + 40)
         let touchOnly = (touch.x + 4, touch.y + 4)
+        // wev's far corner, past weston-simple-touch.
+        let wevOnly = (wev.x + wev.w - 4, wev.y + wev.h - 4)
+        #expect(wevOnly.0 >= touch.x + touch.w || wevOnly.1 >= touch.y + touch.h, "\(touch) \(wev)")
         #expect(both.0 < min(touch.x + touch.w, wev.x + wev.w) && both.1 < min(touch.y + touch.h, wev.y + wev.h), "the windows overlap: \(touch) \(wev)")
         #expect(touchOnly.0 < wev.x || touchOnly.1 < wev.y, "the shell cascades the second window: \(touch) \(wev)")
         try session.wait(for: "wev's first frame") { try argb(session, both.0, both.1).map { $0 >> 24 == 0xff } == true }
@@ -128,9 +135,18 @@ struct ScreenshotTests {
         try session.wait(for: "weston-simple-touch to be raised") { (try session.toplevels().last?["label"] as? String)?.hasPrefix("simple-touch") == true }
         let second = try screenshot(session, "simple-touch-on-top.png")
         #expect(second.status == 0, "\(second.reply)")
-        let after = try DecodedPNG(second.path, points: [both])
+        let after = try DecodedPNG(second.path, points: [both, wevOnly])
         let expected = over(0x4040_4040, wevPixel & 0xff_ffff)
         #expect(close(after.colours.first, expected), "weston-simple-touch's translucent grey over wev: \(after.colours), not \(expected)")
+        #expect(after.colours.last != Self.background, "wev is still there: \(after.colours)")
+
+        // wev goes: what it covered is repainted, weston-simple-touch's grey over the background.
+        kill(wevProcess.processIdentifier, SIGKILL)
+        try session.wait(for: "wev to leave the tree") { try session.toplevels().count == 1 }
+        let third = try screenshot(session, "wev-gone.png")
+        #expect(third.status == 0, "\(third.reply)")
+        let gone = try DecodedPNG(third.path, points: [both, wevOnly])
+        #expect(close(gone.colours.first, over(0x4040_4040, Self.backgroundWord)) && gone.colours.last == Self.background, "\(gone.colours)")
     }
 
     @Test("An unknown output, a path that cannot be created, a write that fails and a FIFO: clear errors, and the session keeps running")
