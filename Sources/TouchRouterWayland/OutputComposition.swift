@@ -27,8 +27,13 @@ public struct PixelRect: Hashable, Sendable {
     var isEmpty: Bool { width <= 0 || height <= 0 }
 
     func intersection(_ other: PixelRect) -> PixelRect? {
+        // Sums that overflow Int stop at its end: no caller's numbers trap.
+        func end(_ start: Int, _ length: Int) -> Int {
+            let (sum, overflow) = start.addingReportingOverflow(length)
+            return overflow ? (length > 0 ? Int.max : Int.min) : sum
+        }
         let left = max(x, other.x), top = max(y, other.y)
-        let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+        let right = min(end(x, width), end(other.x, other.width)), bottom = min(end(y, height), end(other.y, other.height))
         guard right > left, bottom > top else { return nil }
         return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
     }
@@ -151,7 +156,9 @@ public enum SoftwareComposer {
     /// The part of the framebuffer a layer covers, computed in Int and clamped, so that no
     /// client's numbers reach pixman outside its range; nil when it covers nothing.
     static func coverage(of layer: CompositionLayer, width: Int, height: Int) -> PixelRect? {
-        guard layer.width > 0, layer.height > 0, layer.pixels.count >= layer.width * layer.height else { return nil }
+        // Sides past pixman's and the protocol's reach are not drawn; the product cannot overflow.
+        guard layer.width > 0, layer.height > 0, layer.width <= 1 << 16, layer.height <= 1 << 16,
+              layer.pixels.count >= layer.width * layer.height else { return nil }
         let scale = min(max(layer.scale, 1), maximumScale)
         // wl_surface: a buffer's size is a multiple of its scale; a stray part is not shown.
         var shown = (width: layer.width / scale, height: layer.height / scale)
@@ -254,8 +261,11 @@ public final class OutputCompositor {
             for changed in layer.damage {
                 // Buffer pixels to output pixels, widened to whole output pixels.
                 let scale = record.scale
+                // Clamped to the buffer before adding; a rectangle reaching in from far
+                // outside may widen to more than it damaged, never less.
                 let x0 = min(max(changed.x, 0), record.width), y0 = min(max(changed.y, 0), record.height)
-                let x1 = min(max(changed.x + max(changed.width, 0), 0), record.width), y1 = min(max(changed.y + max(changed.height, 0), 0), record.height)
+                let x1 = min(x0 + min(max(changed.width, 0), record.width), record.width)
+                let y1 = min(y0 + min(max(changed.height, 0), record.height), record.height)
                 let left = x0 / scale, top = y0 / scale, right = (x1 + scale - 1) / scale, bottom = (y1 + scale - 1) / scale
                 let inOutput = PixelRect(x: record.origin.dx + left, y: record.origin.dy + top, width: right - left, height: bottom - top)
                 if let part = inOutput.intersection(coverage) { rects.append(part) }

@@ -105,6 +105,19 @@ struct CompositionTests {
         try SoftwareComposer.compose(layers, into: framebuffer)
         #expect(rgb(framebuffer.pixel(2, 3)) == SoftwareComposer.background & 0xff_ffff, "4 pixels at scale 32 or more are no whole pixel")
         #expect(rgb(framebuffer.pixel(0, 0)) == SoftwareComposer.background & 0xff_ffff, "a negative clip shows nothing")
-        try SoftwareComposer.compose(layers, into: framebuffer, only: [PixelRect(x: Int.min / 2, y: 0, width: Int.max / 2, height: 10)])
+        try SoftwareComposer.compose(layers, into: framebuffer, only: [PixelRect(x: Int.min / 2, y: 0, width: Int.max / 2, height: 10),
+                                                                      PixelRect(x: Int.max - 1, y: Int.max - 1, width: Int.max, height: Int.max),
+                                                                      PixelRect(x: 0, y: 0, width: Int.max, height: 3)])
+        #expect(rgb(framebuffer.pixel(63, 2)) == SoftwareComposer.background & 0xff_ffff)
+        // Damage far outside a buffer, at Int's ends.
+        let compositor = OutputCompositor(width: 64, height: 48)
+        var layer = CompositionLayer(pixels: Array(repeating: 0xff00_00ff, count: 100), width: 10, height: 10, origin: Offset(dx: 5, dy: 5), key: 1)
+        try compositor.update([layer])
+        layer.damage = [PixelRect(x: Int.min, y: Int.min, width: Int.max, height: Int.max), PixelRect(x: Int.max, y: 3, width: Int.max, height: 1),
+                        PixelRect(x: -1_000_000, y: 0, width: 1_000_005, height: 1)]
+        try compositor.update([layer])
+        // The first is all of the buffer, the second nothing, the third its top row (widened, never narrowed).
+        #expect(compositor.lastRepaint == [PixelRect(x: 5, y: 5, width: 10, height: 10), PixelRect(x: 5, y: 5, width: 10, height: 1)])
+        #expect(rgb(compositor.framebuffer.pixel(5, 5)) == 0xff)
     }
 }
