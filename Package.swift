@@ -35,8 +35,13 @@ let package = Package(
         // The session's TOML configuration (README, "Configuration"): recognizers, bindings,
         // per-application policies and the keyboard, read into plain values.
         .target(name: "TouchRouterConfig", dependencies: ["TouchRouterCore", "CXKBCommon", .product(name: "TOMLKit", package: "TOMLKit")]),
+        // pixman (Debian: libpixman-1-dev): each output's framebuffer composed in software.
+        .systemLibrary(name: "CPixman", pkgConfig: "pixman-1", providers: [.apt(["libpixman-1-dev"])]),
+        // libpng (Debian: libpng-dev), and the C function that calls it: its errors longjmp.
+        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .target(name: "CPNGShim", dependencies: ["CLibPNG"]),
         // The compositor session: protocol objects that translate between clients and the core.
-        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim"]),
+        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim", "CPixman", "CPNGShim"]),
         // libinput, through pkg-config (Debian: libinput-dev).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         // Kernel input devices read through libinput, translated into the core's events.

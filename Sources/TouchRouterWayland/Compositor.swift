@@ -87,6 +87,8 @@ struct SurfaceContents {
     var width: Int
     var height: Int
     var pixels: [UInt32]
+    /// The buffer was XRGB: its top bytes mean nothing, and it hides what is below it.
+    var opaque = false
 
     var byteCount: Int { width * height * 4 }
 
@@ -420,12 +422,27 @@ final class SurfaceObject: WaylandObject {
                 return Rect(x: clipped.x * scale, y: clipped.y * scale, width: clipped.width * scale, height: clipped.height * scale)
             }
         }
+        contents!.opaque = buffer.format == WL_SHM_FORMAT_XRGB8888.rawValue
+        noteUnpainted(rects)
         contents!.pixels.withUnsafeMutableBufferPointer { pixels in
             for rect in rects {
                 guard let area = rect.intersection(whole), area.width > 0, area.height > 0 else { continue }
                 guard buffer.copy(area, into: pixels) else { return }
             }
         }
+    }
+
+    /// Where `contents` changed since its output was last composed (OutputComposition.swift);
+    /// past `maximumUnpaintedRects` rectangles, their bounding box.
+    var unpaintedDamage: [PixelRect] = []
+    static let maximumUnpaintedRects = 16
+
+    private func noteUnpainted(_ rects: [Rect<BufferSpace>]) {
+        unpaintedDamage += rects.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
+        guard unpaintedDamage.count > Self.maximumUnpaintedRects else { return }
+        let left = unpaintedDamage.map(\.x).min()!, top = unpaintedDamage.map(\.y).min()!
+        let right = unpaintedDamage.map { $0.x + $0.width }.max()!, bottom = unpaintedDamage.map { $0.y + $0.height }.max()!
+        unpaintedDamage = [PixelRect(x: left, y: top, width: right - left, height: bottom - top)]
     }
 
     /// The input region clipped by the core to the surface's size; nil means all of it.

@@ -232,6 +232,13 @@ public final class ControlServer {
             guard let (surface, local, pixel) = session.pixel(at: point) else { return "{\"ok\":true,\"surface\":null,\"argb\":null}" }
             let argb = pixel.map { jsonString("0x" + String($0, radix: 16)) } ?? "null"
             return "{\"ok\":true,\"surface\":{\"id\":\(surface.raw),\"local\":[\(jsonNumber(local.x)),\(jsonNumber(local.y))]},\"argb\":\(argb)}"
+        case .screenshot(let file, let output):
+            do {
+                let shot = try session.screenshot(to: file, output: output)
+                return "{\"ok\":true,\"file\":\(jsonString(file)),\"output\":\(jsonString(shot.name)),\"width\":\(shot.width),\"height\":\(shot.height)}"
+            } catch {
+                return failure("screenshot: \(error)")
+            }
         case .inject(let event):
             if case .touchDown = event, session.router.activeTouches.count >= Self.maximumInjectedTouches {
                 return failure("inject: \(Self.maximumInjectedTouches) touches are down already, the most the control socket puts down; lift one first")

@@ -17,8 +17,10 @@ public enum ControlRequest: Sendable {
     case reload
     /// The host's input devices: for a touchscreen, what it maps to and why.
     case devices
+    /// Composes an output (the first when none is named) and writes it as a PNG to an absolute path.
+    case screenshot(file: String, output: String?)
 
-    public static let names = "tree, pick, pixel, inject, trace, subscribe, reload, devices, focus or ignore-interaction"
+    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, focus or ignore-interaction"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -41,6 +43,16 @@ public enum ControlRequest: Sendable {
             return .subscribe(topics.isEmpty ? Set(ShellTopic.allCases) : topics)
         case "pick": return .pick(try point(words, for: "pick"))
         case "pixel": return .pixel(try point(words, for: "pixel"))
+        case "screenshot":
+            // The line is split at spaces, so a path holds none; the session's working
+            // directory is not the asker's, so a path is absolute (`touch-router msg` makes it so).
+            guard words.count == 2 || words.count == 3 else {
+                throw ControlRequestError("screenshot: expected FILE.png [OUTPUT], a path without spaces and an output name")
+            }
+            guard words[1].hasPrefix("/") else {
+                throw ControlRequestError("screenshot: '\(words[1].prefix(256))' is not an absolute path")
+            }
+            return .screenshot(file: String(words[1]), output: words.count == 3 ? String(words[2]) : nil)
         case "inject":
             do {
                 return .inject(try EventSyntax.parse(Array(words.dropFirst()), time: time, device: device))

@@ -78,6 +78,8 @@ public final class WaylandSession {
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
     var surfaces: [SurfaceID: SurfaceObject] = [:]
+    /// Each output's software framebuffer, made at its first composition (OutputComposition.swift).
+    var compositors: [OutputID: OutputCompositor] = [:]
     private var nextSurface: UInt32 = 1
     private var clients: [OpaquePointer: ClientRecord] = [:]
     private var clientsByID: [ClientID: ClientRecord] = [:]

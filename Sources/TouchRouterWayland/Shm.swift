@@ -107,7 +107,7 @@ final class ShmPool: WaylandObject {
             }
             guard let created = createResource(client, tr_wl_buffer_interface(), version: 1, id: id) else { return }
             let buffer = ShmBuffer(resource: created, session: pool.session, memory: pool.memory, offset: offset,
-                                   size: Size(width: width, height: height), stride: stride)
+                                   size: Size(width: width, height: height), stride: stride, format: format)
             WaylandObject.install(buffer, implementation: ShmBuffer.table)
         },
         destroy: destroyRequest,
@@ -133,12 +133,15 @@ final class ShmBuffer: WaylandObject {
     let offset: Int
     let size: Size
     let stride: Int
+    /// A wl_shm format, one of `ShmGlobal.formats`.
+    let format: UInt32
 
-    init(resource: OpaquePointer, session: WaylandSession, memory: ClientMemory, offset: Int, size: Size, stride: Int) {
+    init(resource: OpaquePointer, session: WaylandSession, memory: ClientMemory, offset: Int, size: Size, stride: Int, format: UInt32) {
         self.memory = memory
         self.offset = offset
         self.size = size
         self.stride = stride
+        self.format = format
         super.init(resource: resource, session: session)
     }
 

@@ -105,7 +105,8 @@ struct Msg: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sends one request to a running session's control socket and prints the JSON reply.",
         discussion: """
-            Requests: tree; pick X Y; pixel X Y; inject EVENT (the script syntax without the time, for example \
+            Requests: tree; pick X Y; pixel X Y; screenshot FILE.png [OUTPUT] (a PNG of what the output, the first by \
+            default, shows); inject EVENT (the script syntax without the time, for example \
             'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted); \
             subscribe [gesture|action|emit|focus|client|unhandled|reload ...] (streams JSON lines until interrupted; \
             every type without one); reload (reads the configuration file again); devices (each touchscreen: \
@@ -124,6 +125,11 @@ struct Msg: ParsableCommand {
                 throw Failure(description: "touch-router msg: no socket: pass --socket or set TOUCH_ROUTER_SOCKET (touch-router run prints it)")
             }
             guard !words.isEmpty else { throw Failure(description: "touch-router msg: no request: expected \(ControlRequest.names)") }
+            var words = words
+            // The session has its own working directory: it is given the path this one means.
+            if words.count >= 2, words[0] == "screenshot", !words[1].hasPrefix("/") {
+                words[1] = FileManager.default.currentDirectoryPath + "/" + words[1]
+            }
             let ok = try ControlClient.send(words.joined(separator: " "), to: path) { line in
                 print(line)
                 fflush(nil)

@@ -1,0 +1,364 @@
+import CPNGShim
+import CPixman
+import TouchRouterCore
+
+// Composition in software: each output's framebuffer, XRGB8888 of the output's size, made
+// with pixman from the shm contents the session keeps for each surface (Compositor.swift).
+// Lazy: an output is composed when something asks for its pixels (`msg screenshot`), not at
+// every frame tick. Damage-tracked: each composition repaints only what changed since the
+// output's last one (surfaces' committed damage, surfaces that appeared, went, moved or
+// resized), and all of it after a restack. Buffer and output transforms are not applied: a
+// turned buffer is drawn as it is stored.
+
+/// A rectangle of pixels, in a buffer or a framebuffer.
+public struct PixelRect: Hashable, Sendable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    var isEmpty: Bool { width <= 0 || height <= 0 }
+
+    func intersection(_ other: PixelRect) -> PixelRect? {
+        // Sums that overflow Int stop at its end: no caller's numbers trap.
+        func end(_ start: Int, _ length: Int) -> Int {
+            let (sum, overflow) = start.addingReportingOverflow(length)
+            return overflow ? (length > 0 ? Int.max : Int.min) : sum
+        }
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(end(x, width), end(other.x, other.width)), bottom = min(end(y, height), end(other.y, other.height))
+        guard right > left, bottom > top else { return nil }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+}
+
+/// One surface's pixels and where they go in an output.
+public struct CompositionLayer {
+    /// Premultiplied ARGB8888 (XRGB8888 when `opaque`), rows of `width` pixels, top first.
+    public var pixels: [UInt32]
+    public var width: Int
+    public var height: Int
+    /// wl_surface.set_buffer_scale: buffer pixels for each output pixel, each way.
+    public var scale: Int
+    /// The top bytes mean nothing: the layer hides what is below it.
+    public var opaque: Bool
+    /// The top-left corner in the output's pixels; any Int, clipped to the framebuffer.
+    public var origin: Offset
+    /// The surface's size in output pixels, if it clips the buffer further.
+    public var clip: Size?
+    /// Names the surface from one composition to the next, for damage tracking.
+    public var key: UInt64
+    /// Where its pixels changed since the last composition, in buffer pixels.
+    public var damage: [PixelRect]
+
+    public init(pixels: [UInt32], width: Int, height: Int, scale: Int = 1, opaque: Bool = false, origin: Offset, clip: Size? = nil,
+                key: UInt64 = 0, damage: [PixelRect] = []) {
+        self.pixels = pixels
+        self.width = width
+        self.height = height
+        self.scale = scale
+        self.opaque = opaque
+        self.origin = origin
+        self.clip = clip
+        self.key = key
+        self.damage = damage
+    }
+}
+
+/// An output's picture: XRGB8888 words, rows of `width`, top first.
+public final class Framebuffer {
+    public let width: Int
+    public let height: Int
+    public var pixels: [UInt32]
+
+    /// `width` and `height` of 1 to 16384, as an output mode has them.
+    public init(width: Int, height: Int) {
+        self.width = min(max(width, 1), 16384)
+        self.height = min(max(height, 1), 16384)
+        pixels = Array(repeating: 0, count: self.width * self.height)
+    }
+
+    /// The XRGB word at a point, nil outside.
+    public func pixel(_ x: Int, _ y: Int) -> UInt32? {
+        guard x >= 0, y >= 0, x < width, y < height else { return nil }
+        return pixels[y * width + x]
+    }
+}
+
+public struct CompositionError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// pixman's part: a background, then layers bottom first.
+public enum SoftwareComposer {
+    /// What shows where no surface is: a dark slate, so that it is told apart from black pixels.
+    public static let background: UInt32 = 0xff2e3440
+    /// The largest buffer scale honoured; a larger one is drawn at this scale.
+    static let maximumScale = 32
+
+    /// Repaints `area` of `framebuffer` (all of it when nil): the background, then each layer
+    /// over it, bottom first. The rectangles may overlap.
+    public static func compose(_ layers: [CompositionLayer], into framebuffer: Framebuffer, only area: [PixelRect]? = nil,
+                               background: UInt32 = background) throws(CompositionError) {
+        let (width, height) = (framebuffer.width, framebuffer.height)
+        let whole = PixelRect(x: 0, y: 0, width: width, height: height)
+        let boxes = area.map { disjoint($0.compactMap { $0.intersection(whole) }) } ?? [whole]
+        guard !boxes.isEmpty else { return }
+        let failure: CompositionError? = framebuffer.pixels.withUnsafeMutableBufferPointer { destination in
+            guard let target = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, Int32(width), Int32(height), destination.baseAddress, Int32(width * 4)) else {
+                return CompositionError("pixman cannot make a \(width)x\(height) framebuffer")
+            }
+            defer { pixman_image_unref(target) }
+            var color = pixman_color_t(red: UInt16((background >> 16) & 0xff) * 0x101, green: UInt16((background >> 8) & 0xff) * 0x101,
+                                       blue: UInt16(background & 0xff) * 0x101, alpha: 0xffff)
+            var fills = boxes.map { pixman_box32_t(x1: Int32($0.x), y1: Int32($0.y), x2: Int32($0.x + $0.width), y2: Int32($0.y + $0.height)) }
+            guard pixman_image_fill_boxes(PIXMAN_OP_SRC, target, &color, Int32(fills.count), &fills) != 0 else { return CompositionError("pixman cannot fill the background") }
+            for layer in layers {
+                guard let covered = coverage(of: layer, width: width, height: height) else { continue }
+                for box in boxes {
+                    guard let part = covered.intersection(box) else { continue }
+                    if let problem = draw(layer, part, onto: target) { return problem }
+                }
+            }
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    /// The union of `rects` (inside a framebuffer) as rectangles that do not overlap, so
+    /// that no pixel is blended twice: pixman's region does the banding.
+    static func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
+        guard rects.count > 1 else { return rects }
+        var region = pixman_region32_t()
+        pixman_region32_init(&region)
+        defer { pixman_region32_fini(&region) }
+        return withUnsafeMutablePointer(to: &region) { region in
+            for rect in rects {
+                _ = pixman_region32_union_rect(region, region, Int32(rect.x), Int32(rect.y), UInt32(rect.width), UInt32(rect.height))
+            }
+            var count: Int32 = 0
+            guard let boxes = pixman_region32_rectangles(region, &count) else { return [] }
+            return (0..<Int(count)).map { i in
+                let box = boxes[i]
+                return PixelRect(x: Int(box.x1), y: Int(box.y1), width: Int(box.x2 - box.x1), height: Int(box.y2 - box.y1))
+            }
+        }
+    }
+
+    /// The part of the framebuffer a layer covers, computed in Int and clamped, so that no
+    /// client's numbers reach pixman outside its range; nil when it covers nothing.
+    static func coverage(of layer: CompositionLayer, width: Int, height: Int) -> PixelRect? {
+        // Sides past pixman's and the protocol's reach are not drawn; the product cannot overflow.
+        guard layer.width > 0, layer.height > 0, layer.width <= 1 << 16, layer.height <= 1 << 16,
+              layer.pixels.count >= layer.width * layer.height else { return nil }
+        let scale = min(max(layer.scale, 1), maximumScale)
+        // wl_surface: a buffer's size is a multiple of its scale; a stray part is not shown.
+        var shown = (width: layer.width / scale, height: layer.height / scale)
+        if let clip = layer.clip { shown = (min(shown.width, max(clip.width, 0)), min(shown.height, max(clip.height, 0))) }
+        // Far outside is outside: clamping first keeps the sums below from overflowing.
+        let limit = 1 << 40
+        let x0 = min(max(layer.origin.dx, -limit), limit), y0 = min(max(layer.origin.dy, -limit), limit)
+        let left = max(x0, 0), top = max(y0, 0)
+        let right = min(x0 + shown.width, width), bottom = min(y0 + shown.height, height)
+        guard right > left, bottom > top else { return nil }
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// Draws the part `area` (inside its coverage) of a layer.
+    private static func draw(_ layer: CompositionLayer, _ area: PixelRect, onto target: OpaquePointer) -> CompositionError? {
+        let scale = min(max(layer.scale, 1), maximumScale)
+        return layer.pixels.withUnsafeBufferPointer { source -> CompositionError? in
+            // pixman only reads a source image; it takes a mutable pointer all the same.
+            guard let image = pixman_image_create_bits_no_clear(layer.opaque ? PIXMAN_x8r8g8b8 : PIXMAN_a8r8g8b8, Int32(layer.width), Int32(layer.height),
+                                                                UnsafeMutablePointer(mutating: source.baseAddress), Int32(layer.width * 4)) else {
+                return CompositionError("pixman cannot wrap a \(layer.width)x\(layer.height) surface")
+            }
+            defer { pixman_image_unref(image) }
+            if scale != 1 {
+                var transform = pixman_transform()
+                pixman_transform_init_scale(&transform, pixman_fixed_t(scale << 16), pixman_fixed_t(scale << 16))
+                _ = pixman_image_set_transform(image, &transform)
+                _ = pixman_image_set_filter(image, PIXMAN_FILTER_NEAREST, nil, 0)
+            }
+            let x0 = min(max(layer.origin.dx, -(1 << 40)), 1 << 40), y0 = min(max(layer.origin.dy, -(1 << 40)), 1 << 40)
+            pixman_image_composite32(layer.opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image, nil, target,
+                                     Int32(area.x - x0), Int32(area.y - y0), 0, 0,
+                                     Int32(area.x), Int32(area.y), Int32(area.width), Int32(area.height))
+            return nil
+        }
+    }
+}
+
+/// One output's framebuffer and what it showed at its last composition, so that the next
+/// repaints only what changed.
+public final class OutputCompositor {
+    public private(set) var framebuffer: Framebuffer
+    /// What each layer was at the last composition, bottom first; nil before the first.
+    private var painted: [Record]?
+    /// What the last `update` repainted: nil for everything.
+    public private(set) var lastRepaint: [PixelRect]? = nil
+
+    private struct Record: Equatable {
+        var key: UInt64
+        var coverage: PixelRect?
+        var origin: Offset
+        var width, height, scale: Int
+        var opaque: Bool
+    }
+
+    /// Past this many damaged rectangles, the whole output is repainted.
+    static let maximumRectangles = 64
+
+    public init(width: Int, height: Int) {
+        framebuffer = Framebuffer(width: width, height: height)
+    }
+
+    /// Brings the framebuffer up to date with `layers`, whose `damage` says where their
+    /// pixels changed since the last call.
+    public func update(_ layers: [CompositionLayer], background: UInt32 = SoftwareComposer.background) throws(CompositionError) {
+        let (width, height) = (framebuffer.width, framebuffer.height)
+        let records = layers.map { layer in
+            Record(key: layer.key, coverage: SoftwareComposer.coverage(of: layer, width: width, height: height), origin: layer.origin,
+                   width: layer.width, height: layer.height, scale: min(max(layer.scale, 1), SoftwareComposer.maximumScale), opaque: layer.opaque)
+        }
+        let area = damage(from: painted, to: records, layers: layers)
+        // Recorded first: a failure part way leaves a picture the next call repaints in full.
+        painted = nil
+        lastRepaint = area
+        try SoftwareComposer.compose(layers, into: framebuffer, only: area, background: background)
+        painted = records
+    }
+
+    /// The rectangles to repaint; nil for all of the output.
+    private func damage(from before: [Record]?, to after: [Record], layers: [CompositionLayer]) -> [PixelRect]? {
+        guard let before else { return nil }
+        let keysBefore = before.map(\.key), keysAfter = after.map(\.key)
+        let setBefore = Set(keysBefore), setAfter = Set(keysAfter)
+        // Keys name surfaces only if they are unique; a restack may uncover anything.
+        guard setBefore.count == keysBefore.count, setAfter.count == keysAfter.count,
+              keysBefore.filter(setAfter.contains) == keysAfter.filter(setBefore.contains) else { return nil }
+        var rects: [PixelRect] = []
+        let old = Dictionary(uniqueKeysWithValues: before.map { ($0.key, $0) })
+        for (record, layer) in zip(after, layers) {
+            guard let previous = old[record.key] else {
+                if let coverage = record.coverage { rects.append(coverage) }
+                continue
+            }
+            if previous != record {
+                if let coverage = previous.coverage { rects.append(coverage) }
+                if let coverage = record.coverage { rects.append(coverage) }
+                continue
+            }
+            guard let coverage = record.coverage else { continue }
+            for changed in layer.damage {
+                // Buffer pixels to output pixels, widened to whole output pixels.
+                let scale = record.scale
+                // Clamped to the buffer before adding; a rectangle reaching in from far
+                // outside may widen to more than it damaged, never less.
+                let x0 = min(max(changed.x, 0), record.width), y0 = min(max(changed.y, 0), record.height)
+                let x1 = min(x0 + min(max(changed.width, 0), record.width), record.width)
+                let y1 = min(y0 + min(max(changed.height, 0), record.height), record.height)
+                let left = x0 / scale, top = y0 / scale, right = (x1 + scale - 1) / scale, bottom = (y1 + scale - 1) / scale
+                let inOutput = PixelRect(x: record.origin.dx + left, y: record.origin.dy + top, width: right - left, height: bottom - top)
+                if let part = inOutput.intersection(coverage) { rects.append(part) }
+            }
+        }
+        for record in before where !setAfter.contains(record.key) {
+            if let coverage = record.coverage { rects.append(coverage) }
+        }
+        return rects.count > Self.maximumRectangles ? nil : rects
+    }
+}
+
+/// A PNG of a framebuffer, written by libpng (CPNGShim).
+public enum PNGWriter {
+    /// zlib's level: 1 is fast and still small for a screen's flat colours; the event
+    /// loop waits for the write.
+    public static let compressionLevel: Int32 = 1
+
+    public static func write(_ framebuffer: Framebuffer, to path: String) throws(CompositionError) {
+        var message = [CChar](repeating: 0, count: 512)
+        let result = framebuffer.pixels.withUnsafeBufferPointer { pixels in
+            message.withUnsafeMutableBufferPointer { text in
+                tr_png_write_xrgb(path, pixels.baseAddress, UInt32(framebuffer.width), UInt32(framebuffer.height), framebuffer.width * 4,
+                                  compressionLevel, text.baseAddress, text.count)
+            }
+        }
+        guard result == 0 else {
+            throw CompositionError(message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+    }
+}
+
+extension WaylandSession {
+    /// What an output shows, bottom first: its toplevels in stacking order, each with its
+    /// subsurfaces below and above it and then its popups, skipping what is hidden or
+    /// unmapped (with everything on it) and what has no pixels.
+    func compositionLayers(of output: OutputID) -> [CompositionLayer] {
+        var layers: [CompositionLayer] = []
+        for toplevel in tree.output(output)?.toplevels ?? [] { appendLayers(of: toplevel, to: &layers, depth: 0) }
+        return layers
+    }
+
+    private func appendLayers(of id: SurfaceID, to layers: inout [CompositionLayer], depth: Int) {
+        // The tree bounds nesting (SurfaceTree.maximumDepth); this only keeps the walk finite.
+        guard depth <= SurfaceTree.maximumDepth + 1, let surface = tree.surface(id), surface.properties.isShown else { return }
+        let (below, above) = tree.subsurfaces(of: id)
+        for child in below { appendLayers(of: child, to: &layers, depth: depth + 1) }
+        if let object = surfaces[id], let contents = object.contents {
+            layers.append(CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(object.current.scale),
+                                           opaque: contents.opaque, origin: surface.originInOutput, clip: surface.size,
+                                           key: UInt64(id.raw), damage: object.unpaintedDamage))
+        }
+        for child in above { appendLayers(of: child, to: &layers, depth: depth + 1) }
+        // `children` lists front to back; popups come first in it.
+        let popups = tree.children(of: id).filter { tree.role(of: $0) == .popup }
+        for popup in popups.reversed() { appendLayers(of: popup, to: &layers, depth: depth + 1) }
+    }
+
+    /// The output named `name`, or the first; an error listing the outputs when there is none such.
+    func outputForComposition(named name: String?) throws(CompositionError) -> OutputSnapshot {
+        let outputs = tree.outputs
+        if let name {
+            guard let output = outputs.first(where: { $0.name == name }) else {
+                throw CompositionError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
+            }
+            return output
+        }
+        guard let first = outputs.first else { throw CompositionError("the session has no output") }
+        return first
+    }
+
+    /// Composes the output now into its framebuffer (made at the first call), repainting
+    /// what changed since its last composition.
+    public func compose(output name: String? = nil) throws(CompositionError) -> (name: String, framebuffer: Framebuffer) {
+        let output = try outputForComposition(named: name)
+        let compositor: OutputCompositor
+        if let kept = compositors[output.id], kept.framebuffer.width == output.rect.width, kept.framebuffer.height == output.rect.height {
+            compositor = kept
+        } else {
+            compositor = OutputCompositor(width: output.rect.width, height: output.rect.height)
+            compositors[output.id] = compositor
+        }
+        let layers = compositionLayers(of: output.id)
+        try compositor.update(layers)
+        // Taken now that it is painted: a failed update repaints everything next time anyway.
+        for layer in layers { surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
+        return (output.name, compositor.framebuffer)
+    }
+
+    /// Composes the output and writes it to `path` as a PNG.
+    public func screenshot(to path: String, output name: String? = nil) throws(CompositionError) -> (name: String, width: Int, height: Int) {
+        let (outputName, framebuffer) = try compose(output: name)
+        try PNGWriter.write(framebuffer, to: path)
+        return (outputName, framebuffer.width, framebuffer.height)
+    }
+}
