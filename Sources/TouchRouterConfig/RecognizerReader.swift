@@ -5,7 +5,7 @@ import TouchRouterCore
 /// whole that need no arena: names unique, names referred to exist, no cycle of failure
 /// requirements. The core validates again when the session configures it.
 enum RecognizerReader {
-    static let commonKeys = ["name", "kind", "output", "app", "role", "cancels-touches", "simultaneous-with", "requires-failure-of"]
+    static let commonKeys = ["name", "kind", "output", "app", "role", "cancels-touches", "deferrable", "simultaneous-with", "requires-failure-of"]
 
     static let kinds: [(String, [String])] = [
         ("tap", ["taps", "touches", "allowable-movement", "maximum-press-ms", "maximum-tap-interval-ms", "maximum-tap-distance"]),
@@ -67,6 +67,7 @@ enum RecognizerReader {
         }
         var spec = GestureSpec(name: name, kind: kind, attachment: attachment)
         spec.cancelsTouchesInView = try reader.bool("cancels-touches") ?? true
+        spec.deferrable = try reader.bool("deferrable") ?? true
         spec.simultaneousWith = try reader.strings("simultaneous-with") ?? []
         spec.requiresFailureOf = try reader.strings("requires-failure-of") ?? []
         // A key of another kind gets its own message: it is known, only not here.

@@ -197,6 +197,7 @@ extension Scene {
         }
         var spec = GestureSpec(name: name, kind: kind, attachment: try parseAttachment(reader, path: path))
         spec.cancelsTouchesInView = try reader.bool("cancelsTouches") ?? true
+        spec.deferrable = try reader.bool("deferrable") ?? true
         spec.simultaneousWith = try names(reader, "simultaneousWith")
         spec.requiresFailureOf = try names(reader, "requiresFailureOf")
         try reader.rejectUnknownKeys()

@@ -323,6 +323,18 @@ struct ArenaTests {
         #expect(h.log.arenaDecisions.contains("joined edge"), "above the cap the edge is the kiosk's")
     }
 
+    @Test("an edge recognizer that is not deferrable joins even inside a client's deferral region")
+    func notDeferrable() throws {
+        let h = Harness()
+        let app = h.toplevel(1, 0, 0, 1000, 1000)
+        var exit = GestureSpec(name: "exit", kind: .screenEdgePan(ScreenEdgePanParameters()), attachment: .shell)
+        exit.deferrable = false
+        try h.gestures([exit])
+        h.router.setGestureDeferral([Rect(x: 0, y: 0, width: 40, height: 1000)], on: app)
+        h.down(1, 5, 900)
+        #expect(h.log.arenaDecisions.contains("joined exit"), "the kiosk's exit gesture cannot be deferred")
+    }
+
     @Test("a new configuration waits for the open sequence to close")
     func reconfigureWhileOpen() throws {
         let h = Harness()

@@ -230,7 +230,7 @@ extension Router {
     // MARK: Areas
 
     private func memberArea(_ member: ArenaMember, contains hit: HitResult?, output: String?, deferred: Bool) -> Bool {
-        if member.isEdge, deferred { return false }
+        if member.isEdge, deferred, member.spec.deferrable { return false }
         switch member.spec.attachment {
         case .shell:
             return true

@@ -202,6 +202,9 @@ public struct GestureSpec: Sendable, Hashable {
     public var simultaneousWith: [String] = []
     /// Names of recognizers that must fail before this one may begin.
     public var requiresFailureOf: [String] = []
+    /// A screen-edge pan that clients' deferral regions (touch-router-input-v1's
+    /// `set_gesture_deferral`) may keep out; false for a kiosk's exit gesture.
+    public var deferrable = true
 
     public init(name: String, kind: GestureKind, attachment: GestureAttachment) {
         self.name = name
