@@ -110,7 +110,7 @@ extension SessionConfiguration {
             guard let width = try reader.number("width", in: 1...16_384, unit: " px") else { throw reader.missing("width", "the band's width in pixels, beside edges") }
             area = .edges(Set(edges.compactMap(ScreenEdge.init(rawValue:))), width: width)
         } else if reader.has("rect") {
-            area = .rect(try rect(&reader))
+            area = .rect(try reader.layoutRect("rect"))
         } else if let whole = try reader.bool("whole-output") {
             guard whole else { throw document.error(value: path + [.key("whole-output")], "\(pathText(path + [.key("whole-output")])): expected true (leave it out otherwise)") }
             area = .wholeOutput
@@ -122,26 +122,6 @@ extension SessionConfiguration {
         }
         try reader.finish(allowed: ["output", "edges", "width", "rect", "whole-output"])
         return HoldZone(output: output, area: area)
-    }
-
-    /// `[x, y, width, height]` in layout pixels.
-    private static func rect(_ reader: inout TableReader) throws(ConfigurationError) -> Rect<GlobalSpace> {
-        let path = reader.keyPath("rect")
-        let expected = "[x, y, width, height], whole numbers, x and y within ±1000000, width and height from 1 to 1000000"
-        guard let array = reader.table["rect"].flatMap({ $0.array }), array.count == 4 else {
-            let found = reader.table["rect"].map(kindName) ?? "nothing"
-            throw reader.document.error(value: path, "\(pathText(path)): expected \(expected), found \(found)")
-        }
-        var numbers: [Int] = []
-        for (index, element) in array.enumerated() {
-            let range = index < 2 ? -1_000_000...1_000_000 : 1...1_000_000
-            guard let number = element.int, range.contains(number) else {
-                throw reader.document.error(value: path + [.index(index)], "\(pathText(path + [.index(index)])): expected \(expected)")
-            }
-            numbers.append(number)
-        }
-        reader.markRead("rect")
-        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
     }
 
     private static func readApplications(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> [String: ApplicationPolicy] {

@@ -1,4 +1,5 @@
 import TOMLKit
+import TouchRouterCore
 
 /// The file being read, and where its keys are: every error is made here, so each names
 /// the file, line and column.
@@ -197,4 +198,28 @@ func alternatives(_ names: [String]) -> String {
 func formatted(_ number: Double) -> String {
     if number.isFinite, number == number.rounded(), abs(number) < 1e15 { return String(Int64(number)) }
     return "\(number)"
+}
+
+extension TableReader {
+    /// `[x, y, width, height]` in layout pixels, whole numbers: a hold zone's `rect`, a
+    /// touchscreen's `region`.
+    mutating func layoutRect(_ key: String) throws(ConfigurationError) -> Rect<GlobalSpace> {
+        let path = keyPath(key)
+        let expected = "[x, y, width, height], whole numbers, x and y within ±1000000, width and height from 1 to 1000000"
+        guard let array = table[key].flatMap({ $0.array }), array.count == 4 else {
+            let found = table[key].map(kindName) ?? "nothing"
+            let count = table[key]?.array.map { " of \($0.count)" } ?? ""
+            throw document.error(value: path, "\(pathText(path)): expected \(expected), found \(found)\(count)")
+        }
+        var numbers: [Int] = []
+        for (index, element) in array.enumerated() {
+            let range = index < 2 ? -1_000_000...1_000_000 : 1...1_000_000
+            guard let number = element.int, range.contains(number) else {
+                throw document.error(value: path + [.index(index)], "\(pathText(path + [.index(index)])): expected \(expected)")
+            }
+            numbers.append(number)
+        }
+        markRead(key)
+        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
+    }
 }

@@ -79,7 +79,7 @@ enum TouchscreenReader {
             try reader.atMostOne(of: ["output", "region"])
             var target: TouchscreenTarget?
             if let output = try reader.string("output") { target = .output(output) }
-            if reader.has("region") { target = .region(try region(&reader)) }
+            if reader.has("region") { target = .region(try reader.layoutRect("region")) }
             let calibration = reader.has("calibration") ? try matrix(&reader) : nil
             try reader.finish(allowed: keys)
             let position = document.locator.key(path)
@@ -90,27 +90,6 @@ enum TouchscreenReader {
             rules.append(TouchscreenRule(match: match, target: target, calibration: calibration, position: position))
         }
         return rules
-    }
-
-    /// `[x, y, width, height]` in layout pixels, whole numbers.
-    private static func region(_ reader: inout TableReader) throws(ConfigurationError) -> Rect<GlobalSpace> {
-        let path = reader.keyPath("region")
-        let expected = "[x, y, width, height], whole numbers, x and y within ±1000000, width and height from 1 to 1000000"
-        guard let array = reader.table["region"].flatMap({ $0.array }), array.count == 4 else {
-            let found = reader.table["region"].map(kindName) ?? "nothing"
-            let count = reader.table["region"]?.array.map { " of \($0.count)" } ?? ""
-            throw reader.document.error(value: path, "\(pathText(path)): expected \(expected), found \(found)\(count)")
-        }
-        var numbers: [Int] = []
-        for (index, element) in array.enumerated() {
-            let range = index < 2 ? -1_000_000...1_000_000 : 1...1_000_000
-            guard let number = element.int, range.contains(number) else {
-                throw reader.document.error(value: path + [.index(index)], "\(pathText(path + [.index(index)])): expected \(expected)")
-            }
-            numbers.append(number)
-        }
-        reader.markRead("region")
-        return Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3])
     }
 
     /// Six numbers, libinput's `[a, b, c, d, e, f]`, each finite and within ±1000, and
