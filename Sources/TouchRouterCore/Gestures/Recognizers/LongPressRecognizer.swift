@@ -8,14 +8,8 @@
 /// deadline when the arena had no chance to advance time first. A lift past the deadline
 /// reports `.began` (the press did last long enough); it ends at the next call, which
 /// `deadline` asks for at once.
-public final class LongPressRecognizer: GestureRecognizer {
+public final class LongPressRecognizer: TrackingRecognizer {
     public let parameters: LongPressParameters
-    override public private(set) var state: GestureState {
-        get { storage.pointee.state }
-        set { storage.pointee.state = newValue }
-    }
-    /// Settled when read: motions leave their report due (see `TouchTracker`).
-    override public var values: GestureValues { storage.pointee.settledValues() }
     override public var isContinuous: Bool { true }
     override public var awaitsMoreTouches: Bool { false }
 
@@ -23,34 +17,17 @@ public final class LongPressRecognizer: GestureRecognizer {
 
     /// All mutable state, unchecked (see `UncheckedState`).
     struct Storage {
-        var state = GestureState.possible
-        var values = GestureValues()
-        var tracker = TouchTracker()
         /// When the last required finger went down: the press is timed from there.
         var pressStart: RouterTime?
         /// Set when it began from a lift: the time of that lift, and it ends next.
         var endPending: RouterTime?
-
-        mutating func settledValues() -> GestureValues {
-            tracker.settle(&values)
-            return values
-        }
     }
     private let storage = UncheckedState(Storage())
 
     deinit {
-        storage.pointee.tracker.release()
         storage.release()
     }
 
-    private var storedValues: GestureValues {
-        _read { yield storage.pointee.values }
-        _modify { yield &storage.pointee.values }
-    }
-    private var tracker: TouchTracker {
-        _read { yield storage.pointee.tracker }
-        _modify { yield &storage.pointee.tracker }
-    }
     private var pressStart: RouterTime? {
         _read { yield storage.pointee.pressStart }
         _modify { yield &storage.pointee.pressStart }

@@ -7,47 +7,14 @@
 /// `values.translation*` is the centroid's travel since the first finger went down, slop
 /// included, so whatever follows it stays under the fingers; a finger joining or leaving
 /// moves the centroid but not the translation.
-public final class PanRecognizer: GestureRecognizer {
+public final class PanRecognizer: TrackingRecognizer {
     public let parameters: PanParameters
-    override public private(set) var state: GestureState {
-        get { storage.pointee.state }
-        set { storage.pointee.state = newValue }
-    }
-    /// Settled when read: motions leave their report due (see `TouchTracker`).
-    override public var values: GestureValues { storage.pointee.settledValues() }
     override public var isContinuous: Bool { true }
     override public var awaitsMoreTouches: Bool { false }
     override public var deadline: RouterTime? { nil }
 
     private let minimumTouches: Int
     private let maximumTouches: Int
-
-    /// All mutable state, unchecked (see `UncheckedState`).
-    struct Storage {
-        var state = GestureState.possible
-        var values = GestureValues()
-        var tracker = TouchTracker()
-
-        mutating func settledValues() -> GestureValues {
-            tracker.settle(&values)
-            return values
-        }
-    }
-    private let storage = UncheckedState(Storage())
-
-    deinit {
-        storage.pointee.tracker.release()
-        storage.release()
-    }
-
-    private var storedValues: GestureValues {
-        _read { yield storage.pointee.values }
-        _modify { yield &storage.pointee.values }
-    }
-    private var tracker: TouchTracker {
-        _read { yield storage.pointee.tracker }
-        _modify { yield &storage.pointee.tracker }
-    }
 
     public init(_ parameters: PanParameters = PanParameters()) {
         self.parameters = parameters

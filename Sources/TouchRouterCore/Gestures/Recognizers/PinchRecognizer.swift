@@ -5,14 +5,8 @@
 /// `values.scale` is the spread over the spread at the moment it began, so it reads
 /// exactly 1 at `.began` and a binding never jumps by the slop; `values.translation*` is
 /// the centroid's travel since the first finger went down, as for pan.
-public final class PinchRecognizer: GestureRecognizer {
+public final class PinchRecognizer: TrackingRecognizer {
     public let parameters: PinchParameters
-    override public private(set) var state: GestureState {
-        get { storage.pointee.state }
-        set { storage.pointee.state = newValue }
-    }
-    /// Settled when read: motions leave their report due (see `TouchTracker`).
-    override public var values: GestureValues { storage.pointee.settledValues() }
     override public var isContinuous: Bool { true }
     override public var awaitsMoreTouches: Bool { false }
     override public var deadline: RouterTime? { nil }
@@ -23,32 +17,15 @@ public final class PinchRecognizer: GestureRecognizer {
 
     /// All mutable state, unchecked (see `UncheckedState`).
     struct Storage {
-        var state = GestureState.possible
-        var values = GestureValues()
-        var tracker = TouchTracker()
         var spreadAtDown = 0.0
         var spreadAtBegin = 1.0
-
-        mutating func settledValues() -> GestureValues {
-            tracker.settle(&values)
-            return values
-        }
     }
     private let storage = UncheckedState(Storage())
 
     deinit {
-        storage.pointee.tracker.release()
         storage.release()
     }
 
-    private var storedValues: GestureValues {
-        _read { yield storage.pointee.values }
-        _modify { yield &storage.pointee.values }
-    }
-    private var tracker: TouchTracker {
-        _read { yield storage.pointee.tracker }
-        _modify { yield &storage.pointee.tracker }
-    }
     private var spreadAtDown: Double {
         _read { yield storage.pointee.spreadAtDown }
         _modify { yield &storage.pointee.spreadAtDown }

@@ -6,49 +6,26 @@
 /// `values.rotation` is in radians, positive clockwise on screen (y grows downwards), and
 /// counts from the moment it began, so it reads exactly 0 at `.began`. It is summed from
 /// small steps, so it goes past ±π when the fingers keep turning.
-public final class RotationRecognizer: GestureRecognizer {
+public final class RotationRecognizer: TrackingRecognizer {
     public let parameters: RotationParameters
-    override public private(set) var state: GestureState {
-        get { storage.pointee.state }
-        set { storage.pointee.state = newValue }
-    }
-    /// Settled when read: motions leave their report due (see `TouchTracker`).
-    override public var values: GestureValues { storage.pointee.settledValues() }
     override public var isContinuous: Bool { true }
     override public var awaitsMoreTouches: Bool { false }
     override public var deadline: RouterTime? { nil }
 
     /// All mutable state, unchecked (see `UncheckedState`).
     struct Storage {
-        var state = GestureState.possible
-        var values = GestureValues()
-        var tracker = TouchTracker()
         /// The pair's direction at the last event where it had one.
         var lastAngle: Double?
         /// How far the pair has turned since the second finger went down.
         var turned = 0.0
         var turnedAtBegin = 0.0
-
-        mutating func settledValues() -> GestureValues {
-            tracker.settle(&values)
-            return values
-        }
     }
     private let storage = UncheckedState(Storage())
 
     deinit {
-        storage.pointee.tracker.release()
         storage.release()
     }
 
-    private var storedValues: GestureValues {
-        _read { yield storage.pointee.values }
-        _modify { yield &storage.pointee.values }
-    }
-    private var tracker: TouchTracker {
-        _read { yield storage.pointee.tracker }
-        _modify { yield &storage.pointee.tracker }
-    }
     private var lastAngle: Double? {
         _read { yield storage.pointee.lastAngle }
         _modify { yield &storage.pointee.lastAngle }

@@ -7,14 +7,8 @@
 /// finger lifts; fingers joining after it began are ignored.
 ///
 /// In a corner both edges are candidates and the movement picks one; `values.edge` says which.
-public final class ScreenEdgePanRecognizer: GestureRecognizer {
+public final class ScreenEdgePanRecognizer: TrackingRecognizer {
     public let parameters: ScreenEdgePanParameters
-    override public private(set) var state: GestureState {
-        get { storage.pointee.state }
-        set { storage.pointee.state = newValue }
-    }
-    /// Settled when read: motions leave their report due (see `TouchTracker`).
-    override public var values: GestureValues { storage.pointee.settledValues() }
     override public var isContinuous: Bool { true }
     override public var awaitsMoreTouches: Bool { false }
     override public var deadline: RouterTime? { nil }
@@ -23,32 +17,15 @@ public final class ScreenEdgePanRecognizer: GestureRecognizer {
 
     /// All mutable state, unchecked (see `UncheckedState`).
     struct Storage {
-        var state = GestureState.possible
-        var values = GestureValues()
-        var tracker = TouchTracker()
         /// The edges the first finger went down near (only those in `parameters.edges`).
         var nearLeft = false, nearRight = false, nearTop = false, nearBottom = false
-
-        mutating func settledValues() -> GestureValues {
-            tracker.settle(&values)
-            return values
-        }
     }
     private let storage = UncheckedState(Storage())
 
     deinit {
-        storage.pointee.tracker.release()
         storage.release()
     }
 
-    private var storedValues: GestureValues {
-        _read { yield storage.pointee.values }
-        _modify { yield &storage.pointee.values }
-    }
-    private var tracker: TouchTracker {
-        _read { yield storage.pointee.tracker }
-        _modify { yield &storage.pointee.tracker }
-    }
     private var nearLeft: Bool {
         _read { yield storage.pointee.nearLeft }
         _modify { yield &storage.pointee.nearLeft }

@@ -6,14 +6,8 @@
 /// It fails when the movement, once past `directionSlop`, goes in a direction not allowed;
 /// when it reaches the distance too slowly or with too few fingers; when a finger past
 /// the required number goes down; or when a finger lifts first.
-public final class SwipeRecognizer: GestureRecognizer {
+public final class SwipeRecognizer: TrackingRecognizer {
     public let parameters: SwipeParameters
-    override public private(set) var state: GestureState {
-        get { storage.pointee.state }
-        set { storage.pointee.state = newValue }
-    }
-    /// Settled when read: motions leave their report due (see `TouchTracker`).
-    override public var values: GestureValues { storage.pointee.settledValues() }
     override public var isContinuous: Bool { false }
     override public var awaitsMoreTouches: Bool { false }
     override public var deadline: RouterTime? { nil }
@@ -23,33 +17,6 @@ public final class SwipeRecognizer: GestureRecognizer {
 
     private let touchesRequired: Int
     private let allowsUp: Bool, allowsDown: Bool, allowsLeft: Bool, allowsRight: Bool
-
-    /// All mutable state, unchecked (see `UncheckedState`).
-    struct Storage {
-        var state = GestureState.possible
-        var values = GestureValues()
-        var tracker = TouchTracker()
-
-        mutating func settledValues() -> GestureValues {
-            tracker.settle(&values)
-            return values
-        }
-    }
-    private let storage = UncheckedState(Storage())
-
-    deinit {
-        storage.pointee.tracker.release()
-        storage.release()
-    }
-
-    private var storedValues: GestureValues {
-        _read { yield storage.pointee.values }
-        _modify { yield &storage.pointee.values }
-    }
-    private var tracker: TouchTracker {
-        _read { yield storage.pointee.tracker }
-        _modify { yield &storage.pointee.tracker }
-    }
 
     public init(_ parameters: SwipeParameters = SwipeParameters()) {
         self.parameters = parameters

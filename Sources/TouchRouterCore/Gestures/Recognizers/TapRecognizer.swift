@@ -10,14 +10,8 @@
 /// count up. That chain survives `reset()`, so a single-tap recognizer that recognized
 /// and was reset still reports 2 for a quick second tap; the recognizer's own progress
 /// towards `tapsRequired` does not survive it.
-public final class TapRecognizer: GestureRecognizer {
+public final class TapRecognizer: TrackingRecognizer {
     public let parameters: TapParameters
-    override public private(set) var state: GestureState {
-        get { storage.pointee.state }
-        set { storage.pointee.state = newValue }
-    }
-    /// Settled when read: motions leave their report due (see `TouchTracker`).
-    override public var values: GestureValues { storage.pointee.settledValues() }
     override public var isContinuous: Bool { false }
 
     private let touchesRequired: Int
@@ -25,9 +19,6 @@ public final class TapRecognizer: GestureRecognizer {
 
     /// All mutable state, unchecked (see `UncheckedState`).
     struct Storage {
-        var state = GestureState.possible
-        var values = GestureValues()
-        var tracker = TouchTracker()
         /// Taps completed towards `tapsRequired`.
         var tapsCompleted = 0
         /// While a tap's fingers are down: when its first went down.
@@ -42,27 +33,13 @@ public final class TapRecognizer: GestureRecognizer {
         var chainCount = 0
         var chainLastUp = RouterTime.zero
         var chainLastLocation = Point<GlobalSpace>(0, 0)
-
-        mutating func settledValues() -> GestureValues {
-            tracker.settle(&values)
-            return values
-        }
     }
     private let storage = UncheckedState(Storage())
 
     deinit {
-        storage.pointee.tracker.release()
         storage.release()
     }
 
-    private var storedValues: GestureValues {
-        _read { yield storage.pointee.values }
-        _modify { yield &storage.pointee.values }
-    }
-    private var tracker: TouchTracker {
-        _read { yield storage.pointee.tracker }
-        _modify { yield &storage.pointee.tracker }
-    }
     private var tapsCompleted: Int {
         _read { yield storage.pointee.tapsCompleted }
         _modify { yield &storage.pointee.tapsCompleted }
