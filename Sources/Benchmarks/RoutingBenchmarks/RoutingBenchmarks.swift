@@ -25,42 +25,11 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("allocations: routed touch motion, 10000 leaves", configuration: configuration) { benchmark in
-        let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
-        let delivery = DiscardingDelivery()
-        let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
-        let device = DeviceID(0), id = TouchID(0)
-        router.enqueue(.touchDown(device: device, time: .zero, id: id, position: Point(1920, 1080)))
-        router.enqueue(.touchFrame(device: device, time: .zero))
-        router.dispatchAll()
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            let step = Double(i & 255)
-            router.enqueue(.touchMotion(device: device, time: .zero, id: id, position: Point(1700 + step, 1000 + step)))
-            router.enqueue(.touchFrame(device: device, time: .zero))
-            router.dispatchAll()
-        }
-        benchmark.stopMeasurement()
-        blackHole(delivery.count)
+        measureTouchMotion(benchmark, gestures: nil)
     }
 
     Benchmark("allocations: touch motion through an arena of 5 recognizers, 10000 leaves", configuration: configuration) { benchmark in
-        let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
-        let delivery = DiscardingDelivery()
-        let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
-        try! router.configureGestures(RouteBenchmark.fiveRecognizers)
-        let device = DeviceID(0), id = TouchID(0)
-        router.enqueue(.touchDown(device: device, time: .zero, id: id, position: Point(1920, 1080)))
-        router.enqueue(.touchFrame(device: device, time: .zero))
-        router.dispatchAll()
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations {
-            let step = Double(i & 255)
-            router.enqueue(.touchMotion(device: device, time: .zero, id: id, position: Point(1700 + step, 1000 + step)))
-            router.enqueue(.touchFrame(device: device, time: .zero))
-            router.dispatchAll()
-        }
-        benchmark.stopMeasurement()
-        blackHole(delivery.count)
+        measureTouchMotion(benchmark, gestures: RouteBenchmark.fiveRecognizers)
     }
 
     Benchmark("allocations: routed pointer motion, 10000 leaves", configuration: configuration) { benchmark in
@@ -79,4 +48,26 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.stopMeasurement()
         blackHole(delivery.count)
     }
+}
+
+/// One finger down on the synthetic 10,000-leaf scene, then motions with their frames,
+/// through a router with `gestures` configured (none: the plain path).
+private func measureTouchMotion(_ benchmark: Benchmark, gestures: GestureConfiguration?) {
+    let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
+    let delivery = DiscardingDelivery()
+    let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
+    if let gestures { try! router.configureGestures(gestures) }
+    let device = DeviceID(0), id = TouchID(0)
+    router.enqueue(.touchDown(device: device, time: .zero, id: id, position: Point(1920, 1080)))
+    router.enqueue(.touchFrame(device: device, time: .zero))
+    router.dispatchAll()
+    benchmark.startMeasurement()
+    for i in benchmark.scaledIterations {
+        let step = Double(i & 255)
+        router.enqueue(.touchMotion(device: device, time: .zero, id: id, position: Point(1700 + step, 1000 + step)))
+        router.enqueue(.touchFrame(device: device, time: .zero))
+        router.dispatchAll()
+    }
+    benchmark.stopMeasurement()
+    blackHole(delivery.count)
 }
