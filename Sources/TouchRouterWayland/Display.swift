@@ -5,7 +5,7 @@ import Glibc
 
 public struct WaylandError: Error, CustomStringConvertible {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
     static func errno(_ what: String) -> WaylandError { WaylandError("\(what): \(String(cString: strerror(Glibc.errno)))") }
 }
 

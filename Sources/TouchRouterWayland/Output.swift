@@ -34,9 +34,31 @@ public struct OutputMode: Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(width)x\(height)@\(Double(refreshMilliHertz) / 1000)" }
 }
 
+/// An output's name and what it is, as wl_output tells clients.
+public struct OutputIdentity: Sendable, Equatable {
+    /// The connector's name (eDP-1, HDMI-A-1, Virtual-1), a host window's (WL-1), or HEADLESS-N.
+    public var name: String
+    public var make: String
+    public var model: String
+    /// The panel's size in millimetres, 0 when unknown.
+    public var physicalWidth: Int
+    public var physicalHeight: Int
+
+    public init(name: String, make: String, model: String, physicalWidth: Int = 0, physicalHeight: Int = 0) {
+        self.name = name
+        self.make = make
+        self.model = model
+        self.physicalWidth = physicalWidth
+        self.physicalHeight = physicalHeight
+    }
+
+    init(headless number: Int) { self.init(name: "HEADLESS-\(number)", make: "TouchRouter", model: "virtual") }
+}
+
 final class VirtualOutput {
     let id: OutputID
-    let name: String
+    let identity: OutputIdentity
+    var name: String { identity.name }
     let rect: Rect<GlobalSpace>
     let mode: OutputMode
     var global: OpaquePointer?
@@ -45,9 +67,9 @@ final class VirtualOutput {
     var bindings: [OpaquePointer: [OutputBinding]] = [:]
     weak var session: WaylandSession?
 
-    init(id: OutputID, name: String, rect: Rect<GlobalSpace>, mode: OutputMode) {
+    init(id: OutputID, identity: OutputIdentity, rect: Rect<GlobalSpace>, mode: OutputMode) {
         self.id = id
-        self.name = name
+        self.identity = identity
         self.rect = rect
         self.mode = mode
     }
@@ -55,14 +77,14 @@ final class VirtualOutput {
     /// Everything a client learns when it binds wl_output, then done.
     func sendState(to resource: OpaquePointer) {
         let version = wl_resource_get_version(resource)
-        wl_output_send_geometry(resource, Int32(rect.x), Int32(rect.y), 0, 0, Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue),
-                                "TouchRouter", "virtual", mode.transform.rawValue)
+        wl_output_send_geometry(resource, Int32(rect.x), Int32(rect.y), Int32(clamping: identity.physicalWidth), Int32(clamping: identity.physicalHeight),
+                                Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue), identity.make, identity.model, mode.transform.rawValue)
         wl_output_send_mode(resource, WL_OUTPUT_MODE_CURRENT.rawValue | WL_OUTPUT_MODE_PREFERRED.rawValue,
                             Int32(mode.width), Int32(mode.height), Int32(mode.refreshMilliHertz))
         if version >= 2 { wl_output_send_scale(resource, 1) }
         if version >= 4 {
             wl_output_send_name(resource, name)
-            wl_output_send_description(resource, "TouchRouter virtual output \(name) (\(mode))")
+            wl_output_send_description(resource, "\(identity.make) \(identity.model) \(name) (\(mode))")
         }
         if version >= 2 { wl_output_send_done(resource) }
     }

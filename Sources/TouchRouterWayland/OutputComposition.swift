@@ -350,6 +350,7 @@ extension WaylandSession {
         }
         let layers = compositionLayers(of: output.id)
         try compositor.update(layers)
+        unpresented[output.id]?.add(compositor.lastRepaint)
         // Taken now that it is painted: a failed update repaints everything next time anyway.
         for layer in layers { surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
         return (output.name, compositor.framebuffer)

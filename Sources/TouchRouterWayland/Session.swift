@@ -57,6 +57,9 @@ final class ClientRecord {
 public final class WaylandSession {
     public struct Options: Sendable {
         public var outputs: [OutputMode] = [OutputMode(width: 1920, height: 1080)]
+        /// What each output of `outputs` is called and what it is, in the same order; an
+        /// output past its end is HEADLESS-N, "TouchRouter virtual".
+        public var outputIdentities: [OutputIdentity] = []
         /// The first toplevel fills the first output, as in cage.
         public var kiosk = false
         public var keyboardLayout: String? = nil
@@ -78,6 +81,9 @@ public final class WaylandSession {
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
     var surfaces: [SurfaceID: SurfaceObject] = [:]
+    /// Where each output's composed frames go, for outputs a backend shows (OutputPresentation.swift).
+    var presenters: [OutputID: OutputPresenter] = [:]
+    var unpresented: [OutputID: UnpresentedDamage] = [:]
     /// Each output's software framebuffer, made at its first composition (OutputComposition.swift).
     var compositors: [OutputID: OutputCompositor] = [:]
     private var nextSurface: UInt32 = 1
@@ -113,8 +119,9 @@ public final class WaylandSession {
         for (i, mode) in options.outputs.enumerated() {
             let id = OutputID(UInt32(i + 1))
             let rect = Rect<GlobalSpace>(origin: Offset(dx: x, dy: 0), size: mode.layoutSize)
-            do { try tree.addOutput(id, name: "HEADLESS-\(i + 1)", rect: rect) } catch { throw WaylandError("output \(i + 1): \(error)") }
-            let output = VirtualOutput(id: id, name: "HEADLESS-\(i + 1)", rect: rect, mode: mode)
+            let identity = i < options.outputIdentities.count ? options.outputIdentities[i] : OutputIdentity(headless: i + 1)
+            do { try tree.addOutput(id, name: identity.name, rect: rect) } catch { throw WaylandError("output \(identity.name): \(error)") }
+            let output = VirtualOutput(id: id, identity: identity, rect: rect, mode: mode)
             outputs.append(output)
             x += rect.width
         }
@@ -504,6 +511,7 @@ public final class WaylandSession {
     /// whose client went first is skipped there, not searched for here, so that a client
     /// dying with thousands of callbacks costs no more than they do.
     private func frameTick() {
+        if !presenters.isEmpty { presentFrames() }
         guard !pendingFrames.isEmpty else { return }
         let due = pendingFrames
         pendingFrames.removeAll()
@@ -606,7 +614,7 @@ public final class WaylandSession {
         try? tree.raise(top)
     }
 
-    func report(_ message: String) {
+    public func report(_ message: String) {
         var line = "touch-router: \(message)\n"
         line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     }

@@ -17,6 +17,9 @@ struct Run: ParsableCommand {
             a file with an error stops the command with its file:line:column. SIGHUP or 'msg reload' reads it again.
             """)
 
+    @Option(help: "Where outputs are shown and input comes from: drm (the screens and input devices of this seat), wayland (a window on the host compositor of WAYLAND_DISPLAY), or headless (virtual outputs). Default: wayland when WAYLAND_DISPLAY is set, else drm when a seat can be had, else headless.")
+    var backend: BackendKind?
+
     @Option(name: .customLong("output"), help: "A virtual output, WxH[@Hz][,transform=normal|90|180|270|flipped|flipped-90|flipped-180|flipped-270]; repeat for more, placed left to right (default 1920x1080@60).")
     var outputs: [String] = []
 
@@ -61,12 +64,15 @@ struct Run: ParsableCommand {
             }
             do {
                 // Devices first: one that cannot be opened stops everything before a socket exists.
-                let backend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
+                let inputBackend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
+                let kind = backend ?? BackendKind.automatic(environment: ProcessInfo.processInfo.environment)
+                let display = try DisplayBackendSetup.prepare(kind, options: &options, outputOptions: outputs)
                 let runner = try SessionRunner(options: options, command: command, configuration: configuration, source: source)
-                if let backend, let area = runner.session.firstOutputArea {
-                    backend.absoluteArea = area
-                    mapTouchscreens(backend, session: runner.session, rules: configuration.touchscreens)
-                    try runner.session.addInputSource(fd: backend.fd, name: backend.name(of:), read: backend.dispatch)
+                try display.attach(to: runner.session)
+                if let inputBackend, let area = runner.session.firstOutputArea {
+                    inputBackend.absoluteArea = area
+                    mapTouchscreens(inputBackend, session: runner.session, rules: configuration.touchscreens)
+                    try runner.session.addInputSource(fd: inputBackend.fd, name: inputBackend.name(of:), read: inputBackend.dispatch)
                 }
                 let status = try runner.run()
                 if status != 0 { throw ExitCode(status) }

@@ -16,8 +16,11 @@ final class RunningSession {
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         process.executableURL = ToolRun.executable
         process.arguments = ["run"] + arguments
-        // XDG_CONFIG_HOME too, so that no configuration file of the person running the tests is read.
-        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "XDG_CONFIG_HOME": runtimeDirectory]) { $1 }
+        // XDG_CONFIG_HOME too, so that no configuration file of the person running the tests is read;
+        // and no WAYLAND_DISPLAY, so that a session started on a desktop is headless, not a window on it.
+        var inherited = ProcessInfo.processInfo.environment
+        inherited["WAYLAND_DISPLAY"] = nil
+        process.environment = inherited.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "XDG_CONFIG_HOME": runtimeDirectory]) { $1 }
             .merging(environment) { $1 }
         process.standardOutput = output
         try process.run()

@@ -1,0 +1,115 @@
+import CPixman
+import TouchRouterCore
+
+// Outputs that a backend shows (a CRTC on the drm backend, a host window on the wayland
+// backend) are composed at the session's frame clock, and each new frame is handed to the
+// backend with what changed since the previous one. Outputs without a presenter stay lazy:
+// composed only when something asks for their pixels.
+
+/// Where an output's frames are shown.
+public protocol OutputPresenter: AnyObject {
+    /// False while the previous frame is still on its way (a page flip not yet completed):
+    /// the session offers the next frame at a tick after it.
+    var readyForFrame: Bool { get }
+    /// Shows `framebuffer`, the output in layout orientation; `damage` is what changed since
+    /// the previous present, in the framebuffer's pixels, nil for all of it.
+    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?)
+}
+
+/// What changed in an output since its presenter last got a frame.
+struct UnpresentedDamage {
+    var all = true
+    var rects: [PixelRect] = []
+
+    mutating func add(_ repaint: [PixelRect]?) {
+        guard let repaint else { all = true; rects = []; return }
+        if !all { rects += repaint }
+    }
+
+    var isEmpty: Bool { !all && rects.isEmpty }
+}
+
+extension WaylandSession {
+    /// Shows the output named `name` through `presenter` from the next frame on, or stops
+    /// showing it (nil). An error lists the outputs when there is none such.
+    public func setPresenter(_ presenter: OutputPresenter?, forOutput name: String) throws(WaylandError) {
+        guard let output = outputs.first(where: { $0.name == name }) else {
+            throw WaylandError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
+        }
+        presenters[output.id] = presenter
+        unpresented[output.id] = presenter == nil ? nil : UnpresentedDamage()
+    }
+
+    /// Composes each presented output whose presenter can take a frame, and hands it over
+    /// if anything changed since its last one.
+    func presentFrames() {
+        for output in outputs {
+            guard let presenter = presenters[output.id], presenter.readyForFrame else { continue }
+            do {
+                let (_, framebuffer) = try compose(output: output.name)
+                guard let damage = unpresented[output.id], !damage.isEmpty else { continue }
+                unpresented[output.id] = UnpresentedDamage(all: false)
+                presenter.present(framebuffer, damage: damage.all ? nil : damage.rects)
+            } catch {
+                report("output \(output.name): cannot compose a frame: \(error)")
+            }
+        }
+    }
+}
+
+extension Framebuffer {
+    /// Copies the framebuffer (layout orientation) into a panel's pixels, turned as the
+    /// output's transform says, the same way a touch on that panel is turned into the layout
+    /// (`OutputTransform.apply`). `damage` limits it to what changed, in layout pixels.
+    /// `target` holds `height` rows of `stride` bytes of XRGB8888, `width` pixels each.
+    public func copy(into target: UnsafeMutableRawPointer, width panelWidth: Int, height panelHeight: Int, stride: Int,
+                     transform: OutputTransform, damage: [PixelRect]?) {
+        let layout = transform.layoutSize(of: Size(width: panelWidth, height: panelHeight))
+        guard layout.width == width, layout.height == height, stride >= panelWidth * 4 else { return }
+        // A panel pixel's centre maps to the centre of the layout pixel it shows.
+        let origin = transform.apply(0, 0), across = transform.apply(1, 0), down = transform.apply(0, 1)
+        let sx = Double(width), sy = Double(height)
+        let matrix = [
+            (across.x - origin.x) * sx / Double(panelWidth), (down.x - origin.x) * sx / Double(panelHeight), origin.x * sx,
+            (across.y - origin.y) * sy / Double(panelWidth), (down.y - origin.y) * sy / Double(panelHeight), origin.y * sy,
+        ]
+        let panelRects = damage.map { rects in rects.map { panelRect(of: $0, transform: transform, panelWidth: panelWidth, panelHeight: panelHeight) } }
+            ?? [PixelRect(x: 0, y: 0, width: panelWidth, height: panelHeight)]
+        pixels.withUnsafeMutableBufferPointer { source in
+            guard let sourceImage = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, Int32(width), Int32(height), source.baseAddress, Int32(width * 4)),
+                  let targetImage = pixman_image_create_bits_no_clear(PIXMAN_x8r8g8b8, Int32(panelWidth), Int32(panelHeight),
+                                                                      target.assumingMemoryBound(to: UInt32.self), Int32(stride)) else { return }
+            defer {
+                pixman_image_unref(sourceImage)
+                pixman_image_unref(targetImage)
+            }
+            if transform != .normal {
+                var pixmanTransform = pixman_transform()
+                pixman_transform_init_identity(&pixmanTransform)
+                for row in 0..<2 {
+                    for column in 0..<3 {
+                        withUnsafeMutableBytes(of: &pixmanTransform.matrix) { raw in
+                            raw.storeBytes(of: pixman_fixed_t((matrix[row * 3 + column] * 65536).rounded()), toByteOffset: (row * 3 + column) * 4, as: pixman_fixed_t.self)
+                        }
+                    }
+                }
+                pixman_image_set_transform(sourceImage, &pixmanTransform)
+            }
+            for rect in panelRects where !rect.isEmpty {
+                pixman_image_composite32(PIXMAN_OP_SRC, sourceImage, nil, targetImage, Int32(rect.x), Int32(rect.y), 0, 0,
+                                         Int32(rect.x), Int32(rect.y), Int32(rect.width), Int32(rect.height))
+            }
+        }
+    }
+
+    /// The panel pixels that show a rectangle of layout pixels.
+    private func panelRect(of rect: PixelRect, transform: OutputTransform, panelWidth: Int, panelHeight: Int) -> PixelRect {
+        let corners = [(rect.x, rect.y), (rect.x + rect.width, rect.y + rect.height)].map { corner in
+            transform.unapply(Double(corner.0) / Double(width), Double(corner.1) / Double(height))
+        }
+        let xs = corners.map { ($0.u * Double(panelWidth)).rounded() }, ys = corners.map { ($0.v * Double(panelHeight)).rounded() }
+        let left = Int(max(xs.min()!, 0)), top = Int(max(ys.min()!, 0))
+        let right = Int(min(xs.max()!, Double(panelWidth))), bottom = Int(min(ys.max()!, Double(panelHeight)))
+        return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+}

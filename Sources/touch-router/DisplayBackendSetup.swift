@@ -1,0 +1,37 @@
+import ArgumentParser
+import TouchRouterWayland
+
+/// `touch-router run --backend`: where outputs are shown and input comes from.
+enum BackendKind: String, ExpressibleByArgument, CaseIterable {
+    case drm, wayland, headless
+
+    /// As wlroots chooses: a window on the host compositor when there is one, else the
+    /// seat's screens when a seat can be had, else virtual outputs.
+    static func automatic(environment: [String: String]) -> BackendKind {
+        if let display = environment["WAYLAND_DISPLAY"], !display.isEmpty { return .wayland }
+        if DRMBackendSetup.seatAvailable(environment: environment) { return .drm }
+        return .headless
+    }
+}
+
+/// A display backend between its two steps: what it found before the session exists
+/// (outputs, their names and modes), and what it does once the session does.
+protocol PreparedDisplayBackend {
+    func attach(to session: WaylandSession) throws(WaylandError)
+}
+
+enum DisplayBackendSetup {
+    /// Finds the backend's outputs and writes them into `options`; `outputOptions` are the
+    /// `--output` texts, already parsed into `options.outputs` for headless.
+    static func prepare(_ kind: BackendKind, options: inout WaylandSession.Options, outputOptions: [String]) throws(WaylandError) -> PreparedDisplayBackend {
+        switch kind {
+        case .headless: return HeadlessBackend()
+        case .drm: return try DRMBackendSetup.prepare(options: &options, outputOptions: outputOptions)
+        case .wayland: return try NestedBackendSetup.prepare(options: &options, outputOptions: outputOptions)
+        }
+    }
+}
+
+struct HeadlessBackend: PreparedDisplayBackend {
+    func attach(to session: WaylandSession) throws(WaylandError) {}
+}
