@@ -6,6 +6,7 @@
 #   drm    the drm backend on QEMU's bochs display: a touch on an output turned 90° is drawn
 #          under the finger, as QEMU's own screendump and `msg screenshot` both show (guest/drm.sh)
 #   Tests/KernelInputVM/run.sh .build/release/touch-router [SCENARIO ...]   (default: all)
+# VM_KEEP=DIR keeps each scenario's console log and captures in DIR/SCENARIO.
 # Needs qemu-system-x86, busybox-static, cpio, gcc, weston, wev, coreutils and python3
 # (.ci/setup installs them). Prints "N passed, M failed" and exits non-zero on a failure.
 set -euo pipefail
@@ -86,7 +87,7 @@ for scenario in "${scenarios[@]}"; do
     host=$!
     wait $qemu || status=$?
     wait $host || true
-    grep -vE '^\s*$' "$scenario/serial.log" | grep -vE '^\[ *[0-9.]+\]' | grep -vE '^[A-Za-z0-9+/=]{60,}$' | tail -n 25
+    tr -d '\r' < "$scenario/serial.log" | grep -vE '^\s*$' | grep -vE '^\[ *[0-9.]+\]' | grep -vE '^[A-Za-z0-9+/=]{60,}$' | tail -n 25
     cat "$scenario/qemu.log"
     # isa-debug-exit: the guest's verdict v leaves QEMU with status 2v+1; 1 is a pass.
     if [ "$status" -eq 1 ] && { [ ! -f "$here/checks/$scenario.sh" ] || bash "$here/checks/$scenario.sh" "$scenario" "$here"; }; then
@@ -94,6 +95,8 @@ for scenario in "${scenarios[@]}"; do
     else
         echo "$scenario: failed (QEMU status $status)"; failed=$((failed + 1))
     fi
+    # VM_KEEP=DIR keeps each scenario's console, captures and files there.
+    if [ -n "${VM_KEEP:-}" ]; then mkdir -p "$VM_KEEP" && cp -r "$scenario" "$VM_KEEP/"; fi
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
