@@ -60,6 +60,8 @@ public final class WaylandSession {
         /// What each output of `outputs` is called and what it is, in the same order; an
         /// output past its end is HEADLESS-N, "TouchRouter virtual".
         public var outputIdentities: [OutputIdentity] = []
+        /// Nanoseconds without pointer activity after which the cursor hides; nil never.
+        public var cursorHideAfter: Int64? = 5_000_000_000
         /// The first toplevel fills the first output, as in cage.
         public var kiosk = false
         public var keyboardLayout: String? = nil
@@ -84,6 +86,8 @@ public final class WaylandSession {
     /// Where each output's composed frames go, for outputs a backend shows (OutputPresentation.swift).
     var presenters: [OutputID: OutputPresenter] = [:]
     var unpresented: [OutputID: UnpresentedDamage] = [:]
+    /// Whether the compositor's cursor is drawn (Cursor.swift).
+    var cursor: CursorVisibility
     /// Each output's software framebuffer, made at its first composition (OutputComposition.swift).
     var compositors: [OutputID: OutputCompositor] = [:]
     private var nextSurface: UInt32 = 1
@@ -109,6 +113,7 @@ public final class WaylandSession {
         self.options = options
         display = try WaylandDisplay()
         keymap = try Keymap(layout: options.keyboardLayout)
+        cursor = CursorVisibility(hideAfter: options.cursorHideAfter)
         router = Router(tree: tree, delivery: self, clock: clock)
         router.focusPolicy = .onPress
         router.defaultClientCapabilities = []
@@ -511,6 +516,7 @@ public final class WaylandSession {
     /// whose client went first is skipped there, not searched for here, so that a client
     /// dying with thousands of callbacks costs no more than they do.
     private func frameTick() {
+        cursor.advanceTime(to: clock.now())
         if !presenters.isEmpty { presentFrames() }
         guard !pendingFrames.isEmpty else { return }
         let due = pendingFrames
@@ -643,6 +649,7 @@ final class SeatTracker: EventMonitor {
 
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
         guard let session else { return }
+        session.cursor.observe(event, at: arrival)
         switch event {
         case .key(_, _, let key, let state):
             if let modifiers = session.keymap.update(key: key, pressed: state == .pressed) { session.keyboardModifiersChanged(modifiers) }

@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+
+@Suite("The compositor's cursor: drawn while a pointer moves, gone at a touch", .serialized)
+struct CursorTests {
+    func shot(_ session: RunningSession, _ name: String, _ points: [(Int, Int)]) throws -> [String] {
+        let path = session.file(name).path
+        let run = try ToolRun(["msg", "--socket", session.controlSocket, "screenshot", path])
+        #expect(run.status == 0, "\(run.output)")
+        return try DecodedPNG(path, points: points).colours
+    }
+
+    @Test("No cursor before any pointer input; pointer motion draws the arrow with its tip at the pointer; a touch hides it; pointer motion brings it back elsewhere")
+    func showAndHide() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        // The tip (black outline), a pixel inside the arrow (white), one beside it (background).
+        let probes = { (x: Int, y: Int) in [(x, y), (x + 1, y + 4), (x + 8, y + 2)] }
+        let background = ScreenshotTests.background
+        #expect(try shot(session, "none.png", probes(400, 300)) == [background, background, background])
+        try session.inject(["pointer motion 400 300"])
+        #expect(try shot(session, "moved.png", probes(400, 300)) == ["000000", "ffffff", background])
+        try session.inject(["touch down 0 900 700", "touch frame", "touch up 0", "touch frame"])
+        #expect(try shot(session, "touched.png", probes(400, 300)) == [background, background, background])
+        try session.inject(["pointer motion 100 50"])
+        #expect(try shot(session, "again.png", probes(100, 50) + probes(400, 300)) == ["000000", "ffffff", background, background, background, background])
+    }
+}
