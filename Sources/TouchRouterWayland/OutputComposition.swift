@@ -7,8 +7,8 @@ import TouchRouterCore
 // Lazy: an output is composed when something asks for its pixels (`msg screenshot`), not at
 // every frame tick. Damage-tracked: each composition repaints only what changed since the
 // output's last one (surfaces' committed damage, surfaces that appeared, went, moved or
-// resized), and all of it after a restack. Buffer and output transforms are not applied: a
-// turned buffer is drawn as it is stored.
+// resized), and all of it after a restack. A buffer's transform is undone here; the output's
+// transform is applied when a frame is copied to its screen (OutputPresentation.swift).
 
 /// A rectangle of pixels, in a buffer or a framebuffer.
 public struct PixelRect: Hashable, Sendable {
@@ -57,9 +57,13 @@ public struct CompositionLayer {
     public var key: UInt64
     /// Where its pixels changed since the last composition, in buffer pixels.
     public var damage: [PixelRect]
+    /// wl_surface.set_buffer_transform: how the client turned the buffer's contents, which
+    /// composition undoes (a buffer turned as its output is shows on the panel as it is).
+    public var transform: OutputTransform
 
     public init(pixels: [UInt32], width: Int, height: Int, scale: Int = 1, opaque: Bool = false, origin: Offset, clip: Size? = nil,
-                key: UInt64 = 0, damage: [PixelRect] = []) {
+                key: UInt64 = 0, damage: [PixelRect] = [], transform: OutputTransform = .normal) {
+        self.transform = transform
         self.pixels = pixels
         self.width = width
         self.height = height
@@ -161,7 +165,8 @@ public enum SoftwareComposer {
               layer.pixels.count >= layer.width * layer.height else { return nil }
         let scale = min(max(layer.scale, 1), maximumScale)
         // wl_surface: a buffer's size is a multiple of its scale; a stray part is not shown.
-        var shown = (width: layer.width / scale, height: layer.height / scale)
+        let turned = layer.transform.rawValue & 1 == 1
+        var shown = (width: (turned ? layer.height : layer.width) / scale, height: (turned ? layer.width : layer.height) / scale)
         if let clip = layer.clip { shown = (min(shown.width, max(clip.width, 0)), min(shown.height, max(clip.height, 0))) }
         // Far outside is outside: clamping first keeps the sums below from overflowing.
         let limit = 1 << 40
@@ -170,6 +175,29 @@ public enum SoftwareComposer {
         let right = min(x0 + shown.width, width), bottom = min(y0 + shown.height, height)
         guard right > left, bottom > top else { return nil }
         return PixelRect(x: left, y: top, width: right - left, height: bottom - top)
+    }
+
+    /// pixman's transform from a layer's surface pixels (relative to its origin) to its
+    /// buffer's: the scale, and the buffer transform undone. A surface point at normalized
+    /// (x, y) shows the buffer's `unapply(x, y)`, the inverse of how a panel's pixel shows the
+    /// layout (`Framebuffer.copy`).
+    static func bufferTransform(of layer: CompositionLayer, scale: Int) -> pixman_transform {
+        let turned = layer.transform.rawValue & 1 == 1
+        let surfaceWidth = Double((turned ? layer.height : layer.width) / scale), surfaceHeight = Double((turned ? layer.width : layer.height) / scale)
+        let origin = layer.transform.unapply(0, 0), across = layer.transform.unapply(1, 0), down = layer.transform.unapply(0, 1)
+        let bw = Double(layer.width), bh = Double(layer.height)
+        let matrix = [
+            (across.u - origin.u) * bw / surfaceWidth, (down.u - origin.u) * bw / surfaceHeight, origin.u * bw,
+            (across.v - origin.v) * bh / surfaceWidth, (down.v - origin.v) * bh / surfaceHeight, origin.v * bh,
+        ]
+        var transform = pixman_transform()
+        pixman_transform_init_identity(&transform)
+        withUnsafeMutableBytes(of: &transform.matrix) { raw in
+            for (index, value) in matrix.enumerated() {
+                raw.storeBytes(of: pixman_fixed_t((value * 65536).rounded()), toByteOffset: index * 4, as: pixman_fixed_t.self)
+            }
+        }
+        return transform
     }
 
     /// Draws the part `area` (inside its coverage) of a layer.
@@ -182,9 +210,8 @@ public enum SoftwareComposer {
                 return CompositionError("pixman cannot wrap a \(layer.width)x\(layer.height) surface")
             }
             defer { pixman_image_unref(image) }
-            if scale != 1 {
-                var transform = pixman_transform()
-                pixman_transform_init_scale(&transform, pixman_fixed_t(scale << 16), pixman_fixed_t(scale << 16))
+            if scale != 1 || layer.transform != .normal {
+                var transform = bufferTransform(of: layer, scale: scale)
                 _ = pixman_image_set_transform(image, &transform)
                 _ = pixman_image_set_filter(image, PIXMAN_FILTER_NEAREST, nil, 0)
             }
@@ -212,6 +239,7 @@ public final class OutputCompositor {
         var origin: Offset
         var width, height, scale: Int
         var opaque: Bool
+        var transform: OutputTransform
     }
 
     /// Past this many damaged rectangles, the whole output is repainted.
@@ -227,7 +255,8 @@ public final class OutputCompositor {
         let (width, height) = (framebuffer.width, framebuffer.height)
         let records = layers.map { layer in
             Record(key: layer.key, coverage: SoftwareComposer.coverage(of: layer, width: width, height: height), origin: layer.origin,
-                   width: layer.width, height: layer.height, scale: min(max(layer.scale, 1), SoftwareComposer.maximumScale), opaque: layer.opaque)
+                   width: layer.width, height: layer.height, scale: min(max(layer.scale, 1), SoftwareComposer.maximumScale), opaque: layer.opaque,
+                   transform: layer.transform)
         }
         let area = damage(from: painted, to: records, layers: layers)
         // Recorded first: a failure part way leaves a picture the next call repaints in full.
@@ -258,6 +287,11 @@ public final class OutputCompositor {
                 continue
             }
             guard let coverage = record.coverage else { continue }
+            // Damage in a turned buffer: the whole surface, rather than turning each rectangle.
+            if record.transform != .normal, !layer.damage.isEmpty {
+                rects.append(coverage)
+                continue
+            }
             for changed in layer.damage {
                 // Buffer pixels to output pixels, widened to whole output pixels.
                 let scale = record.scale
@@ -318,7 +352,8 @@ extension WaylandSession {
         if let object = surfaces[id], let contents = object.contents {
             layers.append(CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(object.current.scale),
                                            opaque: contents.opaque, origin: surface.originInOutput, clip: surface.size,
-                                           key: UInt64(id.raw), damage: object.unpaintedDamage))
+                                           key: UInt64(id.raw), damage: object.unpaintedDamage,
+                                           transform: OutputTransform(rawValue: object.current.transform) ?? .normal))
         }
         for child in above { appendLayers(of: child, to: &layers, depth: depth + 1) }
         // `children` lists front to back; popups come first in it.

@@ -626,13 +626,16 @@ public final class WaylandSession {
     }
 
     /// The surface a touch at `point` reaches, the point in it, and the pixel it shows
-    /// there (nil where its buffer has none, or is turned by a transform).
+    /// there (nil where its buffer has none), its buffer's transform undone as composition does.
     public func pixel(at point: Point<GlobalSpace>) -> (SurfaceID, Point<SurfaceSpace>, UInt32?)? {
         guard let hit = tree.hitTest(point), let surface = surfaces[hit.surface] else { return nil }
-        // A turned buffer would need the transform undone: not done yet, so no pixel.
-        guard surface.current.transform == 0 else { return (hit.surface, hit.local, nil) }
-        let scale = Double(max(surface.current.scale, 1))
-        let pixel = surface.contents?.pixel(atBuffer: Int((hit.local.x * scale).rounded(.down)), Int((hit.local.y * scale).rounded(.down)))
+        let size = surface.size
+        guard size.width > 0, size.height > 0, let contents = surface.contents else { return (hit.surface, hit.local, nil) }
+        let transform = OutputTransform(rawValue: surface.current.transform) ?? .normal
+        let (u, v) = transform.unapply(hit.local.x / Double(size.width), hit.local.y / Double(size.height))
+        // A flip takes the surface's near edge to the buffer's far one: kept inside it.
+        func index(_ fraction: Double, _ length: Int) -> Int { min(max(Int((fraction * Double(length)).rounded(.down)), 0), length - 1) }
+        let pixel = contents.pixel(atBuffer: index(u, contents.width), index(v, contents.height))
         return (hit.surface, hit.local, pixel)
     }
 

@@ -30,10 +30,11 @@ struct CompositionTests {
         for _ in 0..<(width * height) { pixels.append(pixel(&g)) }
         return CompositionLayer(pixels: pixels, width: width, height: height, scale: g.next(4) == 0 ? 2 : 1, opaque: g.next(3) == 0,
                                 origin: Offset(dx: g.range(-60, 180), dy: g.range(-50, 140)),
-                                clip: g.next(3) == 0 ? Size(width: g.range(0, 100), height: g.range(0, 80)) : nil, key: key)
+                                clip: g.next(3) == 0 ? Size(width: g.range(0, 100), height: g.range(0, 80)) : nil, key: key,
+                                transform: g.next(3) == 0 ? OutputTransform(rawValue: Int32(g.next(8)))! : .normal)
     }
 
-    @Test("Random moves, restacks, removals, additions, scale changes and pixel changes with their damage: each update equals a full composition", arguments: [1, 2, 3, 4] as [UInt64])
+    @Test("Random moves, restacks, removals, additions, scale and buffer-transform changes and pixel changes with their damage: each update equals a full composition", arguments: [1, 2, 3, 4] as [UInt64])
     func incrementalEqualsFull(seed: UInt64) throws {
         var g = Generator(state: seed)
         let compositor = OutputCompositor(width: 160, height: 120)
@@ -44,12 +45,13 @@ struct CompositionTests {
             for i in layers.indices { layers[i].damage = [] }
             if !layers.isEmpty {
                 let i = g.next(layers.count)
-                switch g.next(8) {
+                switch g.next(9) {
                 case 0: layers[i].origin = Offset(dx: g.range(-60, 180), dy: g.range(-50, 140))
                 case 1: layers.swapAt(i, g.next(layers.count))
                 case 2: layers.remove(at: i)
                 case 3: layers[i].scale = layers[i].scale == 1 ? 2 : 1
                 case 4: layers[i].opaque.toggle()
+                case 5: layers[i].transform = OutputTransform(rawValue: Int32(g.next(8)))!
                 default:
                     // New pixels in a rectangle of the buffer, and that rectangle as damage.
                     let x = g.next(layers[i].width), y = g.next(layers[i].height)

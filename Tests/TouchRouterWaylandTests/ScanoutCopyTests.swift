@@ -72,4 +72,36 @@ struct ScanoutCopyTests {
         let shown = Self.panelPixels(framebuffer, .normal)  // expects 6x4
         #expect(shown.allSatisfy { $0.allSatisfy { $0 == 0xdead_beef } })
     }
+
+    @Test("A buffer turned as its output is (wl_surface.set_buffer_transform) reaches the panel exactly as the client drew it", arguments: OutputTransform.allCases)
+    func bufferTurnedAsItsOutput(_ transform: OutputTransform) throws {
+        // The client draws in the panel's orientation: a 6x4 buffer, every pixel its own colour.
+        let buffer = (0..<(Self.panel.width * Self.panel.height)).map { 0xff00_0000 | UInt32($0 * 7919 & 0xff_ffff) }
+        let layout = transform.layoutSize(of: Self.panel)
+        let framebuffer = Framebuffer(width: layout.width, height: layout.height)
+        let layer = CompositionLayer(pixels: buffer, width: Self.panel.width, height: Self.panel.height, opaque: true, origin: Offset(dx: 0, dy: 0),
+                                     key: 1, transform: transform)
+        try SoftwareComposer.compose([layer], into: framebuffer)
+        let shown = Self.panelPixels(framebuffer, transform)
+        for py in 0..<Self.panel.height {
+            #expect(Array(shown[py][0..<Self.panel.width]) == Array(buffer[(py * Self.panel.width)..<((py + 1) * Self.panel.width)]), "panel row \(py) under \(transform.name)")
+        }
+    }
+
+    @Test("A turned buffer with a scale: each surface pixel shows one of the 2x2 buffer pixels the transform takes it to")
+    func bufferTurnedAndScaled() throws {
+        // A 4x2 buffer at scale 2, turned 90: the surface is 1x2, the framebuffer 1x2 at (0, 0).
+        let buffer: [UInt32] = (0..<8).map { 0xff00_0000 | UInt32($0 + 1) }
+        let framebuffer = Framebuffer(width: 1, height: 2)
+        try SoftwareComposer.compose([CompositionLayer(pixels: buffer, width: 4, height: 2, scale: 2, opaque: true, origin: Offset(dx: 0, dy: 0),
+                                                       key: 1, transform: .rotated90)], into: framebuffer)
+        for y in 0..<2 {
+            // The surface pixel's corners, through the transform, bound a 2x2 block of the buffer.
+            let a = OutputTransform.rotated90.unapply(0, Double(y) / 2), b = OutputTransform.rotated90.unapply(1, Double(y + 1) / 2)
+            let columns = Int(min(a.u, b.u) * 4)..<Int(max(a.u, b.u) * 4), rows = Int(min(a.v, b.v) * 2)..<Int(max(a.v, b.v) * 2)
+            let block = rows.flatMap { row in columns.map { buffer[row * 4 + $0] } }
+            #expect(block.count == 4)
+            #expect(block.contains(framebuffer.pixels[y]), "surface pixel (0, \(y)) shows \(framebuffer.pixels[y]), not one of \(block)")
+        }
+    }
 }
