@@ -391,6 +391,21 @@ public final class SurfaceTree {
         outputNodes.append(OutputNode(id: id, name: name, rect: rect, grid: grid))
     }
 
+    /// Moves a toplevel, with everything on it, to the top of another output's stack, at
+    /// `position` relative to that output (an output going away hands its windows on).
+    public func moveToplevel(_ id: SurfaceID, to output: OutputID, position: Offset) throws(SurfaceTreeError) {
+        let node = try node(id)
+        guard node.parent == nil, let source = node.output else { throw .wrongRole(id, expected: .toplevel) }
+        guard let target = outputNode(output) else { throw .unknownOutput(output) }
+        guard source !== target else { return try move(id, to: position) }
+        index.removeToplevel(node)
+        source.toplevels.removeAll { $0 === node }
+        node.position = position
+        node.output = target
+        target.toplevels.append(node)
+        index.insertToplevel(node, stack: target.toplevels, at: target.toplevels.count - 1)
+    }
+
     /// Removes an output and everything on it.
     public func removeOutput(_ id: OutputID) throws(SurfaceTreeError) {
         guard let i = outputNodes.firstIndex(where: { $0.id == id }) else { throw .unknownOutput(id) }

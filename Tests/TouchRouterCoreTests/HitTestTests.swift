@@ -220,3 +220,30 @@ struct HitTestTests {
         #expect(h.tree.surfaceCount == 0)
     }
 }
+
+@Suite("Moving a toplevel to another output")
+struct MoveToplevelTests {
+    @Test("The window and what is on it are hit on the new output, on top of its stack, and no longer on the old one; a subsurface cannot be moved so")
+    func moveAcrossOutputs() throws {
+        let h = Harness(outputs: [Rect(x: 0, y: 0, width: 100, height: 100), Rect(x: 100, y: 0, width: 100, height: 100)])
+        let (window, child, other) = (SurfaceID(1), SurfaceID(2), SurfaceID(3))
+        try h.tree.addToplevel(window, client: ClientID(1), output: OutputID(2), position: Offset(dx: 10, dy: 10), size: Size(width: 50, height: 50))
+        try h.tree.addSubsurface(child, client: ClientID(1), parent: window, position: Offset(dx: 40, dy: 40), size: Size(width: 30, height: 30))
+        try h.tree.addToplevel(other, client: ClientID(2), output: OutputID(1), position: Offset(dx: 0, dy: 0), size: Size(width: 100, height: 100))
+        h.tree.settleIndex()
+        #expect(h.tree.hitTest(Point(120, 20))?.surface == window)
+        try h.tree.moveToplevel(window, to: OutputID(1), position: Offset(dx: 5, dy: 5))
+        h.tree.settleIndex()
+        #expect(h.tree.hitTest(Point(120, 20)) == nil, "gone from the second output")
+        #expect(h.tree.hitTest(Point(10, 10))?.surface == window, "above the first output's window")
+        #expect(h.tree.hitTest(Point(50, 50))?.surface == child, "its subsurface came with it")
+        #expect(h.tree.outputOf(child) == OutputID(1))
+        #expect(h.tree.output(OutputID(1))?.toplevels == [other, window])
+        #expect(h.tree.output(OutputID(2))?.toplevels == [])
+        #expect(throws: SurfaceTreeError.wrongRole(child, expected: .toplevel)) { try h.tree.moveToplevel(child, to: OutputID(2), position: .zero) }
+        #expect(throws: SurfaceTreeError.unknownOutput(OutputID(9))) { try h.tree.moveToplevel(window, to: OutputID(9), position: .zero) }
+        // Now the old output can go without taking the window with it.
+        try h.tree.removeOutput(OutputID(2))
+        #expect(h.tree.surface(window) != nil)
+    }
+}

@@ -83,8 +83,14 @@ struct TreeFuzzer {
             case 41...55:
                 guard let id = pick(surfaces) else { return }
                 let to = Offset(dx: int(-150...950), dy: int(-150...950))
-                log.append("move \(id) \(to)")
-                try tree.move(id, to: to)
+                if chance(25), let output = pick(outputs) {
+                    // Refused for anything but a toplevel.
+                    log.append("moveToplevel \(id) to \(output) \(to)")
+                    try tree.moveToplevel(id, to: output, position: to)
+                } else {
+                    log.append("move \(id) \(to)")
+                    try tree.move(id, to: to)
+                }
             case 56...62:
                 guard let id = pick(surfaces) else { return }
                 log.append("resize \(id)")
