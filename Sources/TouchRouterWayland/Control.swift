@@ -239,6 +239,22 @@ public final class ControlServer {
             } catch {
                 return failure("screenshot: \(error)")
             }
+        case .createOutput(let mode):
+            let names = Set(session.outputs.map(\.name))
+            let number = (1...).first { !names.contains("HEADLESS-\($0)") }!
+            do {
+                let name = try session.addOutput(OutputIdentity(name: "HEADLESS-\(number)", make: "TouchRouter", model: "virtual"), mode: mode)
+                return "{\"ok\":true,\"output\":\(jsonString(name))}"
+            } catch {
+                return failure("output create: \(error)")
+            }
+        case .removeOutput(let name):
+            do {
+                try session.removeOutput(named: name)
+                return "{\"ok\":true,\"removed\":\(jsonString(name))}"
+            } catch {
+                return failure("output remove: \(error)")
+            }
         case .inject(let event):
             if case .touchDown = event, session.router.activeTouches.count >= Self.maximumInjectedTouches {
                 return failure("inject: \(Self.maximumInjectedTouches) touches are down already, the most the control socket puts down; lift one first")

@@ -19,8 +19,12 @@ public enum ControlRequest: Sendable {
     case devices
     /// Composes an output (the first when none is named) and writes it as a PNG to an absolute path.
     case screenshot(file: String, output: String?)
+    /// A new virtual output right of the others, as sway's create_output; it is named HEADLESS-N.
+    case createOutput(OutputMode)
+    /// An output goes; its windows move to the first that stays.
+    case removeOutput(String)
 
-    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, focus or ignore-interaction"
+    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, focus or ignore-interaction"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -53,6 +57,15 @@ public enum ControlRequest: Sendable {
                 throw ControlRequestError("screenshot: '\(words[1].prefix(256))' is not an absolute path")
             }
             return .screenshot(file: String(words[1]), output: words.count == 3 ? String(words[2]) : nil)
+        case "output":
+            switch (words.count, words.count > 1 ? words[1] : "") {
+            case (3, "create"):
+                do { return .createOutput(try OutputMode.parse(option: String(words[2]))) } catch { throw ControlRequestError("output create: \(error)") }
+            case (3, "remove"):
+                return .removeOutput(String(words[2].prefix(64)))
+            default:
+                throw ControlRequestError("output: expected 'create WxH[@Hz][,transform=T]' or 'remove NAME'")
+            }
         case "inject":
             do {
                 return .inject(try EventSyntax.parse(Array(words.dropFirst()), time: time, device: device))

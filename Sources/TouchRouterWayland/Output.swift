@@ -62,6 +62,9 @@ final class VirtualOutput {
     let rect: Rect<GlobalSpace>
     let mode: OutputMode
     var global: OpaquePointer?
+    /// Removed from the session: its global is withdrawn, and destroyed after `retiredAt`.
+    var retired = false
+    var retiredAt = RouterTime.zero
     /// Every client's binding of this output, so that surfaces can say they entered it.
     /// Each client's bindings, so that one client's come and go without a search through all.
     var bindings: [OpaquePointer: [OutputBinding]] = [:]

@@ -80,6 +80,10 @@ public final class WaylandSession {
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: SessionShell!
     var outputs: [VirtualOutput] = []
+    /// Outputs removed while the session runs, kept until their globals are destroyed (OutputLifecycle.swift).
+    var retiredOutputs: [VirtualOutput] = []
+    var retirementTimer: OneShotTimer?
+    var nextOutput: UInt32 = 1
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
     var surfaces: [SurfaceID: SurfaceObject] = [:]
@@ -102,7 +106,7 @@ public final class WaylandSession {
     /// Mapped popups that asked for a grab, innermost last; they hold the core's client grab.
     private var grabbingPopups: [XdgPopupObject] = []
     private var placedToplevels = 0
-    private var globals: [OpaquePointer] = []
+    var globals: [OpaquePointer] = []
     private let seatTracker = SeatTracker()
     /// The device `inject` speaks for; real devices come from libinput.
     public static let injectionDevice = DeviceID(1)
@@ -122,7 +126,8 @@ public final class WaylandSession {
         shell = SessionShell(session: self)
         var x = 0
         for (i, mode) in options.outputs.enumerated() {
-            let id = OutputID(UInt32(i + 1))
+            let id = OutputID(nextOutput)
+            nextOutput += 1
             let rect = Rect<GlobalSpace>(origin: Offset(dx: x, dy: 0), size: mode.layoutSize)
             let identity = i < options.outputIdentities.count ? options.outputIdentities[i] : OutputIdentity(headless: i + 1)
             do { try tree.addOutput(id, name: identity.name, rect: rect) } catch { throw WaylandError("output \(identity.name): \(error)") }
@@ -166,22 +171,7 @@ public final class WaylandSession {
             WaylandSession.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
         }
         try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
-        for output in outputs {
-            output.session = self
-            let outputData = Unmanaged.passUnretained(output).toOpaque()
-            guard let global = wl_global_create(display.display, tr_wl_output_interface(), 4, outputData, { client, data, version, id in
-                let output = Unmanaged<VirtualOutput>.fromOpaque(data!).takeUnretainedValue()
-                guard let client, let session = output.session, session.mayBind(client, "wl_output"),
-                      let resource = createResource(client, tr_wl_output_interface(), version: Int32(version), id: id) else { return }
-                let binding = OutputBinding(resource: resource, session: session)
-                binding.output = output
-                output.bindings[client, default: []].append(binding)
-                WaylandObject.install(binding, implementation: VirtualOutput.table)
-                output.sendState(to: resource)
-            }) else { throw WaylandError("cannot create the wl_output global") }
-            output.global = global
-            globals.append(global)
-        }
+        for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that
         // the next input event does not pay for flattening what clients changed.
         display.beforeFlush = { [unowned self] in

@@ -50,13 +50,24 @@ public final class SessionShell {
         responders = [shell, delegate]
         session.router.attach(shell, to: .shell)
         session.router.attach(delegate, to: .shellDelegate)
-        for output in session.outputs {
-            let background = BackgroundResponder(shell: self, output: output.name)
-            responders.append(background)
-            session.router.attach(background, to: .output(output.id))
-        }
+        for output in session.outputs { outputAdded(output) }
         gestureTimer = try session.display.oneShotTimer { [unowned self] in self.gestureDeadlinePassed() }
         session.display.afterSettle = { [unowned self] in self.roundEnded() }
+    }
+
+    /// An output's link of the chain: a touch on its background.
+    func outputAdded(_ output: VirtualOutput) {
+        let background = BackgroundResponder(shell: self, output: output.name)
+        responders.append(background)
+        session.router.attach(background, to: .output(output.id))
+    }
+
+    func outputRemoved(_ output: VirtualOutput) {
+        for responder in responders {
+            guard let background = responder as? BackgroundResponder, background.output == output.name else { continue }
+            session.router.detach(background)
+        }
+        responders.removeAll { ($0 as? BackgroundResponder)?.output == output.name }
     }
 
     // MARK: Applying a configuration

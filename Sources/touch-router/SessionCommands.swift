@@ -117,7 +117,9 @@ struct Msg: ParsableCommand {
             'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted); \
             subscribe [gesture|action|emit|focus|client|unhandled|reload ...] (streams JSON lines until interrupted; \
             every type without one); reload (reads the configuration file again); devices (each touchscreen: \
-            the output or region it maps to, why, and its calibration).
+            the output or region it maps to, why, and its calibration); output create WxH[@Hz][,transform=T] \
+            (a new virtual output, HEADLESS-N, right of the others); output remove NAME (its windows move to \
+            the first output that stays).
             """)
 
     @Option(help: "The control socket (default: TOUCH_ROUTER_SOCKET).")

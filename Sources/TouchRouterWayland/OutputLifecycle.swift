@@ -1,0 +1,128 @@
+import CWaylandShim
+import TouchRouterCore
+
+// Outputs that come and go while the session runs: a screen plugged in or out on the drm
+// backend, `msg output create|remove` on any. A new output goes right of the others. An
+// output that goes hands its windows to the first one left, on top of its stack and inside
+// it, and every client sees its surfaces leave the old output and enter the new one; its
+// wl_output global is withdrawn at once and destroyed a few seconds later, so that a client
+// that was binding it meanwhile gets an inert object, not a protocol error.
+
+extension WaylandSession {
+    /// Seconds a withdrawn wl_output global lives on, for clients still binding it.
+    static let retiredGlobalLifetime: Int32 = 5_000
+
+    /// The wl_output global of `output`; each binding gets the output's state.
+    func createGlobal(for output: VirtualOutput) throws(WaylandError) {
+        output.session = self
+        let outputData = Unmanaged.passUnretained(output).toOpaque()
+        guard let global = wl_global_create(display.display, tr_wl_output_interface(), 4, outputData, { client, data, version, id in
+            let output = Unmanaged<VirtualOutput>.fromOpaque(data!).takeUnretainedValue()
+            guard let client, let session = output.session, session.mayBind(client, "wl_output"),
+                  let resource = createResource(client, tr_wl_output_interface(), version: Int32(version), id: id) else { return }
+            let binding = OutputBinding(resource: resource, session: session)
+            WaylandObject.install(binding, implementation: VirtualOutput.table)
+            // A withdrawn output's late bindings stay inert: no state, no enter.
+            guard !output.retired else { return }
+            binding.output = output
+            output.bindings[client, default: []].append(binding)
+            output.sendState(to: resource)
+        }) else { throw WaylandError("cannot create the wl_output global") }
+        output.global = global
+        globals.append(global)
+    }
+
+    /// Adds an output right of the others and announces it; returns its name.
+    @discardableResult
+    public func addOutput(_ identity: OutputIdentity, mode: OutputMode) throws(WaylandError) -> String {
+        guard !outputs.contains(where: { $0.name == identity.name }) else { throw WaylandError("an output named \(identity.name) exists already") }
+        let right = outputs.map { $0.rect.x + $0.rect.width }.max() ?? 0
+        let id = OutputID(nextOutput)
+        nextOutput += 1
+        let rect = Rect<GlobalSpace>(origin: Offset(dx: right, dy: 0), size: mode.layoutSize)
+        do { try tree.addOutput(id, name: identity.name, rect: rect) } catch { throw WaylandError("output \(identity.name): \(error)") }
+        let output = VirtualOutput(id: id, identity: identity, rect: rect, mode: mode)
+        outputs.append(output)
+        try createGlobal(for: output)
+        shell.outputAdded(output)
+        report("output \(identity.name) added: \(mode) at \(rect.x),\(rect.y)")
+        display.settleAndFlush()
+        return identity.name
+    }
+
+    /// Removes the output named `name`; its windows move to the first output that stays.
+    /// The last output cannot go: the session would have nowhere to show anything.
+    public func removeOutput(named name: String) throws(WaylandError) {
+        guard let index = outputs.firstIndex(where: { $0.name == name }) else {
+            throw WaylandError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
+        }
+        guard outputs.count > 1 else { throw WaylandError("\(name) is the only output: the session keeps at least one") }
+        let output = outputs.remove(at: index)
+        let heir = outputs[0]
+        for toplevel in tree.output(output.id)?.toplevels ?? [] { handOver(toplevel, from: output, to: heir) }
+        shell.outputRemoved(output)
+        do { try tree.removeOutput(output.id) } catch { report("output \(name): \(error)") }
+        presenters[output.id] = nil
+        unpresented[output.id] = nil
+        compositors[output.id] = nil
+        retire(output)
+        report("output \(name) removed; its windows are on \(heir.name)")
+        router.dispatchAll()
+        display.settleAndFlush()
+    }
+
+    /// Moves a toplevel to `heir`, as far into it as it was into its old output and kept
+    /// inside it, and tells its client's surfaces they left one output and entered the other.
+    private func handOver(_ toplevel: SurfaceID, from old: VirtualOutput, to heir: VirtualOutput) {
+        guard let surface = tree.surface(toplevel) else { return }
+        let size = surface.size
+        let position = Offset(dx: min(max(surface.position.dx, 0), max(heir.rect.width - size.width, 0)),
+                              dy: min(max(surface.position.dy, 0), max(heir.rect.height - size.height, 0)))
+        do { try tree.moveToplevel(toplevel, to: heir.id, position: position) } catch {
+            report("cannot move \(toplevel) to \(heir.name): \(error)")
+            return
+        }
+        var family = [toplevel], next = 0
+        while next < family.count {
+            family += tree.children(of: family[next])
+            next += 1
+        }
+        for id in family {
+            guard let object = surfaces[id] else { continue }
+            for resource in old.bindings(of: object.client) { wl_surface_send_leave(object.resource, resource) }
+            for resource in heir.bindings(of: object.client) { wl_surface_send_enter(object.resource, resource) }
+        }
+    }
+
+    /// Withdraws the output's global now and destroys it later; its bindings stay, inert.
+    private func retire(_ output: VirtualOutput) {
+        output.retired = true
+        output.bindings.removeAll()
+        guard let global = output.global else { return }
+        wl_global_remove(global)
+        globals.removeAll { $0 == global }
+        output.retiredAt = clock.now()
+        retiredOutputs.append(output)
+        do {
+            if retirementTimer == nil { retirementTimer = try display.oneShotTimer { [unowned self] in self.destroyRetiredGlobals() } }
+            retirementTimer?.arm(milliseconds: Self.retiredGlobalLifetime)
+        } catch {
+            // Without a timer the global lives on, withdrawn, until the session ends.
+            report("output \(output.name): \(error)")
+        }
+    }
+
+    /// Destroys the globals withdrawn long enough ago; waits again for the others.
+    private func destroyRetiredGlobals() {
+        let now = clock.now().nanoseconds
+        let lifetime = Int64(Self.retiredGlobalLifetime) * 1_000_000
+        for output in retiredOutputs where now - output.retiredAt.nanoseconds >= lifetime {
+            if let global = output.global { wl_global_destroy(global) }
+            output.global = nil
+        }
+        retiredOutputs.removeAll { $0.global == nil }
+        if let oldest = retiredOutputs.map(\.retiredAt.nanoseconds).min() {
+            retirementTimer?.arm(milliseconds: Int32(clamping: (oldest + lifetime - now) / 1_000_000 + 1))
+        }
+    }
+}
