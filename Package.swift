@@ -43,10 +43,12 @@ let package = Package(
         // libdrm (Debian: libdrm-dev): the drm backend's connectors, modes, dumb buffers and page flips.
         .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
         .target(name: "CDRMShim", dependencies: ["CDRM"]),
+        // libudev (Debian: libudev-dev): the drm backend hears screens plugged in and out.
+        .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
         // The compositor session: protocol objects that translate between clients and the core.
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim", "CPixman", "CPNGShim"]),
         // The drm backend: each connected screen an output, composed frames flipped at vblank.
-        .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim"]),
+        .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim", "CUdev"]),
         // libinput, through pkg-config (Debian: libinput-dev).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         // Kernel input devices read through libinput, translated into the core's events.

@@ -28,11 +28,16 @@ public final class DRMBackend {
     public let outputs: [(identity: OutputIdentity, mode: OutputMode)]
     private var scanouts: [DRMScanout] = []
     private weak var session: WaylandSession?
+    private let requests: [DRMOutputRequest]
+    private var crtcs: [UInt32] = []
+    private var monitor: ConnectorMonitor?
 
     /// Finds the card's screens and sets their modes; `warn` hears what was not as asked.
     public init(device: DRMDevice, requests: [DRMOutputRequest], warn: (String) -> Void) throws(DRMError) {
         self.device = device
+        self.requests = requests
         let (connectors, crtcs) = try device.connectedConnectors()
+        self.crtcs = crtcs
         guard !connectors.isEmpty else { throw DRMError("no screen is connected to \(device.path)") }
         for request in requests {
             if let name = request.connector, !connectors.contains(where: { $0.name == name }) {
@@ -94,6 +99,63 @@ public final class DRMBackend {
         }
         try session.watchDisplayDevice(fd: device.fd) { [unowned self] in
             self.device.handleEvents(DRMScanout.flipHandler)
+        }
+        do {
+            let monitor = try ConnectorMonitor(card: device.path)
+            self.monitor = monitor
+            try session.watchDisplayDevice(fd: monitor.fd) { [unowned self] in
+                if monitor.connectorsChanged() { self.rescan() }
+            }
+        } catch {
+            session.report("\(error): screens plugged in or out later are not seen")
+        }
+    }
+
+    /// The card's connectors changed: a screen that went takes its output with it (its
+    /// windows move to one that stays; the last stays in the session, dark); a screen that
+    /// came is driven in its preferred mode, or the one `--output` asked for it, as a new output.
+    func rescan() {
+        guard let session else { return }
+        let connectors: [DRMConnector], crtcs: [UInt32]
+        do { (connectors, crtcs) = try device.connectedConnectors() } catch {
+            session.report("\(error)")
+            return
+        }
+        self.crtcs = crtcs
+        let present = Set(connectors.map(\.id))
+        for scanout in scanouts where !present.contains(scanout.connector.id) {
+            let name = scanout.connector.name
+            try? session.setPresenter(nil, forOutput: name)
+            do { try session.removeOutput(named: name) } catch { session.report("\(name) is disconnected and stays dark: \(error)") }
+            scanouts.removeAll { $0 === scanout }
+        }
+        for connector in connectors where !scanouts.contains(where: { $0.connector.id == connector.id }) {
+            let used = Set(scanouts.map(\.crtc))
+            guard let crtcIndex = crtcs.indices.first(where: { connector.possibleCRTCs & (1 << UInt32($0)) != 0 && !used.contains(crtcs[$0]) }) else {
+                session.report("\(connector.name): no free CRTC to drive it; it stays dark")
+                continue
+            }
+            let request = requests.first { $0.connector == connector.name }
+            // A screen coming back to the output it left (kept, dark, as the last one) keeps its size.
+            let kept = session.outputModes[connector.name]
+            let wanted = kept ?? request?.mode
+            let mode = Self.mode(for: wanted, on: connector) { session.report($0) }
+            let transform = wanted?.transform ?? .normal
+            do {
+                let scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
+                                             background: SoftwareComposer.background)
+                if kept == nil {
+                    var outputMode = OutputMode(width: mode.width, height: mode.height, refreshMilliHertz: mode.refreshMilliHertz)
+                    outputMode.transform = transform
+                    try session.addOutput(OutputIdentity(name: connector.name, make: "DRM", model: connector.name,
+                                                         physicalWidth: connector.physicalWidth, physicalHeight: connector.physicalHeight),
+                                          mode: outputMode)
+                }
+                try session.setPresenter(scanout, forOutput: connector.name)
+                scanouts.append(scanout)
+            } catch {
+                session.report("\(connector.name): \(error)")
+            }
         }
     }
 

@@ -32,6 +32,11 @@ extension WaylandSession {
         globals.append(global)
     }
 
+    /// Each output's mode, by name.
+    public var outputModes: [String: OutputMode] {
+        Dictionary(uniqueKeysWithValues: outputs.map { ($0.name, $0.mode) })
+    }
+
     /// Adds an output right of the others and announces it; returns its name.
     @discardableResult
     public func addOutput(_ identity: OutputIdentity, mode: OutputMode) throws(WaylandError) -> String {

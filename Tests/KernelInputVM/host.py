@@ -3,6 +3,7 @@
 answers what the guest asks there.
   HOST screendump NAME   QEMU's monitor (QMP) writes what the display scans out to DIR/NAME.ppm;
                          the answer goes back on the guest's second serial port.
+  HOST screendump-head N NAME   the same for head N of the display device with id "gpu".
   BEGIN-FILE NAME ... END-FILE NAME   base64 lines, written to DIR/NAME.
 host.py SERIAL_LOG QMP_SOCKET BACK_FIFO DIR QEMU_PID; ends when QEMU does."""
 import base64
@@ -86,6 +87,12 @@ while True:
             name = line.split(" ", 2)[2]
             qmp = qmp or QMP(qmp_path)
             reply = qmp.command("screendump", filename=os.path.abspath(os.path.join(directory, name + ".ppm")))
+            answer("done" if "return" in reply else f"failed {reply}")
+        elif line.startswith("HOST screendump-head "):
+            # HOST screendump-head N NAME: head N of the display device with id "gpu".
+            _, _, head, name = line.split(" ", 3)
+            qmp = qmp or QMP(qmp_path)
+            reply = qmp.command("screendump", filename=os.path.abspath(os.path.join(directory, name + ".ppm")), device="gpu", head=int(head))
             answer("done" if "return" in reply else f"failed {reply}")
     if not running:
         break

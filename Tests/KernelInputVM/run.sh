@@ -5,6 +5,7 @@
 #   input  kernel touchscreen and keyboard read by path, a 90° output (guest/input.sh)
 #   drm    the drm backend on QEMU's bochs display: a touch on an output turned 90° is drawn
 #          under the finger, as QEMU's own screendump and `msg screenshot` both show (guest/drm.sh)
+#   drm-hotplug  the drm backend on a two-headed virtio-gpu: screens plugged in and out (guest/drm-hotplug.sh)
 #   Tests/KernelInputVM/run.sh .build/release/touch-router [SCENARIO ...]   (default: all)
 # VM_KEEP=DIR keeps each scenario's console log and captures in DIR/SCENARIO.
 # Needs qemu-system-x86, busybox-static, cpio, gcc, weston, wev, coreutils and python3
@@ -13,7 +14,7 @@ set -euo pipefail
 router=$(realpath "$1")
 shift
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(input drm)
+((${#scenarios[@]})) || scenarios=(input drm drm-hotplug)
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -25,7 +26,8 @@ apt-get download -q "$image" >/dev/null 2>&1 || { apt-get update -qq && apt-get 
 version=${image#linux-image-}
 # In the order they load: each needs only those before it.
 modules=(input/misc/uinput input/evdev gpu/drm/drm gpu/drm/drm_kms_helper gpu/drm/ttm/ttm gpu/drm/drm_ttm_helper
-    gpu/drm/drm_vram_helper gpu/drm/tiny/bochs)
+    gpu/drm/drm_vram_helper gpu/drm/tiny/bochs virtio/virtio_ring virtio/virtio virtio/virtio_pci_modern_dev
+    virtio/virtio_pci_legacy_dev virtio/virtio_pci virtio/virtio_dma_buf gpu/drm/drm_shmem_helper gpu/drm/virtio/virtio-gpu)
 dpkg-deb --fsys-tarfile "$image"_*.deb | tar -x --wildcards "./boot/vmlinuz-$version" \
     $(for module in "${modules[@]}"; do echo "./lib/modules/$version/kernel/drivers/$module.ko"; done)
 
@@ -77,8 +79,10 @@ for scenario in "${scenarios[@]}"; do
     # The guest's console is the first serial port; it asks the host for screendumps there
     # and reads the answers from the second (host.py). No display window: bochs scans out
     # all the same, and QEMU's monitor captures it.
+    # A scenario's display: a "# qemu:" line in its script, else QEMU's standard VGA (bochs).
+    display=$(sed -n 's/^# qemu: //p' "$here/guest/$scenario.sh")
     status=0
-    timeout 400 qemu-system-x86_64 -accel tcg -m 1024 -display none -vga std -no-reboot -monitor none \
+    timeout 400 qemu-system-x86_64 -accel tcg -m 1024 -display none ${display:--vga std} -no-reboot -monitor none \
         -qmp unix:"$work/qmp.sock",server=on,wait=off -serial file:"$scenario/serial.log" -serial pipe:"$work/back" \
         -device isa-debug-exit,iobase=0xf4,iosize=0x04 -kernel "boot/vmlinuz-$version" -initrd initrd.gz \
         -append "console=ttyS0 quiet panic=-1 scenario=$scenario" </dev/null > "$scenario/qemu.log" 2>&1 &

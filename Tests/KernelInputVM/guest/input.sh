@@ -4,7 +4,7 @@
 # second session with a 90° output and a [[touchscreen]] table: the tap lands where the
 # rotation puts it.
 start_uinput_devices
-touch-router run --output 1920x1080 --input-device "$touchscreen" --input-device "$keyboard" > /run/session.log 2>&1 &
+touch-router run --backend headless --output 1920x1080 --input-device "$touchscreen" --input-device "$keyboard" > /run/session.log 2>&1 &
 session=$!
 session_sockets /run/session.log
 weston-simple-touch > /run/client.log 2>&1 &
@@ -34,7 +34,7 @@ echo "wev: $(grep 'key: 38' /run/wev.log | head -n2)"
 # the transform it would land at (450, 400), inside the same window, which must stay grey.
 kill "$session"; wait "$session" 2>/dev/null || true
 printf '[[touchscreen]]\nmatch = "TouchRouter test touchscreen"\noutput = "HEADLESS-1"\n' > /run/touch.toml
-touch-router run --config /run/touch.toml --output 800x600,transform=90 --input-device "$touchscreen" > /run/rotated.log 2>&1 &
+touch-router run --backend headless --config /run/touch.toml --output 800x600,transform=90 --input-device "$touchscreen" > /run/rotated.log 2>&1 &
 session_sockets /run/rotated.log
 echo "rotated session: $(touch-router msg tree)"
 weston-simple-touch > /run/client2.log 2>&1 &

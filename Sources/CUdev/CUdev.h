@@ -1,0 +1,2 @@
+// libudev (Debian: libudev-dev), for the drm backend's connector hotplug events.
+#include <libudev.h>
