@@ -42,6 +42,13 @@ let package = Package(
         .target(name: "CPNGShim", dependencies: ["CLibPNG"]),
         // The compositor session: protocol objects that translate between clients and the core.
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim", "CPixman", "CPNGShim"]),
+        // libwayland-client (Debian: libwayland-dev) and the committed xdg-shell client header
+        // (meson-helpers/generate-protocols.sh), with the C functions Swift cannot do without.
+        // xdg-shell's interface data is CWaylandShim's, reached through TouchRouterWayland.
+        .target(name: "CWaylandClientShim", linkerSettings: [.linkedLibrary("wayland-client")]),
+        // The wayland backend of `touch-router run`: each output a window on a host
+        // compositor, its seat the session's input.
+        .target(name: "TouchRouterNested", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWaylandClientShim"]),
         // libinput, through pkg-config (Debian: libinput-dev).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         // Kernel input devices read through libinput, translated into the core's events.
@@ -55,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "touch-router",
             dependencies: [
-                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterNested",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]
