@@ -124,8 +124,13 @@ final class HostSeat {
         pressedKeys.removeAll()
     }
 
+    /// The proxies go, without a word to the router: the backend is going too (this runs in
+    /// its deinit, where nothing may reach it), or the seat went and `releaseAll` spoke.
     func destroy() {
-        if touch != nil || pointer != nil || keyboard != nil { releaseAll() }
+        for proxy in [touch, pointer, keyboard].compactMap({ $0 }) { wl_proxy_destroy(proxy) }
+        touch = nil
+        pointer = nil
+        keyboard = nil
         if version >= 5 { wl_seat_release(seat) } else { wl_seat_destroy(seat) }
     }
 
