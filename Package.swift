@@ -49,6 +49,13 @@ let package = Package(
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim", "CPixman", "CPNGShim"]),
         // The drm backend: each connected screen an output, composed frames flipped at vblank.
         .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim", "CUdev"]),
+        // libwayland-client (Debian: libwayland-dev) and the committed xdg-shell client header
+        // (meson-helpers/generate-protocols.sh), with the C functions Swift cannot do without.
+        // xdg-shell's interface data is CWaylandShim's, reached through TouchRouterWayland.
+        .target(name: "CWaylandClientShim", linkerSettings: [.linkedLibrary("wayland-client")]),
+        // The wayland backend of `touch-router run`: each output a window on a host
+        // compositor, its seat the session's input.
+        .target(name: "TouchRouterNested", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWaylandClientShim"]),
         // libinput, through pkg-config (Debian: libinput-dev).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         // Kernel input devices read through libinput, translated into the core's events.
@@ -63,6 +70,7 @@ let package = Package(
             name: "touch-router",
             dependencies: [
                 "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM",
+                "TouchRouterNested",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]

@@ -1,30 +1,39 @@
 #!/bin/sh
 # Regenerates the committed wayland-scanner output for every protocol the session serves
-# beyond libwayland's core (which ships its own server header).
-#   sh meson-helpers/generate-protocols.sh           rewrite Sources/CWaylandShim
+# beyond libwayland's core (which ships its own server header), and the client header of
+# xdg-shell for the wayland backend (a window on a host compositor), whose interface data
+# is CWaylandShim's xdg-shell-protocol.c, linked once.
+#   sh meson-helpers/generate-protocols.sh           rewrite Sources/CWaylandShim and Sources/CWaylandClientShim
 #   sh meson-helpers/generate-protocols.sh --check   fail if the committed output is stale
 # A SwiftPM plugin cannot run wayland-scanner reliably, hence a script and a CI check.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/Sources/CWaylandShim"
+client_out="$root/Sources/CWaylandClientShim"
 check=false
 [ "${1:-}" = "--check" ] && check=true
 command -v wayland-scanner >/dev/null || { echo "error: wayland-scanner not found (Debian: libwayland-bin)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Each pair is a fresh file in $work and where it is committed.
+update() {
+    fresh=$1 target=$2 name=$3
+    if $check; then
+        cmp -s "$fresh" "$target" || { echo "error: $target is not what wayland-scanner makes of protocols/$name.xml; run sh meson-helpers/generate-protocols.sh" >&2; exit 1; }
+    else
+        cp "$fresh" "$target"
+    fi
+}
 for xml in "$root"/protocols/xdg-shell.xml "$root"/protocols/touch-router-input-v1.xml; do
     name=$(basename "$xml" .xml)
     wayland-scanner server-header "$xml" "$work/$name-server-protocol.h"
     wayland-scanner private-code "$xml" "$work/$name-protocol.c"
     for generated in "include/$name-server-protocol.h:$name-server-protocol.h" "$name-protocol.c:$name-protocol.c"; do
-        target="$out/${generated%%:*}"
-        fresh="$work/${generated##*:}"
-        if $check; then
-            cmp -s "$fresh" "$target" || { echo "error: $target is not what wayland-scanner makes of protocols/$name.xml; run sh meson-helpers/generate-protocols.sh" >&2; exit 1; }
-        else
-            cp "$fresh" "$target"
-        fi
+        update "$work/${generated##*:}" "$out/${generated%%:*}" "$name"
     done
 done
+# The client side: only the header; its interfaces are the ones above.
+wayland-scanner client-header "$root/protocols/xdg-shell.xml" "$work/xdg-shell-client-protocol.h"
+update "$work/xdg-shell-client-protocol.h" "$client_out/include/xdg-shell-client-protocol.h" xdg-shell
 $check && echo "generated protocol code is current" || true

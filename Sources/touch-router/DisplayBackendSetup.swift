@@ -18,6 +18,12 @@ enum BackendKind: String, ExpressibleByArgument, CaseIterable {
 /// (outputs, their names and modes), and what it does once the session does.
 protocol PreparedDisplayBackend {
     func attach(to session: WaylandSession) throws(WaylandError)
+    /// Why the backend ended the session (its host went away), if it did: `run` fails with it.
+    var failure: WaylandError? { get }
+}
+
+extension PreparedDisplayBackend {
+    var failure: WaylandError? { nil }
 }
 
 enum DisplayBackendSetup {

@@ -76,6 +76,7 @@ struct Run: ParsableCommand {
                     try runner.session.addInputSource(fd: inputBackend.fd, name: inputBackend.name(of:), read: inputBackend.dispatch)
                 }
                 let status = try runner.run()
+                if let failure = display.failure { throw failure }
                 if status != 0 { throw ExitCode(status) }
             } catch let error as WaylandError {
                 throw Failure(description: "touch-router run: \(error)")
