@@ -6,7 +6,7 @@ import TouchRouterCore
 extension SessionConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -81,7 +81,8 @@ extension SessionConfiguration {
             configuration.source.keyboard = document.locator.key([.key("keyboard")])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
-        try reader.finish(allowed: topLevelKeys.map { $0 == "recognizer" || $0 == "bind" || $0 == "touchscreen" ? "[[\($0)]]" : "[\($0)]" })
+        configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)
+        try reader.finish(allowed: topLevelKeys.map { ["recognizer", "bind", "touchscreen", "input"].contains($0) ? "[[\($0)]]" : "[\($0)]" })
         return configuration
     }
 

@@ -11,6 +11,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var keyboard = KeyboardSettings()
     /// `[[touchscreen]]` tables, in the file's order: the first that matches a device wins.
     public var touchscreens: [TouchscreenRule] = []
+    /// `[[input]]` tables, in the file's order: every one that matches a device applies.
+    public var inputs: [InputRule] = []
     /// The file it was read from, and where its recognizers were declared, for the errors
     /// that only the core's own validation finds.
     public var source = SourceNotes()
@@ -19,7 +21,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
-            && a.touchscreens == b.touchscreens
+            && a.touchscreens == b.touchscreens && a.inputs == b.inputs
     }
 }
 
