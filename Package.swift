@@ -41,8 +41,13 @@ let package = Package(
         // libpng (Debian: libpng-dev), and the C function that calls it: its errors longjmp.
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(name: "CPNGShim", dependencies: ["CLibPNG"]),
+        // libdrm (Debian: libdrm-dev): the drm backend's connectors, modes, dumb buffers and page flips.
+        .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+        .target(name: "CDRMShim", dependencies: ["CDRM"]),
         // The compositor session: protocol objects that translate between clients and the core.
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim", "CPixman", "CPNGShim"]),
+        // The drm backend: each connected screen an output, composed frames flipped at vblank.
+        .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim"]),
         // libinput, through pkg-config (Debian: libinput-dev).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
         // libseat (Debian: libseat-dev; seatd or logind at run time), and its log handler's C side.
@@ -60,7 +65,8 @@ let package = Package(
         .executableTarget(
             name: "touch-router",
             dependencies: [
-                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterSeat",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM",
+                "TouchRouterSeat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]

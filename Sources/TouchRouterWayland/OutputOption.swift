@@ -26,5 +26,5 @@ extension OutputMode {
 
 public struct OutputOptionError: Error, CustomStringConvertible, Equatable {
     public var description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }

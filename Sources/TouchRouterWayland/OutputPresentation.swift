@@ -40,6 +40,18 @@ extension WaylandSession {
         unpresented[output.id] = presenter == nil ? nil : UnpresentedDamage()
     }
 
+    /// The next frame of every presented output is drawn whole (after a VT switch, when what
+    /// the screens showed is unknown).
+    public func redrawPresentedOutputs() {
+        for id in presenters.keys { unpresented[id] = UnpresentedDamage() }
+    }
+
+    /// Watches a display device's descriptor (a DRM card's page-flip events, a host
+    /// compositor's connection) in the session's loop.
+    public func watchDisplayDevice(fd: Int32, _ readable: @escaping () -> Void) throws(WaylandError) {
+        _ = try display.watch(fd: fd) { _ in readable() }
+    }
+
     /// Composes each presented output whose presenter can take a frame, and hands it over
     /// if anything changed since its last one.
     func presentFrames() {

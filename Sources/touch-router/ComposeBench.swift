@@ -53,6 +53,34 @@ struct ComposeBench: ParsableCommand {
                 print("  \(String(count).padding(toLength: 4, withPad: " ", startingAt: 0)) windows  \(name)  median \(String(format: "%.3f", median)) ms   fastest \(String(format: "%.3f", times[0])) ms")
             }
         }
+        try scanoutCopies(framebuffer)
+    }
+
+    /// What the drm backend adds to each frame: the composed frame copied into the screen's
+    /// buffer, straight or turned 90°, whole and for 1% of damage.
+    func scanoutCopies(_ framebuffer: Framebuffer) throws {
+        print("scanout copy of the \(framebuffer.width)x\(framebuffer.height) frame into a screen's buffer (the drm backend)")
+        let damage = PixelRect(x: framebuffer.width * 9 / 20, y: framebuffer.height * 9 / 20, width: framebuffer.width / 10, height: framebuffer.height / 10)
+        for transform in [OutputTransform.normal, .rotated90] {
+            let panel = transform.layoutSize(of: Size(width: framebuffer.width, height: framebuffer.height))
+            let stride = panel.width * 4
+            let target = UnsafeMutableRawPointer.allocate(byteCount: stride * panel.height, alignment: 64)
+            defer { target.deallocate() }
+            framebuffer.copy(into: target, width: panel.width, height: panel.height, stride: stride, transform: transform, damage: nil)
+            for (name, area) in [("whole", nil), ("1% damage", [damage])] as [(String, [PixelRect]?)] {
+                let times = (0..<runs).map { _ in
+                    measure { framebuffer.copy(into: target, width: panel.width, height: panel.height, stride: stride, transform: transform, damage: area) }
+                }.sorted()
+                print("  transform \(transform.name.padding(toLength: 6, withPad: " ", startingAt: 0)) \(name.padding(toLength: 9, withPad: " ", startingAt: 0))  median \(String(format: "%.3f", times[times.count / 2])) ms   fastest \(String(format: "%.3f", times[0])) ms")
+            }
+        }
+    }
+
+    func measure(_ body: () -> Void) -> Double {
+        let start = ContinuousClock.now
+        body()
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15
     }
 
     /// `count` windows, each its own colour, at positions from a small LCG.

@@ -44,7 +44,9 @@ struct Run: ParsableCommand {
 
     func run() throws {
         var options = WaylandSession.Options()
-        if !outputs.isEmpty {
+        let kind = backend ?? BackendKind.automatic(environment: ProcessInfo.processInfo.environment)
+        // The drm and wayland backends read --output themselves: their outputs have names.
+        if kind == .headless, !outputs.isEmpty {
             options.outputs = try outputs.map { text in
                 do { return try OutputMode.parse(option: text) } catch { throw ValidationError("\(error)") }
             }
@@ -70,7 +72,6 @@ struct Run: ParsableCommand {
                 // Devices first: one that cannot be opened stops everything before a socket exists.
                 let inputBackend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
                 let seat = input == .udev ? try SeatSession() : nil
-                let kind = backend ?? BackendKind.automatic(environment: ProcessInfo.processInfo.environment)
                 let display = try DisplayBackendSetup.prepare(kind, options: &options, outputOptions: outputs)
                 let runner = try SessionRunner(options: options, command: command, configuration: configuration, source: source)
                 try display.attach(to: runner.session)

@@ -64,7 +64,7 @@ struct Route: ParsableCommand {
 extension TraceFormat: ExpressibleByArgument {}
 
 struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self, RouteEvents.self, ComposeBench.self])
+    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self, RouteEvents.self, ComposeBench.self, TouchMapBench.self])
 }
 
 struct HitTest: ParsableCommand {

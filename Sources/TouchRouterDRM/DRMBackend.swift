@@ -1,0 +1,124 @@
+import CDRM
+import CDRMShim
+import TouchRouterCore
+import TouchRouterWayland
+
+/// `--output` on the drm backend: `[NAME:]WxH[@Hz][,transform=T]`. With a name it is for that
+/// connector; without, the Nth such option is for the Nth connected screen.
+public struct DRMOutputRequest: Equatable {
+    public var connector: String?
+    public var mode: OutputMode
+
+    public static func parse(option text: String) throws(OutputOptionError) -> DRMOutputRequest {
+        let head = text.split(separator: ",", maxSplits: 1).first.map(String.init) ?? text
+        guard let colon = head.firstIndex(of: ":") else { return DRMOutputRequest(connector: nil, mode: try OutputMode.parse(option: text)) }
+        let name = String(head[..<colon])
+        guard !name.isEmpty, name.count <= 32 else { throw OutputOptionError("--output \(text.prefix(80)): expected a connector name before ':', such as HDMI-A-1") }
+        return DRMOutputRequest(connector: name, mode: try OutputMode.parse(option: String(text[text.index(after: colon)...])))
+    }
+}
+
+/// The drm backend: every connected screen of one card an output, in the mode it prefers or
+/// the one `--output` asks for, composed by the session and flipped at vblank. The modes
+/// are set when it is made, before the session exists, so that the session's outputs are
+/// what the screens really show.
+public final class DRMBackend {
+    public let device: DRMDevice
+    /// The outputs for the session's options, in connector order.
+    public let outputs: [(identity: OutputIdentity, mode: OutputMode)]
+    private var scanouts: [DRMScanout] = []
+    private weak var session: WaylandSession?
+
+    /// Finds the card's screens and sets their modes; `warn` hears what was not as asked.
+    public init(device: DRMDevice, requests: [DRMOutputRequest], warn: (String) -> Void) throws(DRMError) {
+        self.device = device
+        let (connectors, crtcs) = try device.connectedConnectors()
+        guard !connectors.isEmpty else { throw DRMError("no screen is connected to \(device.path)") }
+        for request in requests {
+            if let name = request.connector, !connectors.contains(where: { $0.name == name }) {
+                throw DRMError("--output \(name): no such connected screen on \(device.path): the screens are \(connectors.map(\.name).joined(separator: ", "))")
+            }
+        }
+        let unnamed = requests.filter { $0.connector == nil }
+        var usedCRTCs: Set<Int> = []
+        var outputs: [(identity: OutputIdentity, mode: OutputMode)] = []
+        for (index, connector) in connectors.enumerated() {
+            guard let crtcIndex = crtcs.indices.first(where: { connector.possibleCRTCs & (1 << UInt32($0)) != 0 && !usedCRTCs.contains($0) }) else {
+                warn("\(connector.name): no free CRTC to drive it; it stays dark")
+                continue
+            }
+            let request = requests.first { $0.connector == connector.name } ?? (index < unnamed.count ? unnamed[index] : nil)
+            let transform = request?.mode.transform ?? .normal
+            var mode = Self.mode(for: request?.mode, on: connector, warn: warn)
+            let scanout: DRMScanout
+            do {
+                scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
+                                         background: SoftwareComposer.background)
+            } catch {
+                guard let preferred = connector.preferredMode, preferred.info != mode.info else { throw error }
+                warn("\(error); falling back to \(connector.name)'s preferred mode \(preferred.width)x\(preferred.height)")
+                mode = preferred
+                scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
+                                         background: SoftwareComposer.background)
+            }
+            usedCRTCs.insert(crtcIndex)
+            scanouts.append(scanout)
+            var outputMode = OutputMode(width: mode.width, height: mode.height, refreshMilliHertz: mode.refreshMilliHertz)
+            outputMode.transform = transform
+            outputs.append((OutputIdentity(name: connector.name, make: "DRM", model: connector.name,
+                                           physicalWidth: connector.physicalWidth, physicalHeight: connector.physicalHeight), outputMode))
+        }
+        guard !outputs.isEmpty else { throw DRMError("no screen of \(device.path) can be driven: no free CRTC") }
+        self.outputs = outputs
+    }
+
+    /// The connector's mode closest to what was asked (the same size, the nearest refresh),
+    /// else its preferred one, with a warning naming both.
+    static func mode(for wanted: OutputMode?, on connector: DRMConnector, warn: (String) -> Void) -> DRMMode {
+        let preferred = connector.preferredMode!
+        guard let wanted else { return preferred }
+        let sameSize = connector.modes.filter { $0.width == wanted.width && $0.height == wanted.height }
+        guard let best = sameSize.min(by: { abs($0.refreshMilliHertz - wanted.refreshMilliHertz) < abs($1.refreshMilliHertz - wanted.refreshMilliHertz) }) else {
+            warn("\(connector.name) has no mode \(wanted.width)x\(wanted.height); using its preferred \(preferred.width)x\(preferred.height)")
+            return preferred
+        }
+        return best
+    }
+
+    /// Shows each output through its scanout from the next frame on, and reads the card's
+    /// page-flip events in the session's loop.
+    public func attach(to session: WaylandSession) throws(WaylandError) {
+        self.session = session
+        for (scanout, output) in zip(scanouts, outputs) {
+            try session.setPresenter(scanout, forOutput: output.identity.name)
+        }
+        try session.watchDisplayDevice(fd: device.fd) { [unowned self] in
+            self.device.handleEvents(DRMScanout.flipHandler)
+        }
+    }
+
+    /// The seat went away (a VT switch): nothing is drawn until `resume`.
+    public func pause() {
+        for scanout in scanouts { scanout.active = false }
+    }
+
+    /// The seat is back: each CRTC is set again and the next frame draws everything.
+    public func resume() {
+        for scanout in scanouts {
+            scanout.active = true
+            do { try scanout.setCRTC() } catch { session?.report("\(error)") }
+        }
+        session?.redrawPresentedOutputs()
+    }
+
+    /// Frames each output has put on its screen, by name.
+    public var framesShown: [String: Int] {
+        Dictionary(uniqueKeysWithValues: scanouts.map { ($0.connector.name, $0.framesShown) })
+    }
+}
+
+extension drmModeModeInfo {
+    static func != (l: drmModeModeInfo, r: drmModeModeInfo) -> Bool {
+        l.hdisplay != r.hdisplay || l.vdisplay != r.vdisplay || l.clock != r.clock || l.vrefresh != r.vrefresh || l.flags != r.flags
+    }
+}

@@ -1,0 +1,82 @@
+import CDRM
+import CDRMShim
+import TouchRouterCore
+import TouchRouterWayland
+
+/// One screen: a connector driven by a CRTC in a mode, showing one of two dumb buffers while
+/// the next frame is drawn into the other. A frame is flipped at vblank; until the kernel says
+/// the flip is done the scanout takes no new frame, so frames are paced by the screen.
+final class DRMScanout: OutputPresenter {
+    let connector: DRMConnector
+    let mode: DRMMode
+    let crtc: UInt32
+    let transform: OutputTransform
+    private let device: DRMDevice
+    private var buffers: [DumbBuffer]
+    /// The buffer the screen shows, or will once the pending flip completes.
+    private var front = 0
+    private var flipPending = false
+    /// What the last frame changed, drawn into the other buffer then: the buffer drawn next
+    /// is two frames old and needs it too. nil for everything.
+    private var previousDamage: [PixelRect]? = nil
+    /// False while the seat is away (another VT): nothing is drawn or flipped.
+    var active = true
+    /// Called when a frame reached the screen.
+    var onFrameShown: (() -> Void)?
+    private(set) var framesShown = 0
+
+    init(device: DRMDevice, connector: DRMConnector, mode: DRMMode, crtc: UInt32, transform: OutputTransform, background: UInt32) throws(DRMError) {
+        self.device = device
+        self.connector = connector
+        self.mode = mode
+        self.crtc = crtc
+        self.transform = transform
+        buffers = [try DumbBuffer(fd: device.fd, width: mode.width, height: mode.height),
+                   try DumbBuffer(fd: device.fd, width: mode.width, height: mode.height)]
+        for buffer in buffers { buffer.fill(background) }
+        try setCRTC()
+    }
+
+    deinit {
+        // The buffers go with the scanout; the CRTC is left to whoever takes the card next.
+    }
+
+    /// Points the CRTC at the front buffer in the mode (the modeset); again after a VT switch.
+    func setCRTC() throws(DRMError) {
+        var connectorID = connector.id
+        var info = mode.info
+        guard drmModeSetCrtc(device.fd, crtc, buffers[front].framebufferID, 0, 0, &connectorID, 1, &info) == 0 else {
+            throw DRMError.errno("cannot set \(mode.width)x\(mode.height) on \(connector.name)")
+        }
+    }
+
+    var readyForFrame: Bool { active && !flipPending }
+
+    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) {
+        let back = 1 - front
+        let buffer = buffers[back]
+        let area: [PixelRect]? = if let damage, let previousDamage { damage + previousDamage } else { nil }
+        framebuffer.copy(into: buffer.pixels, width: buffer.width, height: buffer.height, stride: buffer.stride, transform: transform, damage: area)
+        previousDamage = damage
+        let data = Unmanaged.passUnretained(self).toOpaque()
+        guard drmModePageFlip(device.fd, crtc, buffer.framebufferID, tr_drm_page_flip_event(), data) == 0 else {
+            // The next frame draws everything again, into whichever buffer.
+            previousDamage = nil
+            return
+        }
+        front = back
+        flipPending = true
+    }
+
+    func flipCompleted() {
+        flipPending = false
+        framesShown += 1
+        onFrameShown?()
+    }
+
+    /// Called by libdrm (through the shim) for each completed page flip.
+    static let flipHandler: tr_drm_flip_handler = { data, _, _, _ in
+        guard let data else { return }
+        Unmanaged<DRMScanout>.fromOpaque(data).takeUnretainedValue().flipCompleted()
+    }
+}

@@ -1,0 +1,27 @@
+# The drm backend on QEMU's bochs display (/dev/dri/card0, connector Virtual-1), with the
+# screen turned 90°: an 800x600 mode lies in the layout as 600x800. The touchscreen is mapped
+# to it; device (3072, 2048) of 4096 is (600, 300) on the panel, under the finger, which the
+# turn puts at (300, 200) of the layout. weston-simple-touch draws its cross there, and two
+# captures must find it: `msg screenshot` (the layout's orientation) and QEMU's screendump of
+# what the virtual GPU scans out (the panel's); checks/drm.sh reads both on the host.
+start_uinput_devices
+printf '[[touchscreen]]\nmatch = "TouchRouter test touchscreen"\noutput = "Virtual-1"\n' > /run/touch.toml
+touch-router run --backend drm --output Virtual-1:800x600,transform=90 --config /run/touch.toml \
+    --input-device "$touchscreen" --input-device "$keyboard" > /run/session.log 2>&1 &
+session_sockets /run/session.log
+outputs=$(touch-router msg tree)
+echo "outputs: $outputs"
+echo "$outputs" | grep -q '"name":"Virtual-1","rect":\[0,0,600,800\]' || { cat /run/session.log; verdict 20; }
+weston-simple-touch > /run/client.log 2>&1 &
+until_true mapped || { touch-router msg tree; cat /run/session.log /run/client.log; verdict 21; }
+echo "tap 3072 2048 0" >&3
+red() { touch-router msg pixel 300 200 | grep -q '"argb":"0xffff0000"'; }
+until_true red || { touch-router msg pixel 300 200; cat /run/session.log /run/client.log; verdict 22; }
+echo "pixel at (300, 200): $(touch-router msg pixel 300 200)"
+# Two frame periods at least, for the cross to be flipped onto the screen.
+sleep 0.5
+touch-router msg screenshot /tmp/drm-rotated.png || { cat /run/session.log; verdict 23; }
+send_file /tmp/drm-rotated.png drm-rotated.png
+ask_host screendump drm-rotated
+grep 'touch-router:' /run/session.log || true
+verdict 0
