@@ -151,7 +151,9 @@ extension SessionConfiguration {
         settings.layout = try reader.string("layout")
         settings.variant = try reader.string("variant", nonEmpty: false)
         settings.options = try reader.string("options", nonEmpty: false)
-        try reader.finish(allowed: ["layout", "variant", "options"])
+        settings.repeatRate = try reader.integer("repeat-rate", in: 0...1000) ?? settings.repeatRate
+        settings.repeatDelay = try reader.integer("repeat-delay", in: 0...10_000) ?? settings.repeatDelay
+        try reader.finish(allowed: ["layout", "variant", "options", "repeat-rate", "repeat-delay"])
         for (key, value) in [("layout", settings.layout), ("variant", settings.variant), ("options", settings.options)] where value?.contains("\0") == true {
             throw document.error(value: [.key("keyboard"), .key(key)], "keyboard.\(key): expected a name without NUL")
         }

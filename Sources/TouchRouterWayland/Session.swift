@@ -558,9 +558,18 @@ public final class WaylandSession {
                 } catch {
                     report("keymap for a client: \(error)")
                 }
+                sendRepeatInfo(to: keyboard)
             }
         }
         keyboardModifiersChanged(keymap.modifiers)
+    }
+
+    /// [keyboard]'s repeat-rate (keys a second, 0: no repeat) and repeat-delay (ms).
+    private func sendRepeatInfo(to device: SeatDevice) {
+        guard device.version >= 4 else { return }
+        // Before the shell exists, sway's defaults, as KeyboardSettings has them.
+        let rate = shell?.keyboard.repeatRate ?? 25, delay = shell?.keyboard.repeatDelay ?? 600
+        wl_keyboard_send_repeat_info(device.resource, Int32(clamping: rate), Int32(clamping: delay))
     }
 
     private func sendKeymap(to device: SeatDevice) {
@@ -571,7 +580,7 @@ public final class WaylandSession {
         } catch {
             report("keymap for a client: \(error)")
         }
-        if device.version >= 4 { wl_keyboard_send_repeat_info(device.resource, 25, 600) }
+        sendRepeatInfo(to: device)
         // A keyboard bound after focus arrived gets its enter now.
         if let focus = router.keyboardFocus, let surface = surfaces[focus], tree.client(of: focus) == device.clientID {
             sendKeyboardEnter(surface, to: [device], pressedKeys: [])

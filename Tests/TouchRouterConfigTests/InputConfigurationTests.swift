@@ -85,6 +85,14 @@ struct InputConfigurationTests {
         #expect(message.hasPrefix(expected), "\(message)")
     }
 
+    @Test("[keyboard] repeat-rate and repeat-delay: sway's 25/s and 600 ms unless given, within bounds")
+    func keyRepeat() throws {
+        #expect(try SessionConfiguration.parse("[keyboard]\nlayout = \"us\"\n", file: Self.file).keyboard == KeyboardSettings(layout: "us", repeatRate: 25, repeatDelay: 600))
+        #expect(try SessionConfiguration.parse("[keyboard]\nrepeat-rate = 0\nrepeat-delay = 200\n", file: Self.file).keyboard == KeyboardSettings(repeatRate: 0, repeatDelay: 200))
+        #expect(error("[keyboard]\nrepeat-rate = 2000\n").hasPrefix("input.toml:2:15: error: keyboard.repeat-rate: expected a whole number from 0 to 1000, found 2000"), "\(error("[keyboard]\nrepeat-rate = 2000\n"))")
+        #expect(error("[keyboard]\nrepeat-delay = 1.5\n").hasPrefix("input.toml:2:16: error: keyboard.repeat-delay: expected a whole number from 0 to 10000"), "\(error("[keyboard]\nrepeat-delay = 1.5\n"))")
+    }
+
     static let panelAndMonitor: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)] = [
         ("HDMI-A-1", Rect(x: 0, y: 0, width: 1920, height: 1080), .normal),
         ("eDP-1", Rect(x: 1920, y: 0, width: 1080, height: 1920), .rotated90),
