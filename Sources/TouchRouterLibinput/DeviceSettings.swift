@@ -103,3 +103,20 @@ public struct InputDeviceHandle {
         return settings
     }
 }
+
+extension LibinputBackend {
+    /// Lights each keyboard's LEDs: bit 0 Num Lock, 1 Caps Lock, 2 Scroll Lock (the session's
+    /// KeyboardLEDs); keyboards added later get them as they are added.
+    public func setKeyboardLEDs(_ bits: UInt8) {
+        keyboardLEDs = bits
+        for device in keyboardHandles { libinput_device_led_update(device, Self.libinputLEDs(bits)) }
+    }
+
+    static func libinputLEDs(_ bits: UInt8) -> libinput_led {
+        var leds: UInt32 = 0
+        if bits & 1 != 0 { leds |= LIBINPUT_LED_NUM_LOCK.rawValue }
+        if bits & 2 != 0 { leds |= LIBINPUT_LED_CAPS_LOCK.rawValue }
+        if bits & 4 != 0 { leds |= LIBINPUT_LED_SCROLL_LOCK.rawValue }
+        return libinput_led(rawValue: leds)
+    }
+}

@@ -27,6 +27,11 @@ public final class LibinputBackend {
     public var configureDevice: ((InputDeviceHandle) -> [String])?
     /// Each device the context has, in the order they were added.
     public private(set) var devices: [InputDeviceInfo] = []
+    /// The LEDs keyboards show (setKeyboardLEDs), given to each keyboard as it is added.
+    var keyboardLEDs: UInt8 = 0
+    var keyboardHandles: [OpaquePointer] {
+        deviceIDs.keys.filter { libinput_device_has_capability($0, LIBINPUT_DEVICE_CAP_KEYBOARD) != 0 }
+    }
     private var deviceIDs: [OpaquePointer: DeviceID] = [:]
     private var nextDevice: UInt32
     public var absoluteArea: Rect<GlobalSpace>
@@ -111,6 +116,9 @@ public final class LibinputBackend {
             }
             if libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
                 touchMappings[device] = chooseMapping(handle, id: device)
+            }
+            if libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_KEYBOARD) != 0, keyboardLEDs != 0 {
+                libinput_device_led_update(handle, Self.libinputLEDs(keyboardLEDs))
             }
             return .deviceAdded(device: device, time: .zero, capabilities: capabilities(of: handle))
         case LIBINPUT_EVENT_DEVICE_REMOVED:

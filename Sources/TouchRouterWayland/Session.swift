@@ -80,6 +80,11 @@ public final class WaylandSession {
     var outputs: [VirtualOutput] = []
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
+    /// Called when the keymap's state lights other LEDs (Caps Lock pressed), for the input
+    /// backend to set them on the keyboards.
+    public var onKeyboardLEDs: ((KeyboardLEDs) -> Void)?
+    /// The LEDs lit now.
+    public private(set) var keyboardLEDs: KeyboardLEDs = []
     var surfaces: [SurfaceID: SurfaceObject] = [:]
     /// Where each output's composed frames go, for outputs a backend shows (OutputPresentation.swift).
     var presenters: [OutputID: OutputPresenter] = [:]
@@ -594,6 +599,11 @@ public final class WaylandSession {
     }
 
     func keyboardModifiersChanged(_ modifiers: KeyboardModifiers) {
+        let lit = keymap.leds
+        if lit != keyboardLEDs {
+            keyboardLEDs = lit
+            onKeyboardLEDs?(lit)
+        }
         guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
         let serial = display.nextSerial
         for keyboard in record.devices(.keyboard) {

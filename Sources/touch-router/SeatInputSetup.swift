@@ -48,6 +48,9 @@ func configureInput(_ backend: LibinputBackend, session: WaylandSession, configu
                                                                 types: device.types, touchpad: device.isTouchpad), rules: rules)
         return device.apply(settings.libinput)
     }
+    // The keymap's Caps, Num and Scroll Lock on every keyboard (the last backend configured).
+    backend.setKeyboardLEDs(session.keyboardLEDs.rawValue)
+    session.onKeyboardLEDs = { [weak backend] leds in backend?.setKeyboardLEDs(leds.rawValue) }
 }
 
 extension InputSettings {

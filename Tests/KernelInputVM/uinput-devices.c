@@ -6,7 +6,8 @@
 // For hotplug (guest/hotplug.sh): "add-touchscreen" makes a second touchscreen, "TouchRouter
 // hotplug touchscreen", prints its node, and the touch commands go to it from then on;
 // "down X Y SLOT" and "up SLOT" are the halves of a tap; "remove-touchscreen" destroys it
-// (a touch may still be down). Arguments: --udevd leaves the udev database to a running
+// (a touch may still be down); "leds" prints the keyboard's LED changes, "led CODE VALUE"
+// (LED_CAPSL is 1). Arguments: --udevd leaves the udev database to a running
 // udevd; --keyboard-only makes only the keyboard at the start.
 #include <dirent.h>
 #include <fcntl.h>
@@ -146,9 +147,13 @@ int main(int argc, char **argv) {
     }
     int touchscreen = keyboard_only ? -1 : make_touchscreen("TouchRouter test touchscreen", 1);
 
-    int keyboard = open("/dev/uinput", O_WRONLY);
+    // Read and written: the compositor's LED changes come back on it.
+    int keyboard = open("/dev/uinput", O_RDWR | O_NONBLOCK);
     if (keyboard < 0) fail("/dev/uinput");
     if (ioctl(keyboard, UI_SET_EVBIT, EV_KEY) < 0) fail("UI_SET_EVBIT");
+    if (ioctl(keyboard, UI_SET_EVBIT, EV_LED) < 0) fail("UI_SET_EVBIT");
+    for (int led = LED_NUML; led <= LED_SCROLLL; led++)
+        if (ioctl(keyboard, UI_SET_LEDBIT, led) < 0) fail("UI_SET_LEDBIT");
     for (int key = KEY_ESC; key <= KEY_KPDOT; key++)
         if (ioctl(keyboard, UI_SET_KEYBIT, key) < 0) fail("UI_SET_KEYBIT");
     create(keyboard, "TouchRouter test keyboard", 2, "E:ID_INPUT_KEY=1\nE:ID_INPUT_KEYBOARD=1\n");
@@ -167,6 +172,12 @@ int main(int argc, char **argv) {
         } else if (strcmp(command, "up") == 0 && scanf("%d", &slot) == 1 && touchscreen >= 0) {
             touch_up(touchscreen, slot);
             printf("up %d\n", slot);
+        } else if (strcmp(command, "leds") == 0) {
+            // Every LED change written to the keyboard since the last "leds": "led CODE VALUE".
+            struct input_event event;
+            while (read(keyboard, &event, sizeof event) == sizeof event)
+                if (event.type == EV_LED) printf("led %d %d\n", event.code, event.value);
+            printf("leds read\n");
         } else if (strcmp(command, "add-touchscreen") == 0) {
             touchscreen = make_touchscreen("TouchRouter hotplug touchscreen", 3);
         } else if (strcmp(command, "remove-touchscreen") == 0 && touchscreen >= 0) {

@@ -1,7 +1,7 @@
 # libinput's udev backend on a seat taken through libseat (seatd), with a real systemd-udevd:
 # the session starts with only a keyboard; a touchscreen made after start-up is picked up,
 # listed by `msg devices`, and its tap reaches weston-simple-touch; keys in the "de" layout
-# reach wev (evdev's KEY_Y is z there); a touchscreen removed while a finger is down cancels
+# reach wev (evdev's KEY_Y is z there) and Caps Lock lights the keyboard's LED; a touchscreen removed while a finger is down cancels
 # that touch for its client, as wev and the trace both show. The display is headless: udev
 # input works under any display backend.
 mkdir -p /etc && echo 'root:x:0:0:root:/root:/bin/sh' > /etc/passwd && echo 'root:x:0:' > /etc/group
@@ -54,6 +54,14 @@ z_seen() { grep -q 'sym: z ' /run/wev.log; }
 until_true z_seen || { cat /run/wev.log /run/session.log; touch-router msg focus; verdict 30; }
 echo "wev: $(grep 'sym: z ' /run/wev.log | head -n1)"
 grep -q 'sym: y ' /run/wev.log && verdict 31
+# Caps Lock locks the keymap's Caps, and libinput lights the keyboard's LED (LED_CAPSL, 1).
+echo "key 58" >&3
+caps_lit() { echo "leds" >&3; sleep 0.2; grep -q '^led 1 1' /run/devices.log; }
+until_true caps_lit || { cat /run/devices.log; verdict 38; }
+echo "key 58" >&3
+caps_off() { echo "leds" >&3; sleep 0.2; grep -q '^led 1 0' /run/devices.log; }
+until_true caps_off || { cat /run/devices.log; verdict 39; }
+echo "keyboard LEDs: $(grep '^led ' /run/devices.log | tr '\n' ' ')"
 
 # (c) A finger down, then the touchscreen destroyed under it: the touch is cancelled for the
 # client it was delivered to, and the device leaves `msg devices`.
