@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "TouchRouterCore", targets: ["TouchRouterCore"]),
         .library(name: "TouchRouterReplay", targets: ["TouchRouterReplay"]),
         .library(name: "TouchRouterWayland", targets: ["TouchRouterWayland"]),
+        .library(name: "TouchRouterSeat", targets: ["TouchRouterSeat"]),
         .executable(name: "touch-router", targets: ["touch-router"]),
         // The WLCS integration module: `wlcs .build/debug/libtouch-router-wlcs.so`.
         .library(name: "touch-router-wlcs", type: .dynamic, targets: ["TouchRouterWLCS"]),
@@ -58,8 +59,12 @@ let package = Package(
         .target(name: "TouchRouterNested", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWaylandClientShim"]),
         // libinput, through pkg-config (Debian: libinput-dev).
         .systemLibrary(name: "CLibinput", pkgConfig: "libinput", providers: [.apt(["libinput-dev"])]),
+        // libseat (Debian: libseat-dev; seatd or logind at run time), and its log handler's C side.
+        .target(name: "CLibseat", linkerSettings: [.linkedLibrary("seat")]),
+        // A seat taken through libseat: device nodes opened without root, VT switches.
+        .target(name: "TouchRouterSeat", dependencies: ["CLibseat"]),
         // Kernel input devices read through libinput, translated into the core's events.
-        .target(name: "TouchRouterLibinput", dependencies: ["TouchRouterCore", "CLibinput"]),
+        .target(name: "TouchRouterLibinput", dependencies: ["TouchRouterCore", "CLibinput", "TouchRouterSeat"]),
         // wlcs/display_server.h's tables and the constant WLCS looks up, calling into
         // TouchRouterWLCS (Debian: wlcs, libwayland-dev).
         .target(name: "CWLCSIntegration", linkerSettings: [.linkedLibrary("wayland-client")]),
@@ -71,6 +76,7 @@ let package = Package(
             dependencies: [
                 "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM",
                 "TouchRouterNested",
+                "TouchRouterSeat",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]
@@ -87,6 +93,7 @@ let package = Package(
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
+        .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland"]),
         // Runs the built `touch-router` as a person would.
         .testTarget(name: "TouchRouterCLITests", dependencies: ["touch-router"], exclude: ["Clients"]),

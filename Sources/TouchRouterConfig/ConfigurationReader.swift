@@ -6,7 +6,7 @@ import TouchRouterCore
 extension SessionConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -81,7 +81,8 @@ extension SessionConfiguration {
             configuration.source.keyboard = document.locator.key([.key("keyboard")])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
-        try reader.finish(allowed: topLevelKeys.map { $0 == "recognizer" || $0 == "bind" || $0 == "touchscreen" ? "[[\($0)]]" : "[\($0)]" })
+        configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)
+        try reader.finish(allowed: topLevelKeys.map { ["recognizer", "bind", "touchscreen", "input"].contains($0) ? "[[\($0)]]" : "[\($0)]" })
         return configuration
     }
 
@@ -150,7 +151,9 @@ extension SessionConfiguration {
         settings.layout = try reader.string("layout")
         settings.variant = try reader.string("variant", nonEmpty: false)
         settings.options = try reader.string("options", nonEmpty: false)
-        try reader.finish(allowed: ["layout", "variant", "options"])
+        settings.repeatRate = try reader.integer("repeat-rate", in: 0...1000) ?? settings.repeatRate
+        settings.repeatDelay = try reader.integer("repeat-delay", in: 0...10_000) ?? settings.repeatDelay
+        try reader.finish(allowed: ["layout", "variant", "options", "repeat-rate", "repeat-delay"])
         for (key, value) in [("layout", settings.layout), ("variant", settings.variant), ("options", settings.options)] where value?.contains("\0") == true {
             throw document.error(value: [.key("keyboard"), .key(key)], "keyboard.\(key): expected a name without NUL")
         }

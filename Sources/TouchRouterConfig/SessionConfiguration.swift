@@ -11,6 +11,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var keyboard = KeyboardSettings()
     /// `[[touchscreen]]` tables, in the file's order: the first that matches a device wins.
     public var touchscreens: [TouchscreenRule] = []
+    /// `[[input]]` tables, in the file's order: every one that matches a device applies.
+    public var inputs: [InputRule] = []
     /// The file it was read from, and where its recognizers were declared, for the errors
     /// that only the core's own validation finds.
     public var source = SourceNotes()
@@ -19,7 +21,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
-            && a.touchscreens == b.touchscreens
+            && a.touchscreens == b.touchscreens && a.inputs == b.inputs
     }
 }
 
@@ -135,15 +137,22 @@ public struct ApplicationPolicy: Hashable, Sendable {
     }
 }
 
-/// xkbcommon's rule names; nil leaves a name to XKB_DEFAULT_* and xkbcommon's defaults.
+/// xkbcommon's rule names (nil leaves a name to XKB_DEFAULT_* and xkbcommon's defaults), and
+/// key repeat as clients are told it (wl_keyboard.repeat_info), sway's defaults.
 public struct KeyboardSettings: Hashable, Sendable {
     public var layout: String?
     public var variant: String?
     public var options: String?
-    public init(layout: String? = nil, variant: String? = nil, options: String? = nil) {
+    /// Repeated keys a second; 0 turns repeat off.
+    public var repeatRate: Int
+    /// Milliseconds a key is held before it repeats.
+    public var repeatDelay: Int
+    public init(layout: String? = nil, variant: String? = nil, options: String? = nil, repeatRate: Int = 25, repeatDelay: Int = 600) {
         self.layout = layout
         self.variant = variant
         self.options = options
+        self.repeatRate = repeatRate
+        self.repeatDelay = repeatDelay
     }
 }
 

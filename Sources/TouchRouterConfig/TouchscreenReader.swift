@@ -119,43 +119,62 @@ enum TouchscreenReader {
     }
 }
 
-/// A touchscreen's mapping and why it was chosen: the first `[[touchscreen]]` table that
-/// matches it, else the first output. Its calibration is the table's, else the device's own.
+/// A touchscreen's mapping and why it was chosen, by the first of: the first `[[touchscreen]]`
+/// table that matches it; udev's WL_OUTPUT property of the device, naming an output that
+/// exists; the built-in panel (the first output whose name starts with eDP or DSI), or the
+/// only output; the first output. Its calibration is the table's, else the device's own
+/// (udev's LIBINPUT_CALIBRATION_MATRIX), else identity.
 public struct TouchscreenAssignment: Sendable, Equatable {
     public var mapping: TouchMapping
     /// The output it drives, or nil for a region.
     public var output: String?
-    /// "configuration" (with the table's line) or "default".
+    /// "configuration, line N", "udev WL_OUTPUT", "the built-in panel", "the only output" or
+    /// "default: …", for `msg devices`.
     public var reason: String
+    /// "configuration", "device" (udev's LIBINPUT_CALIBRATION_MATRIX) or "identity".
     public var calibrationSource: String
 
     /// `outputs` in layout order, each with its layout rectangle and transform.
     public init(device name: String, vendor: UInt16, product: UInt16, calibration deviceCalibration: CalibrationMatrix,
-                rules: [TouchscreenRule], outputs: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)]) {
+                udevOutput: String? = nil, rules: [TouchscreenRule], outputs: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)]) {
         let rule = rules.first { $0.match.matches(name: name, vendor: vendor, product: product) }
         let calibration = rule?.calibration ?? deviceCalibration
         calibrationSource = rule?.calibration != nil ? "configuration" : deviceCalibration.isIdentity ? "identity" : "device"
-        let first = outputs.first ?? (name: "", rect: Rect(x: 0, y: 0, width: 1, height: 1), transform: .normal)
-        let fallback = TouchMapping(area: first.rect, transform: first.transform, calibration: calibration)
+        func onto(_ output: (name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)) -> TouchMapping {
+            TouchMapping(area: output.rect, transform: output.transform, calibration: calibration)
+        }
         switch rule?.target {
         case .output(let wanted)?:
             if let match = outputs.first(where: { $0.name == wanted }) {
-                mapping = TouchMapping(area: match.rect, transform: match.transform, calibration: calibration)
+                mapping = onto(match)
                 output = match.name
                 reason = "configuration, line \(rule!.position.line)"
-            } else {
-                mapping = fallback
-                output = first.name
-                reason = "default: the configured output \(wanted) (line \(rule!.position.line)) does not exist"
+                return
             }
+            (mapping, output, reason) = Self.fallback(outputs, udevOutput: udevOutput, onto)
+            reason += "; the configured output \(wanted) (line \(rule!.position.line)) does not exist"
         case .region(let rect)?:
             mapping = TouchMapping(area: rect, calibration: calibration)
             output = nil
             reason = "configuration, line \(rule!.position.line)"
         case nil:
-            mapping = fallback
-            output = first.name
-            reason = rule.map { "default: the first output (line \($0.position.line) sets no output or region)" } ?? "default: the first output"
+            (mapping, output, reason) = Self.fallback(outputs, udevOutput: udevOutput, onto)
+            if let rule { reason += " (line \(rule.position.line) sets no output or region)" }
         }
+    }
+
+    /// The chain past the configuration.
+    private static func fallback(_ outputs: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)], udevOutput: String?,
+                                 _ onto: ((name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)) -> TouchMapping) -> (TouchMapping, String?, String) {
+        if let udevOutput, let match = outputs.first(where: { $0.name == udevOutput }) {
+            return (onto(match), match.name, "udev WL_OUTPUT")
+        }
+        let missing = udevOutput.map { " (udev's WL_OUTPUT \($0) does not exist)" } ?? ""
+        if let panel = outputs.first(where: { $0.name.hasPrefix("eDP") || $0.name.hasPrefix("DSI") }) {
+            return (onto(panel), panel.name, "the built-in panel" + missing)
+        }
+        if outputs.count == 1 { return (onto(outputs[0]), outputs[0].name, "the only output" + missing) }
+        let first = outputs.first ?? (name: "", rect: Rect(x: 0, y: 0, width: 1, height: 1), transform: .normal)
+        return (onto(first), first.name, "default: the first output" + missing)
     }
 }

@@ -1,5 +1,6 @@
 import CLibinput
 import TouchRouterCore
+import TouchRouterSeat
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,8 +9,8 @@ public struct LibinputError: Error, CustomStringConvertible {
     public var description: String
 }
 
-/// Kernel input devices (`/dev/input/event*`) read through libinput's path backend and
-/// translated into the core's `InputEvent`s: touch with its seat slot as the touch id,
+/// Kernel input devices (`/dev/input/event*`) read through libinput, by path or from udev on a
+/// seat (with hotplug, devices opened through the seat manager), and translated into the core's `InputEvent`s: touch with its seat slot as the touch id,
 /// keys, pointer motion, buttons and scrolling, touchpad gestures, switches, and devices
 /// coming and going. Each event keeps the device's own timestamp. Absolute positions
 /// (touchscreens) are mapped onto `absoluteArea`, the output a touchscreen drives.
@@ -18,6 +19,19 @@ public struct LibinputError: Error, CustomStringConvertible {
 /// here reads a clock or blocks.
 public final class LibinputBackend {
     private let context: OpaquePointer
+    /// The udev backend's: its udev context, and the seat that opens its devices.
+    private var udev: OpaquePointer?
+    private var seat: SeatSession?
+    /// Called with each device's settings when it is added (per-device libinput settings);
+    /// what it returns (settings a device does not take) goes to standard error.
+    public var configureDevice: ((InputDeviceHandle) -> [String])?
+    /// Each device the context has, in the order they were added.
+    public private(set) var devices: [InputDeviceInfo] = []
+    /// The LEDs keyboards show (setKeyboardLEDs), given to each keyboard as it is added.
+    var keyboardLEDs: UInt8 = 0
+    var keyboardHandles: [OpaquePointer] {
+        deviceIDs.keys.filter { libinput_device_has_capability($0, LIBINPUT_DEVICE_CAP_KEYBOARD) != 0 }
+    }
     private var deviceIDs: [OpaquePointer: DeviceID] = [:]
     private var nextDevice: UInt32
     public var absoluteArea: Rect<GlobalSpace>
@@ -42,7 +56,38 @@ public final class LibinputBackend {
         }
     }
 
-    deinit { libinput_unref(context) }
+    /// libinput's udev backend on the seat: every input device of `seat.name`, added and
+    /// removed as udev sees them, each opened through the seat manager.
+    public init(seat: SeatSession, absoluteArea: Rect<GlobalSpace>, firstDevice: UInt32 = 1000) throws(LibinputError) {
+        guard let udev = udev_new() else { throw LibinputError(description: "udev_new failed: is /sys mounted?") }
+        guard let context = libinput_udev_create_context(Self.interface, Unmanaged.passUnretained(seat).toOpaque(), udev) else {
+            udev_unref(udev)
+            throw LibinputError(description: "libinput_udev_create_context failed")
+        }
+        self.context = context
+        self.udev = udev
+        self.seat = seat
+        self.absoluteArea = absoluteArea
+        nextDevice = firstDevice
+        // A throw from here on still runs deinit, which lets the context go.
+        if libinput_udev_assign_seat(context, seat.name) != 0 {
+            throw LibinputError(description: "libinput cannot take the input devices of the seat \(seat.name) from udev (libinput_udev_assign_seat failed): is udevd running?")
+        }
+    }
+
+    deinit {
+        libinput_unref(context)
+        if let udev { udev_unref(udev) }
+    }
+
+    /// Releases every device (a seat disable, a VT switch): libinput queues their removal,
+    /// and releases what was pressed, which the next `dispatch` hands over.
+    public func suspend() { libinput_suspend(context) }
+
+    /// Takes the devices back after `suspend`; they are added again.
+    public func resume() throws(LibinputError) {
+        if libinput_resume(context) != 0 { throw LibinputError(description: "libinput_resume failed: the devices could not be taken back") }
+    }
 
     /// Readable when libinput has something to dispatch.
     public var fd: Int32 { libinput_get_fd(context) }
@@ -62,12 +107,24 @@ public final class LibinputBackend {
         let device = id(of: libinput_event_get_device(event)!)
         switch type {
         case LIBINPUT_EVENT_DEVICE_ADDED:
-            if libinput_device_has_capability(libinput_event_get_device(event)!, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
-                touchMappings[device] = chooseMapping(libinput_event_get_device(event)!, id: device)
+            let handle = libinput_event_get_device(event)!
+            devices.append(InputDeviceInfo(handle, id: device))
+            if let configureDevice {
+                for problem in configureDevice(InputDeviceHandle(handle)) {
+                    warn("touch-router: input device \(devices.last!.name): \(problem)")
+                }
             }
-            return .deviceAdded(device: device, time: .zero, capabilities: capabilities(of: libinput_event_get_device(event)!))
+            if libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_TOUCH) != 0 {
+                touchMappings[device] = chooseMapping(handle, id: device)
+            }
+            if libinput_device_has_capability(handle, LIBINPUT_DEVICE_CAP_KEYBOARD) != 0, keyboardLEDs != 0 {
+                libinput_device_led_update(handle, Self.libinputLEDs(keyboardLEDs))
+            }
+            return .deviceAdded(device: device, time: .zero, capabilities: capabilities(of: handle))
         case LIBINPUT_EVENT_DEVICE_REMOVED:
-            deviceIDs[libinput_event_get_device(event)!] = nil
+            let handle = libinput_event_get_device(event)!
+            deviceIDs[handle] = nil
+            devices.removeAll { $0.id == device }
             touchMappings[device] = nil
             return .deviceRemoved(device: device, time: .zero)
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
@@ -167,14 +224,14 @@ public final class LibinputBackend {
         }
     }
 
-    /// Takes the device's calibration (udev's LIBINPUT_CALIBRATION_MATRIX, or what was set)
-    /// into the mapping, and sets libinput's to identity so that it is applied once, by the
-    /// mapping, after which the output's transform follows.
+    /// Takes the device's calibration (udev's LIBINPUT_CALIBRATION_MATRIX, libinput's default
+    /// matrix) into the mapping, and sets libinput's to identity so that it is applied once,
+    /// by the mapping, after which the output's transform follows.
     private func chooseMapping(_ device: OpaquePointer, id: DeviceID) -> TouchMapping {
         var calibration = CalibrationMatrix.identity
         if libinput_device_config_calibration_has_matrix(device) != 0 {
             var matrix = [Float](repeating: 0, count: 6)
-            if libinput_device_config_calibration_get_matrix(device, &matrix) != 0, let read = CalibrationMatrix(matrix.map(Double.init)) {
+            if libinput_device_config_calibration_get_default_matrix(device, &matrix) != 0, let read = CalibrationMatrix(matrix.map(Double.init)) {
                 calibration = read
             }
             let identity: [Float] = [1, 0, 0, 0, 1, 0]
@@ -183,7 +240,7 @@ public final class LibinputBackend {
         let description = TouchscreenDevice(id: id, name: String(cString: libinput_device_get_name(device)),
                                             vendor: UInt16(truncatingIfNeeded: libinput_device_get_id_vendor(device)),
                                             product: UInt16(truncatingIfNeeded: libinput_device_get_id_product(device)),
-                                            calibration: calibration)
+                                            calibration: calibration, udevOutput: udevProperty(device, "WL_OUTPUT"))
         return mapTouchscreen?(description) ?? TouchMapping(area: absoluteArea, calibration: calibration)
     }
 
@@ -210,17 +267,29 @@ public final class LibinputBackend {
         return capabilities
     }
 
-    /// libinput asks its host to open and close device nodes (a seat manager would do it
-    /// for a session without root); here they are opened directly. Allocated once, since
-    /// libinput keeps the address for the context's life.
+    /// libinput asks its host to open and close device nodes: the udev backend's userdata is
+    /// its SeatSession, which asks the seat manager; the path backend's is nil, and opens them
+    /// directly. Allocated once, since libinput keeps the address for the context's life.
     nonisolated(unsafe) private static let interface: UnsafePointer<libinput_interface> = {
         let table = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
         table.initialize(to: libinput_interface(
-            open_restricted: { path, flags, _ in
-                let fd = open(path!, flags | O_CLOEXEC)
-                return fd < 0 ? -errno : fd
+            open_restricted: { path, flags, userdata in
+                guard let userdata else {
+                    let fd = open(path!, flags | O_CLOEXEC)
+                    return fd < 0 ? -errno : fd
+                }
+                let seat = Unmanaged<SeatSession>.fromOpaque(userdata).takeUnretainedValue()
+                do {
+                    return try seat.openDevice(String(cString: path!))
+                } catch {
+                    warn("touch-router: \(error)")
+                    return errno > 0 ? -errno : -EACCES
+                }
             },
-            close_restricted: { fd, _ in _ = close(fd) }))
+            close_restricted: { fd, userdata in
+                guard let userdata else { _ = close(fd); return }
+                Unmanaged<SeatSession>.fromOpaque(userdata).takeUnretainedValue().closeDevice(fd: fd)
+            }))
         return UnsafePointer(table)
     }()
 }
@@ -249,4 +318,56 @@ public struct TouchscreenDevice: Sendable {
     public var product: UInt16
     /// The device's own calibration: udev's LIBINPUT_CALIBRATION_MATRIX, else identity.
     public var calibration: CalibrationMatrix
+    /// udev's WL_OUTPUT property: the output a udev rule or hwdb entry ties it to.
+    public var udevOutput: String?
+
+    public init(id: DeviceID, name: String, vendor: UInt16, product: UInt16, calibration: CalibrationMatrix, udevOutput: String? = nil) {
+        self.id = id
+        self.name = name
+        self.vendor = vendor
+        self.product = product
+        self.calibration = calibration
+        self.udevOutput = udevOutput
+    }
+}
+
+/// One device of a libinput context, for `msg devices` and traces.
+public struct InputDeviceInfo: Sendable {
+    public var id: DeviceID
+    public var name: String
+    public var vendor: UInt16
+    public var product: UInt16
+    /// The kernel's name of its node, such as event3.
+    public var sysname: String
+    public var capabilities: DeviceCapabilities
+    /// Its kinds, as `msg devices` names them: keyboard, pointer, touch, gesture, switch,
+    /// tablet-tool, tablet-pad.
+    public var types: [String]
+
+    init(_ device: OpaquePointer, id: DeviceID) {
+        self.id = id
+        name = String(cString: libinput_device_get_name(device))
+        vendor = UInt16(truncatingIfNeeded: libinput_device_get_id_vendor(device))
+        product = UInt16(truncatingIfNeeded: libinput_device_get_id_product(device))
+        sysname = String(cString: libinput_device_get_sysname(device))
+        var capabilities: DeviceCapabilities = []
+        var types: [String] = []
+        for (name, capability, libinputCapability) in [("keyboard", DeviceCapabilities.keyboard, LIBINPUT_DEVICE_CAP_KEYBOARD), ("pointer", .pointer, LIBINPUT_DEVICE_CAP_POINTER),
+                                                       ("touch", .touch, LIBINPUT_DEVICE_CAP_TOUCH), ("gesture", .gesture, LIBINPUT_DEVICE_CAP_GESTURE),
+                                                       ("switch", .switch, LIBINPUT_DEVICE_CAP_SWITCH), ("tablet-tool", [], LIBINPUT_DEVICE_CAP_TABLET_TOOL),
+                                                       ("tablet-pad", [], LIBINPUT_DEVICE_CAP_TABLET_PAD)]
+        where libinput_device_has_capability(device, libinputCapability) != 0 {
+            capabilities.insert(capability)
+            types.append(name)
+        }
+        self.capabilities = capabilities
+        self.types = types
+    }
+}
+
+/// A udev property of a libinput device (nil where it has none, or no udev device).
+func udevProperty(_ device: OpaquePointer, _ name: String) -> String? {
+    guard let udevDevice = libinput_device_get_udev_device(device) else { return nil }
+    defer { udev_device_unref(udevDevice) }
+    return udev_device_get_property_value(udevDevice, name).map { String(cString: $0) }
 }

@@ -46,6 +46,15 @@ final class SeatDevice: WaylandObject {
 
 /// An xkbcommon keymap and the state that tracks modifiers. The layout comes from
 /// XKB_DEFAULT_* (xkbcommon reads them when a name is left empty) or from the names given.
+/// The LEDs of a keyboard, as the keymap's state lights them.
+public struct KeyboardLEDs: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let numLock = KeyboardLEDs(rawValue: 1 << 0)
+    public static let capsLock = KeyboardLEDs(rawValue: 1 << 1)
+    public static let scrollLock = KeyboardLEDs(rawValue: 1 << 2)
+}
+
 final class Keymap {
     private let context: OpaquePointer
     private let keymap: OpaquePointer
@@ -116,6 +125,16 @@ final class Keymap {
             held.insert(modifier)
         }
         return held
+    }
+
+    /// The keyboard LEDs the state lights: Num Lock, Caps Lock, Scroll Lock.
+    var leds: KeyboardLEDs {
+        var lit: KeyboardLEDs = []
+        for (led, name) in [(KeyboardLEDs.numLock, "Num Lock"), (.capsLock, "Caps Lock"), (.scrollLock, "Scroll Lock")]
+        where xkb_state_led_name_is_active(state, name) > 0 {
+            lit.insert(led)
+        }
+        return lit
     }
 
     var modifiers: KeyboardModifiers {

@@ -86,6 +86,11 @@ public final class WaylandSession {
     var nextOutput: UInt32 = 1
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
+    /// Called when the keymap's state lights other LEDs (Caps Lock pressed), for the input
+    /// backend to set them on the keyboards.
+    public var onKeyboardLEDs: ((KeyboardLEDs) -> Void)?
+    /// The LEDs lit now.
+    public private(set) var keyboardLEDs: KeyboardLEDs = []
     var surfaces: [SurfaceID: SurfaceObject] = [:]
     /// Where each output's composed frames go, for outputs a backend shows (OutputPresentation.swift).
     var presenters: [OutputID: OutputPresenter] = [:]
@@ -554,9 +559,18 @@ public final class WaylandSession {
                 } catch {
                     report("keymap for a client: \(error)")
                 }
+                sendRepeatInfo(to: keyboard)
             }
         }
         keyboardModifiersChanged(keymap.modifiers)
+    }
+
+    /// [keyboard]'s repeat-rate (keys a second, 0: no repeat) and repeat-delay (ms).
+    private func sendRepeatInfo(to device: SeatDevice) {
+        guard device.version >= 4 else { return }
+        // Before the shell exists, sway's defaults, as KeyboardSettings has them.
+        let rate = shell?.keyboard.repeatRate ?? 25, delay = shell?.keyboard.repeatDelay ?? 600
+        wl_keyboard_send_repeat_info(device.resource, Int32(clamping: rate), Int32(clamping: delay))
     }
 
     private func sendKeymap(to device: SeatDevice) {
@@ -567,7 +581,7 @@ public final class WaylandSession {
         } catch {
             report("keymap for a client: \(error)")
         }
-        if device.version >= 4 { wl_keyboard_send_repeat_info(device.resource, 25, 600) }
+        sendRepeatInfo(to: device)
         // A keyboard bound after focus arrived gets its enter now.
         if let focus = router.keyboardFocus, let surface = surfaces[focus], tree.client(of: focus) == device.clientID {
             sendKeyboardEnter(surface, to: [device], pressedKeys: [])
@@ -581,6 +595,11 @@ public final class WaylandSession {
     }
 
     func keyboardModifiersChanged(_ modifiers: KeyboardModifiers) {
+        let lit = keymap.leds
+        if lit != keyboardLEDs {
+            keyboardLEDs = lit
+            onKeyboardLEDs?(lit)
+        }
         guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
         let serial = display.nextSerial
         for keyboard in record.devices(.keyboard) {

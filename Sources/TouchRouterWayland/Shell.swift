@@ -22,7 +22,7 @@ public final class SessionShell {
     /// The policy last applied to each toplevel in the tree, by its surface.
     private var appliedPolicies: [SurfaceID: ApplicationPolicy] = [:]
     /// The keyboard the current keymap was compiled for.
-    private var keyboard: KeyboardSettings
+    private(set) var keyboard: KeyboardSettings
     var keyBindings: [KeyChord: Binding] = [:]
     var switchBindings: [Trigger: Binding] = [:]
     /// By output name: what a press on that output's background runs.

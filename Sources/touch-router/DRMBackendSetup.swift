@@ -1,9 +1,11 @@
 import Foundation
 import TouchRouterDRM
+import TouchRouterSeat
 import TouchRouterWayland
 
-/// `touch-router run --backend drm`: the first card with a connected screen, opened by this
-/// process (the seat manager's turn comes with libseat), its screens the session's outputs.
+/// `touch-router run --backend drm`: the first card with a connected screen, opened through
+/// the seat manager, its screens the session's outputs. A VT switch away pauses drawing and
+/// hands the card back; the switch back sets each screen's mode again and redraws it whole.
 enum DRMBackendSetup {
     /// A seat can be had: a card exists, and something may open it for us (root, seatd's
     /// socket, or a logind session).
@@ -12,7 +14,7 @@ enum DRMBackendSetup {
         return getuid() == 0 || FileManager.default.fileExists(atPath: "/run/seatd.sock") || environment["XDG_SESSION_ID"] != nil
     }
 
-    static func prepare(options: inout WaylandSession.Options, outputOptions: [String]) throws(WaylandError) -> PreparedDisplayBackend {
+    static func prepare(options: inout WaylandSession.Options, outputOptions: [String], seat: SeatSession) throws(WaylandError) -> PreparedDisplayBackend {
         var requests: [DRMOutputRequest] = []
         for text in outputOptions {
             do { requests.append(try DRMOutputRequest.parse(option: text)) } catch { throw WaylandError("\(error)") }
@@ -23,12 +25,9 @@ enum DRMBackendSetup {
         }
         var problems: [String] = []
         for path in cards {
-            let fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK)
-            guard fd >= 0 else {
-                let reason = String(cString: strerror(errno))
-                problems.append(errno == EACCES || errno == EPERM
-                    ? "cannot open \(path): \(reason): run touch-router through a seat manager (seatd or logind), or add the user to the video and input groups"
-                    : "cannot open \(path): \(reason)")
+            let fd: Int32
+            do { fd = try seat.openDevice(path) } catch {
+                problems.append(error.description)
                 continue
             }
             do {
@@ -37,9 +36,10 @@ enum DRMBackendSetup {
                 }
                 options.outputs = backend.outputs.map(\.mode)
                 options.outputIdentities = backend.outputs.map(\.identity)
+                seat.addListener(disable: { [weak backend] in backend?.pause() }, enable: { [weak backend] in backend?.resume() })
                 return PreparedDRM(backend: backend)
             } catch {
-                close(fd)
+                seat.closeDevice(fd: fd)
                 problems.append(error.description)
             }
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TouchRouterSeat
 import TouchRouterWayland
 
 /// `touch-router run --backend`: where outputs are shown and input comes from.
@@ -29,10 +30,14 @@ extension PreparedDisplayBackend {
 enum DisplayBackendSetup {
     /// Finds the backend's outputs and writes them into `options`; `outputOptions` are the
     /// `--output` texts, already parsed into `options.outputs` for headless.
-    static func prepare(_ kind: BackendKind, options: inout WaylandSession.Options, outputOptions: [String]) throws(WaylandError) -> PreparedDisplayBackend {
+    /// The drm backend opens its card through `seat`.
+    static func prepare(_ kind: BackendKind, options: inout WaylandSession.Options, outputOptions: [String],
+                        seat: SeatSession?) throws(WaylandError) -> PreparedDisplayBackend {
         switch kind {
         case .headless: return HeadlessBackend()
-        case .drm: return try DRMBackendSetup.prepare(options: &options, outputOptions: outputOptions)
+        case .drm:
+            guard let seat else { throw WaylandError("the drm backend needs a seat") }
+            return try DRMBackendSetup.prepare(options: &options, outputOptions: outputOptions, seat: seat)
         case .wayland: return try NestedBackendSetup.prepare(options: &options, outputOptions: outputOptions)
         }
     }

@@ -4,6 +4,7 @@ import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterLibinput
 import TouchRouterReplay
+import TouchRouterSeat
 import TouchRouterWayland
 
 struct Run: ParsableCommand {
@@ -34,6 +35,9 @@ struct Run: ParsableCommand {
 
     @Option(name: .customLong("input-device"), help: "A kernel input device to read through libinput, /dev/input/eventN; repeat for more. A touchscreen drives the output [[touchscreen]] names, else the first output.")
     var inputDevices: [String] = []
+
+    @Option(help: "Where input devices come from: udev (every input device of the seat, added and removed as they come and go, opened through libseat: seatd, logind, or LIBSEAT_BACKEND=builtin as root) or path (only the --input-device nodes). Default: udev on the drm backend without --input-device, else path.")
+    var input: InputKind?
 
     @Argument(parsing: .postTerminator, help: "The command to run in the session.")
     var command: [String] = []
@@ -67,20 +71,29 @@ struct Run: ParsableCommand {
             do {
                 // Devices first: one that cannot be opened stops everything before a socket exists.
                 let inputBackend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
-                let display = try DisplayBackendSetup.prepare(kind, options: &options, outputOptions: outputs)
+                let inputKind = input ?? (kind == .drm && inputDevices.isEmpty ? .udev : .path)
+                // One seat for the process: the drm backend opens its card through it, udev input its devices.
+                let seat = inputKind == .udev || kind == .drm ? try SeatSession() : nil
+                let display = try DisplayBackendSetup.prepare(kind, options: &options, outputOptions: outputs, seat: seat)
                 let runner = try SessionRunner(options: options, command: command, configuration: configuration, source: source)
                 try display.attach(to: runner.session)
                 if let inputBackend, let area = runner.session.firstOutputArea {
                     inputBackend.absoluteArea = area
-                    mapTouchscreens(inputBackend, session: runner.session, rules: configuration.touchscreens)
+                    configureInput(inputBackend, session: runner.session, configuration: configuration)
                     try runner.session.addInputSource(fd: inputBackend.fd, name: inputBackend.name(of:), read: inputBackend.dispatch)
                 }
-                let status = try runner.run()
+                if let seat { try watchSeat(seat, session: runner.session) }
+                let seatInput = try seat.flatMap { seat in
+                    inputKind == .udev ? try startSeatInput(session: runner.session, seat: seat, configuration: configuration) : nil
+                }
+                let status = try withExtendedLifetime((seat, seatInput)) { try runner.run() }
                 if let failure = display.failure { throw failure }
                 if status != 0 { throw ExitCode(status) }
             } catch let error as WaylandError {
                 throw Failure(description: "touch-router run: \(error)")
             } catch let error as LibinputError {
+                throw Failure(description: "touch-router run: \(error)")
+            } catch let error as SeatError {
                 throw Failure(description: "touch-router run: \(error)")
             }
         }
@@ -88,25 +101,36 @@ struct Run: ParsableCommand {
 }
 
 /// Chooses each touchscreen's mapping as it is added (README, "Mapping touchscreens to
-/// outputs") and reports them to `msg devices`. The rules are the start-up configuration's.
+/// outputs") and reports every device to `msg devices`: its kinds, and for a touchscreen its
+/// mapping and why. The rules are the start-up configuration's.
 func mapTouchscreens(_ backend: LibinputBackend, session: WaylandSession, rules: [TouchscreenRule]) {
     final class Reports { var byDevice: [DeviceID: String] = [:] }
     let reports = Reports()
     backend.mapTouchscreen = { [unowned session] device in
         let assignment = TouchscreenAssignment(device: device.name, vendor: device.vendor, product: device.product, calibration: device.calibration,
-                                               rules: rules, outputs: session.outputPlacements)
+                                               udevOutput: device.udevOutput, rules: rules, outputs: session.outputPlacements)
         let area = assignment.mapping.area
-        let vendorProduct = TouchscreenMatch.vendorProduct(vendor: device.vendor, product: device.product).description
-        reports.byDevice[device.id] = "{\"id\":\(device.id.raw),\"name\":\(jsonString(device.name)),\"usb\":\(jsonString(vendorProduct)),\"type\":\"touch\","
-            + "\"output\":\(assignment.output.map(jsonString) ?? "null"),\"region\":[\(area.x),\(area.y),\(area.width),\(area.height)],"
+        reports.byDevice[device.id] = "\"output\":\(assignment.output.map(jsonString) ?? "null"),\"region\":[\(area.x),\(area.y),\(area.width),\(area.height)],"
             + "\"transform\":\(jsonString(assignment.mapping.transform.name)),\"reason\":\(jsonString(assignment.reason)),"
             + "\"calibration\":[\(assignment.mapping.calibration.array.map { "\($0)" }.joined(separator: ","))],"
-            + "\"calibration_source\":\(jsonString(assignment.calibrationSource))}"
+            + "\"calibration_source\":\(jsonString(assignment.calibrationSource))"
         return assignment.mapping
     }
     session.deviceReport = { [unowned backend] in
-        backend.touchMappings.keys.sorted { $0.raw < $1.raw }.compactMap { reports.byDevice[$0] }
+        backend.devices.map { device in
+            let vendorProduct = TouchscreenMatch.vendorProduct(vendor: device.vendor, product: device.product).description
+            let types = device.types.map(jsonString).joined(separator: ",")
+            let kind = device.types.contains("touch") ? "touch" : device.types.first ?? "none"
+            let mapping = reports.byDevice[device.id].map { "," + $0 } ?? ""
+            return "{\"id\":\(device.id.raw),\"name\":\(jsonString(device.name)),\"usb\":\(jsonString(vendorProduct)),\"type\":\(jsonString(kind)),"
+                + "\"types\":[\(types)],\"node\":\(jsonString("/dev/input/" + device.sysname))\(mapping)}"
+        }
     }
+}
+
+/// `touch-router run --input`.
+enum InputKind: String, ExpressibleByArgument, CaseIterable {
+    case udev, path
 }
 
 struct Msg: ParsableCommand {
@@ -117,10 +141,10 @@ struct Msg: ParsableCommand {
             default, shows); inject EVENT (the script syntax without the time, for example \
             'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted); \
             subscribe [gesture|action|emit|focus|client|unhandled|reload ...] (streams JSON lines until interrupted; \
-            every type without one); reload (reads the configuration file again); devices (each touchscreen: \
-            the output or region it maps to, why, and its calibration); output create WxH[@Hz][,transform=T] \
-            (a new virtual output, HEADLESS-N, right of the others); output remove NAME (its windows move to \
-            the first output that stays).
+            every type without one); reload (reads the configuration file again); devices (each input device: \
+            its kinds and node, and for a touchscreen the output or region it maps to, why, and its calibration); \
+            output create WxH[@Hz][,transform=T] (a new virtual output, HEADLESS-N, right of the others); \
+            output remove NAME (its windows move to the first output that stays).
             """)
 
     @Option(help: "The control socket (default: TOUCH_ROUTER_SOCKET).")

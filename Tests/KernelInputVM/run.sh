@@ -6,6 +6,9 @@
 #   drm    the drm backend on QEMU's bochs display: a touch on an output turned 90° is drawn
 #          under the finger, as QEMU's own screendump and `msg screenshot` both show (guest/drm.sh)
 #   drm-hotplug  the drm backend on a two-headed virtio-gpu: screens plugged in and out (guest/drm-hotplug.sh)
+#   hotplug  libinput's udev backend through libseat (seatd) with systemd-udevd: a touchscreen
+#          made after start-up is routed, one removed mid-touch cancels it, keys in a "de"
+#          layout reach wev (guest/hotplug.sh)
 #   Tests/KernelInputVM/run.sh .build/release/touch-router [SCENARIO ...]   (default: all)
 # VM_KEEP=DIR keeps each scenario's console log and captures in DIR/SCENARIO.
 # Needs qemu-system-x86, busybox-static, cpio, gcc, weston, wev, coreutils and python3
@@ -14,7 +17,7 @@ set -euo pipefail
 router=$(realpath "$1")
 shift
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(input drm drm-hotplug)
+((${#scenarios[@]})) || scenarios=(input drm drm-hotplug hotplug)
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -42,8 +45,12 @@ printf '%s\n' "${modules[@]##*/}" > "$root"/usr/lib/modules/order
 gcc -O2 -o "$root"/usr/bin/uinput-devices "$here/uinput-devices.c"
 cp "$router" "$root"/usr/bin/touch-router
 cp /usr/bin/weston-simple-touch /usr/bin/wev "$root"/usr/bin/
+# udevd and its rules and hwdb, and seatd, for the hotplug scenario (systemd-udevd is udevadm).
+cp /bin/udevadm "$root"/usr/bin/ && mkdir -p "$root"/usr/lib/systemd && ln -s ../../bin/udevadm "$root"/usr/lib/systemd/systemd-udevd
+cp -a /lib/udev "$root"/usr/lib/ && cp /usr/sbin/seatd "$root"/usr/sbin/
 # Every library they load, at the path they load it from (the Swift runtime's included).
-for program in "$root"/usr/bin/touch-router "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/wev "$root"/usr/bin/uinput-devices; do
+for program in "$root"/usr/bin/touch-router "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/wev "$root"/usr/bin/uinput-devices \
+    "$root"/usr/bin/udevadm "$root"/usr/sbin/seatd "$root"/usr/lib/udev/libinput-device-group "$root"/usr/lib/udev/libinput-fuzz-extract; do
     for library in $(ldd "$program" | grep -oE '/[^ ]+'); do
         mkdir -p "$root$(dirname "$library")"
         cp -L "$library" "$root$library"

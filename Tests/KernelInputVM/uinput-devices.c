@@ -3,6 +3,12 @@
 // libinput takes only devices udev has seen). It prints both /dev/input nodes, touchscreen
 // first, then acts on each line of standard input: "tap X Y SLOT" in the touchscreen's
 // units (0 to 4095 on both axes), or "key CODE", an evdev key pressed and released.
+// For hotplug (guest/hotplug.sh): "add-touchscreen" makes a second touchscreen, "TouchRouter
+// hotplug touchscreen", prints its node, and the touch commands go to it from then on;
+// "down X Y SLOT" and "up SLOT" are the halves of a tap; "remove-touchscreen" destroys it
+// (a touch may still be down); "leds" prints the keyboard's LED changes, "led CODE VALUE"
+// (LED_CAPSL is 1). Arguments: --udevd leaves the udev database to a running
+// udevd; --keyboard-only makes only the keyboard at the start.
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/uinput.h>
@@ -67,6 +73,8 @@ static void event_node(const char *sysname, char *node, size_t size, char *devno
     for (int tries = 0; tries < 300 && access(node, R_OK) != 0; tries++) usleep(10000);
 }
 
+static int udevd_runs;
+
 // Creates the device set up on `fd`, records it for libinput, and prints its node.
 static void create(int fd, const char *name, int product, const char *properties) {
     struct uinput_setup setup;
@@ -79,6 +87,10 @@ static void create(int fd, const char *name, int product, const char *properties
     char sysname[64] = "", node[300], devno[32];
     if (ioctl(fd, UI_GET_SYSNAME(sizeof sysname), sysname) < 0) fail("UI_GET_SYSNAME");
     event_node(sysname, node, sizeof node, devno, sizeof devno);
+    if (udevd_runs) {
+        printf("%s\n", node);
+        return;
+    }
     // What udevd would have written: the file's presence says "initialized".
     mkdir("/run/udev", 0755);
     mkdir("/run/udev/data", 0755);
@@ -91,8 +103,7 @@ static void create(int fd, const char *name, int product, const char *properties
     printf("%s\n", node);
 }
 
-int main(void) {
-    setvbuf(stdout, NULL, _IOLBF, 0);
+static int make_touchscreen(const char *name, int product) {
     int touchscreen = open("/dev/uinput", O_WRONLY);
     if (touchscreen < 0) fail("/dev/uinput");
     if (ioctl(touchscreen, UI_SET_EVBIT, EV_KEY) < 0 || ioctl(touchscreen, UI_SET_KEYBIT, BTN_TOUCH) < 0) fail("UI_SET_KEYBIT");
@@ -104,33 +115,76 @@ int main(void) {
     axis(touchscreen, ABS_MT_POSITION_X, 4095);
     axis(touchscreen, ABS_MT_POSITION_Y, 4095);
     if (ioctl(touchscreen, UI_SET_PROPBIT, INPUT_PROP_DIRECT) < 0) fail("UI_SET_PROPBIT");
-    create(touchscreen, "TouchRouter test touchscreen", 1, "E:ID_INPUT_TOUCHSCREEN=1\n");
+    create(touchscreen, name, product, "E:ID_INPUT_TOUCHSCREEN=1\n");
+    return touchscreen;
+}
 
-    int keyboard = open("/dev/uinput", O_WRONLY);
+static void touch_down(int touchscreen, int x, int y, int slot, int tracking) {
+    send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
+    send_event(touchscreen, EV_ABS, ABS_MT_TRACKING_ID, tracking);
+    send_event(touchscreen, EV_ABS, ABS_MT_POSITION_X, x);
+    send_event(touchscreen, EV_ABS, ABS_MT_POSITION_Y, y);
+    send_event(touchscreen, EV_KEY, BTN_TOUCH, 1);
+    send_event(touchscreen, EV_ABS, ABS_X, x);
+    send_event(touchscreen, EV_ABS, ABS_Y, y);
+    report(touchscreen);
+}
+
+static void touch_up(int touchscreen, int slot) {
+    send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
+    send_event(touchscreen, EV_ABS, ABS_MT_TRACKING_ID, -1);
+    send_event(touchscreen, EV_KEY, BTN_TOUCH, 0);
+    report(touchscreen);
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    int keyboard_only = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--udevd") == 0) udevd_runs = 1;
+        else if (strcmp(argv[i], "--keyboard-only") == 0) keyboard_only = 1;
+        else { fprintf(stderr, "unknown argument %s: expected --udevd or --keyboard-only\n", argv[i]); return 1; }
+    }
+    int touchscreen = keyboard_only ? -1 : make_touchscreen("TouchRouter test touchscreen", 1);
+
+    // Read and written: the compositor's LED changes come back on it.
+    int keyboard = open("/dev/uinput", O_RDWR | O_NONBLOCK);
     if (keyboard < 0) fail("/dev/uinput");
     if (ioctl(keyboard, UI_SET_EVBIT, EV_KEY) < 0) fail("UI_SET_EVBIT");
+    if (ioctl(keyboard, UI_SET_EVBIT, EV_LED) < 0) fail("UI_SET_EVBIT");
+    for (int led = LED_NUML; led <= LED_SCROLLL; led++)
+        if (ioctl(keyboard, UI_SET_LEDBIT, led) < 0) fail("UI_SET_LEDBIT");
     for (int key = KEY_ESC; key <= KEY_KPDOT; key++)
         if (ioctl(keyboard, UI_SET_KEYBIT, key) < 0) fail("UI_SET_KEYBIT");
     create(keyboard, "TouchRouter test keyboard", 2, "E:ID_INPUT_KEY=1\nE:ID_INPUT_KEYBOARD=1\n");
 
-    char command[16];
+    char command[32];
     int tracking = 1;
-    while (scanf("%15s", command) == 1) {
+    while (scanf("%31s", command) == 1) {
         int x, y, slot, key;
-        if (strcmp(command, "tap") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3) {
-            send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
-            send_event(touchscreen, EV_ABS, ABS_MT_TRACKING_ID, tracking++);
-            send_event(touchscreen, EV_ABS, ABS_MT_POSITION_X, x);
-            send_event(touchscreen, EV_ABS, ABS_MT_POSITION_Y, y);
-            send_event(touchscreen, EV_KEY, BTN_TOUCH, 1);
-            send_event(touchscreen, EV_ABS, ABS_X, x);
-            send_event(touchscreen, EV_ABS, ABS_Y, y);
-            report(touchscreen);
-            send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
-            send_event(touchscreen, EV_ABS, ABS_MT_TRACKING_ID, -1);
-            send_event(touchscreen, EV_KEY, BTN_TOUCH, 0);
-            report(touchscreen);
+        if (strcmp(command, "tap") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3 && touchscreen >= 0) {
+            touch_down(touchscreen, x, y, slot, tracking++);
+            touch_up(touchscreen, slot);
             printf("tapped %d %d\n", x, y);
+        } else if (strcmp(command, "down") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3 && touchscreen >= 0) {
+            touch_down(touchscreen, x, y, slot, tracking++);
+            printf("down %d %d\n", x, y);
+        } else if (strcmp(command, "up") == 0 && scanf("%d", &slot) == 1 && touchscreen >= 0) {
+            touch_up(touchscreen, slot);
+            printf("up %d\n", slot);
+        } else if (strcmp(command, "leds") == 0) {
+            // Every LED change written to the keyboard since the last "leds": "led CODE VALUE".
+            struct input_event event;
+            while (read(keyboard, &event, sizeof event) == sizeof event)
+                if (event.type == EV_LED) printf("led %d %d\n", event.code, event.value);
+            printf("leds read\n");
+        } else if (strcmp(command, "add-touchscreen") == 0) {
+            touchscreen = make_touchscreen("TouchRouter hotplug touchscreen", 3);
+        } else if (strcmp(command, "remove-touchscreen") == 0 && touchscreen >= 0) {
+            if (ioctl(touchscreen, UI_DEV_DESTROY) < 0) fail("UI_DEV_DESTROY");
+            close(touchscreen);
+            touchscreen = -1;
+            printf("removed\n");
         } else if (strcmp(command, "key") == 0 && scanf("%d", &key) == 1) {
             send_event(keyboard, EV_KEY, key, 1);
             report(keyboard);
@@ -138,11 +192,11 @@ int main(void) {
             report(keyboard);
             printf("typed %d\n", key);
         } else {
-            fprintf(stderr, "expected 'tap X Y SLOT' or 'key CODE', found '%s'\n", command);
+            fprintf(stderr, "expected 'tap X Y SLOT', 'down X Y SLOT', 'up SLOT', 'key CODE', 'add-touchscreen' or 'remove-touchscreen' (with a touchscreen for the touch commands), found '%s'\n", command);
             return 1;
         }
     }
-    ioctl(touchscreen, UI_DEV_DESTROY);
+    if (touchscreen >= 0) ioctl(touchscreen, UI_DEV_DESTROY);
     ioctl(keyboard, UI_DEV_DESTROY);
     return 0;
 }

@@ -239,6 +239,19 @@ struct ConfigurationSessionTests {
         try session.wait(for: "z under de, where Y and Z trade places") { RunningSession.text(of: wev).contains("sym: z ") }
     }
 
+    @Test("repeat-rate and repeat-delay reach every keyboard as wl_keyboard.repeat_info, sway's 25/s and 600 ms by default, again on a reload")
+    func keyRepeat() throws {
+        let config = try ConfigFile("[keyboard]\nrepeat-rate = 40\nrepeat-delay = 250\n")
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let wev = try startWev(session)
+        try session.wait(for: "wev to be told 40/s after 250 ms") { RunningSession.text(of: wev).contains("rate: 40 keys/sec; delay: 250 ms") }
+        #expect(!RunningSession.text(of: wev).contains("rate: 25 keys/sec"))
+        try config.write("[keyboard]\n")
+        #expect(try session.msg("reload").status == 0)
+        try session.wait(for: "wev to be told the defaults after the reload") { RunningSession.text(of: wev).contains("rate: 25 keys/sec; delay: 600 ms") }
+    }
+
     @Test("a subscriber that stops reading loses events and is told how many, is never closed as idle, and never stalls the session")
     func slowSubscriber() throws {
         let session = try RunningSession(environment: ["TOUCH_ROUTER_CONTROL_IDLE_SECONDS": "2"])

@@ -41,3 +41,11 @@ send_file() {
 }
 
 mapped() { touch-router msg tree | grep -q '"mapped":true'; }
+
+# Starts seatd, the seat manager the session opens its devices through (libseat).
+start_seatd() {
+    mkdir -p /etc && echo 'root:x:0:0:root:/root:/bin/sh' > /etc/passwd && echo 'root:x:0:' > /etc/group
+    seatd -g root > /run/seatd.log 2>&1 &
+    until_true ls /run/seatd.sock || { cat /run/seatd.log; verdict 19; }
+    export LIBSEAT_BACKEND=seatd
+}

@@ -5,6 +5,7 @@
 # change event of the card (its uevent file) stands in for the one a cable would bring. Virtual-2 plugged in becomes an output right of Virtual-1;
 # Virtual-1 unplugged hands weston-simple-touch to Virtual-2, where a touch still reaches it
 # and QEMU's screendump of the second head shows its cross (checks/drm-hotplug.sh).
+start_seatd
 start_uinput_devices
 echo "connectors: $(for c in /sys/class/drm/card0-*; do printf '%s=%s ' "${c##*/}" "$(cat "$c/status")"; done)"
 # Virtual-2 starts unplugged, whatever QEMU's head reports.

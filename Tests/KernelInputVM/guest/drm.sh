@@ -3,7 +3,9 @@
 # to it; device (3072, 2048) of 4096 is (600, 300) on the panel, under the finger, which the
 # turn puts at (300, 200) of the layout. weston-simple-touch draws its cross there, and two
 # captures must find it: `msg screenshot` (the layout's orientation) and QEMU's screendump of
-# what the virtual GPU scans out (the panel's); checks/drm.sh reads both on the host.
+# what the virtual GPU scans out (the panel's); checks/drm.sh reads both on the host. The card
+# is opened through libseat and seatd, as a session without root would.
+start_seatd
 start_uinput_devices
 printf '[[touchscreen]]\nmatch = "TouchRouter test touchscreen"\noutput = "Virtual-1"\n' > /run/touch.toml
 touch-router run --backend drm --output Virtual-1:800x600,transform=90 --config /run/touch.toml \

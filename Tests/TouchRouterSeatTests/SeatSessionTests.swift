@@ -1,0 +1,52 @@
+import Testing
+import TouchRouterSeat
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// libseat's noop backend needs no seat manager: it opens devices itself, as the
+/// seat manager would, so the wrapper's bookkeeping and errors can be checked anywhere.
+/// seatd, logind and hotplug are the VM's (Tests/KernelInputVM/guest/hotplug.sh).
+@Suite("SeatSession", .serialized)
+struct SeatSessionTests {
+    init() { setenv("LIBSEAT_BACKEND", "noop", 1) }
+
+    @Test("a seat opens enabled, named, with a descriptor to watch; a device opens and closes through it")
+    func openAndClose() throws {
+        let seat = try SeatSession()
+        #expect(seat.isActive)
+        #expect(seat.name == "noop", "the noop backend names its seat so")
+        #expect(seat.fd >= 0)
+        let fd = try seat.openDevice("/dev/null")
+        #expect(fd >= 0 && seat.openDeviceCount == 1)
+        #expect(write(fd, "x", 1) == 1, "the descriptor is open for writing")
+        seat.closeDevice(fd: fd)
+        #expect(seat.openDeviceCount == 0)
+        #expect(fcntl(fd, F_GETFD) == -1, "closeDevice closed the descriptor")
+        seat.closeDevice(fd: fd)
+        #expect(seat.openDeviceCount == 0, "closing twice is harmless")
+    }
+
+    @Test("a device that cannot be opened is an error naming it and the fix")
+    func openFailure() throws {
+        let seat = try SeatSession()
+        #expect {
+            _ = try seat.openDevice("/dev/no-such-card9")
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("/dev/no-such-card9") && text.contains("the seat noop") && text.contains("run seatd") && text.contains("video and input groups")
+        }
+        #expect(seat.openDeviceCount == 0)
+    }
+
+    @Test("dispatch with nothing pending leaves the seat enabled and calls no hook")
+    func dispatchIdle() throws {
+        let seat = try SeatSession()
+        var calls = 0
+        seat.onDisable = { calls += 1 }
+        let id = seat.addListener(disable: { calls += 1 }, enable: { calls += 1 })
+        seat.dispatch()
+        seat.removeListener(id)
+        #expect(seat.isActive && calls == 0)
+    }
+}
