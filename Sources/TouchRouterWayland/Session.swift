@@ -107,7 +107,8 @@ public final class WaylandSession {
     var clientsBySocket: [Int32: OpaquePointer] = [:]
     /// Devices a host made (`addDevice`); the injection device is 1.
     var nextHostDevice: UInt32 = 100
-    private var pendingFrames: [FrameCallback] = []
+    /// Frame callbacks committed and not yet done, with the surface each was committed on.
+    private var pendingFrames: [(callback: FrameCallback, surface: SurfaceID)] = []
     /// Mapped popups that asked for a grab, innermost last; they hold the core's client grab.
     private var grabbingPopups: [XdgPopupObject] = []
     private var placedToplevels = 0
@@ -335,7 +336,7 @@ public final class WaylandSession {
     /// After a commit made state current: configure a new xdg surface, map it once it has
     /// acked and has a buffer, and bring the core's tree up to date.
     func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
-        pendingFrames += frameCallbacks
+        pendingFrames += frameCallbacks.map { ($0, surface.id) }
         if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {
             if !xdg.sentFirstConfigure { xdg.sendConfigure() }
             // Mapping waits for a buffer, not for ack_configure: WLCS's clients attach
@@ -514,8 +515,20 @@ public final class WaylandSession {
         cursor.advanceTime(to: clock.now())
         if !presenters.isEmpty { presentFrames() }
         guard !pendingFrames.isEmpty else { return }
-        let due = pendingFrames
-        pendingFrames.removeAll()
+        // A surface on a screen whose frame is still on its way waits for that frame to be
+        // shown: clients draw at the pace of the screen they are on.
+        let waiting = Set(presenters.filter { !$0.value.readyForFrame }.keys)
+        var due: [FrameCallback] = []
+        if waiting.isEmpty {
+            due = pendingFrames.map(\.callback)
+            pendingFrames.removeAll()
+        } else {
+            var kept: [(callback: FrameCallback, surface: SurfaceID)] = []
+            for pending in pendingFrames {
+                if let output = tree.outputOf(pending.surface), waiting.contains(output) { kept.append(pending) } else { due.append(pending.callback) }
+            }
+            pendingFrames = kept
+        }
         let time = clock.now().waylandMilliseconds
         for callback in due where !callback.destroyed {
             wl_callback_send_done(callback.resource, time)
