@@ -6,7 +6,7 @@ import TouchRouterCore
 extension SessionConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -79,6 +79,12 @@ extension SessionConfiguration {
         if let keyboard = try reader.table("keyboard") {
             configuration.keyboard = try readKeyboard(keyboard, document)
             configuration.source.keyboard = document.locator.key([.key("keyboard")])
+        }
+        if let cursor = try reader.table("cursor") {
+            var cursorReader = TableReader(document, cursor, path: [.key("cursor")], name: "[cursor]")
+            // 0 keeps the cursor until a touch.
+            if let hideAfter = try cursorReader.milliseconds("hide-after-ms", in: 0...3_600_000) { configuration.cursor.hideAfter = hideAfter == 0 ? nil : hideAfter }
+            try cursorReader.finish(allowed: ["hide-after-ms"])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)

@@ -9,6 +9,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     /// Keyed by xdg_toplevel app id.
     public var applications: [String: ApplicationPolicy] = [:]
     public var keyboard = KeyboardSettings()
+    /// `[cursor]`: when the compositor's cursor hides.
+    public var cursor = CursorSettings()
     /// `[[touchscreen]]` tables, in the file's order: the first that matches a device wins.
     public var touchscreens: [TouchscreenRule] = []
     /// `[[input]]` tables, in the file's order: every one that matches a device applies.
@@ -21,6 +23,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
+            && a.cursor == b.cursor
             && a.touchscreens == b.touchscreens && a.inputs == b.inputs
     }
 }
@@ -135,6 +138,13 @@ public struct ApplicationPolicy: Hashable, Sendable {
         properties.multipleTouch = multipleTouch
         properties.interactionEnabled = interaction
     }
+}
+
+/// `[cursor]`: the compositor's cursor hides after `hideAfter` nanoseconds without pointer
+/// activity (nil: never), and at a touch.
+public struct CursorSettings: Sendable, Equatable {
+    public var hideAfter: Int64? = 5_000_000_000
+    public init() {}
 }
 
 /// xkbcommon's rule names (nil leaves a name to XKB_DEFAULT_* and xkbcommon's defaults), and

@@ -60,8 +60,6 @@ public final class WaylandSession {
         /// What each output of `outputs` is called and what it is, in the same order; an
         /// output past its end is HEADLESS-N, "TouchRouter virtual".
         public var outputIdentities: [OutputIdentity] = []
-        /// Nanoseconds without pointer activity after which the cursor hides; nil never.
-        public var cursorHideAfter: Int64? = 5_000_000_000
         /// The first toplevel fills the first output, as in cage.
         public var kiosk = false
         public var keyboardLayout: String? = nil
@@ -123,7 +121,7 @@ public final class WaylandSession {
         self.options = options
         display = try WaylandDisplay()
         keymap = try Keymap(layout: options.keyboardLayout)
-        cursor = CursorVisibility(hideAfter: options.cursorHideAfter)
+        cursor = CursorVisibility()
         router = Router(tree: tree, delivery: self, clock: clock)
         router.focusPolicy = .onPress
         router.defaultClientCapabilities = []

@@ -109,6 +109,7 @@ public final class SessionShell {
             keyboard = wanted
             session.replaceKeymap(keymap)
         }
+        session.cursor.hideAfter = new.cursor.hideAfter
         applyPolicies()
         session.router.dispatchAll()
     }

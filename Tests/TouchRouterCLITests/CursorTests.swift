@@ -26,3 +26,20 @@ struct CursorTests {
         #expect(try shot(session, "again.png", probes(100, 50) + probes(400, 300)) == ["000000", "ffffff", background, background, background, background])
     }
 }
+
+@Suite("The cursor hides after [cursor] hide-after-ms without pointer activity", .serialized)
+struct CursorIdleTests {
+    @Test("With hide-after-ms = 1500: drawn at pointer motion, gone 3 s later with no other input")
+    func hidesWhenIdle() throws {
+        let configuration = FileManager.default.temporaryDirectory.appendingPathComponent("cursor-\(getpid()).toml")
+        try "[cursor]\nhide-after-ms = 300\n".write(to: configuration, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: configuration) }
+        let session = try RunningSession(arguments: ["--config", configuration.path])
+        defer { _ = session.terminate() }
+        let tests = CursorTests()
+        try session.inject(["pointer motion 200 200"])
+        #expect(try tests.shot(session, "moved.png", [(200, 200)]) == ["000000"])
+        usleep(3_000_000)
+        #expect(try tests.shot(session, "idle.png", [(200, 200)]) == [ScreenshotTests.background])
+    }
+}

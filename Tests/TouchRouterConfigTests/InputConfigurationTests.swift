@@ -93,6 +93,17 @@ struct InputConfigurationTests {
         #expect(error("[keyboard]\nrepeat-delay = 1.5\n").hasPrefix("input.toml:2:16: error: keyboard.repeat-delay: expected a whole number from 0 to 10000"), "\(error("[keyboard]\nrepeat-delay = 1.5\n"))")
     }
 
+    @Test("[cursor] hide-after-ms: 5 s unless given, 0 for never, within bounds; no other key")
+    func cursorHiding() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).cursor.hideAfter == 5_000_000_000)
+        #expect(try SessionConfiguration.parse("[cursor]\nhide-after-ms = 300\n", file: Self.file).cursor.hideAfter == 300_000_000)
+        #expect(try SessionConfiguration.parse("[cursor]\nhide-after-ms = 0\n", file: Self.file).cursor.hideAfter == nil)
+        let tooLong = error("[cursor]\nhide-after-ms = 4000000\n")
+        #expect(tooLong.hasPrefix("input.toml:2:17: error: cursor.hide-after-ms: expected a number from 0 to 3600000"), "\(tooLong)")
+        let unknown = error("[cursor]\ntheme = \"Adwaita\"\n")
+        #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'theme' in [cursor]"), "\(unknown)")
+    }
+
     static let panelAndMonitor: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)] = [
         ("HDMI-A-1", Rect(x: 0, y: 0, width: 1920, height: 1080), .normal),
         ("eDP-1", Rect(x: 1920, y: 0, width: 1080, height: 1920), .rotated90),
