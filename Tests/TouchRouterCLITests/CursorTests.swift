@@ -32,7 +32,7 @@ struct CursorIdleTests {
     @Test("With hide-after-ms = 1500: drawn at pointer motion, gone 3 s later with no other input")
     func hidesWhenIdle() throws {
         let configuration = FileManager.default.temporaryDirectory.appendingPathComponent("cursor-\(getpid()).toml")
-        try "[cursor]\nhide-after-ms = 300\n".write(to: configuration, atomically: true, encoding: .utf8)
+        try "[cursor]\nhide-after-ms = 1500\n".write(to: configuration, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: configuration) }
         let session = try RunningSession(arguments: ["--config", configuration.path])
         defer { _ = session.terminate() }
