@@ -162,6 +162,7 @@ public final class DRMBackend {
     /// The seat went away (a VT switch): nothing is drawn until `resume`.
     public func pause() {
         for scanout in scanouts { scanout.active = false }
+        session?.report("the seat went away (a VT switch): \(device.path) is not drawn until it comes back")
     }
 
     /// The seat is back: each CRTC is set again and the next frame draws everything.
@@ -171,6 +172,7 @@ public final class DRMBackend {
             do { try scanout.setCRTC() } catch { session?.report("\(error)") }
         }
         session?.redrawPresentedOutputs()
+        session?.report("the seat is back: \(device.path) drawn again")
     }
 
     /// Frames each output has put on its screen, by name.

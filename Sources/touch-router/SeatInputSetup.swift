@@ -25,8 +25,11 @@ func startSeatInput(session: WaylandSession, seat: SeatSession, configuration: S
             // The removals and releases now, while the devices' clients are still current.
             backend.dispatch { session.inject($0) }
         },
-        enable: { [weak backend] in
-            do { try backend?.resume() } catch { warn("touch-router: \(error)") }
+        enable: { [weak backend, unowned session] in
+            guard let backend else { return }
+            do { try backend.resume() } catch { warn("touch-router: \(error)") }
+            // libinput queues the devices' return without its descriptor becoming readable.
+            backend.dispatch { session.inject($0) }
         })
     try session.addInputSource(fd: backend.fd, name: backend.name(of:), read: backend.dispatch)
     return backend

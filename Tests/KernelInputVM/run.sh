@@ -6,6 +6,8 @@
 #   drm    the drm backend on QEMU's bochs display: a touch on an output turned 90° is drawn
 #          under the finger, as QEMU's own screendump and `msg screenshot` both show (guest/drm.sh)
 #   drm-hotplug  the drm backend on a two-headed virtio-gpu: screens plugged in and out (guest/drm-hotplug.sh)
+#   vt-switch  the drm backend with udev input on seatd: a VT switch away cancels a live touch and
+#          stops drawing; the switch back draws the screen again and input flows (guest/vt-switch.sh)
 #   hotplug  libinput's udev backend through libseat (seatd) with systemd-udevd: a touchscreen
 #          made after start-up is routed, one removed mid-touch cancels it, keys in a "de"
 #          layout reach wev (guest/hotplug.sh)
@@ -17,7 +19,7 @@ set -euo pipefail
 router=$(realpath "$1")
 shift
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(input drm drm-hotplug hotplug)
+((${#scenarios[@]})) || scenarios=(input drm drm-hotplug vt-switch hotplug)
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -39,7 +41,7 @@ mkdir -p "$root"/usr/bin "$root"/usr/lib/modules "$root"/usr/share "$root"/{proc
 for link in bin lib lib64 sbin; do ln -s usr/$link "$root/$link" 2>/dev/null || true; done
 mkdir -p "$root"/usr/lib64 "$root"/usr/sbin
 cp /bin/busybox "$root"/usr/bin/
-for applet in sh mount insmod cat grep sed sleep mkdir mkfifo dd printf poweroff head base64 kill ls; do ln -s busybox "$root/usr/bin/$applet"; done
+for applet in sh mount insmod cat grep sed sleep mkdir mkfifo dd printf poweroff head base64 kill ls chvt; do ln -s busybox "$root/usr/bin/$applet"; done
 for module in "${modules[@]}"; do cp "lib/modules/$version/kernel/drivers/$module.ko" "$root"/usr/lib/modules/; done
 printf '%s\n' "${modules[@]##*/}" > "$root"/usr/lib/modules/order
 gcc -O2 -o "$root"/usr/bin/uinput-devices "$here/uinput-devices.c"
