@@ -7,7 +7,8 @@
 // hotplug touchscreen", prints its node, and the touch commands go to it from then on;
 // "down X Y SLOT" and "up SLOT" are the halves of a tap; "remove-touchscreen" destroys it
 // (a touch may still be down); "leds" prints the keyboard's LED changes, "led CODE VALUE"
-// (LED_CAPSL is 1). Arguments: --udevd leaves the udev database to a running
+// (LED_CAPSL is 1). "add-mouse" makes a mouse, "TouchRouter test mouse", and prints its node;
+// "move DX DY" moves it (relative units, one report). Arguments: --udevd leaves the udev database to a running
 // udevd; --keyboard-only makes only the keyboard at the start.
 #include <dirent.h>
 #include <fcntl.h>
@@ -137,6 +138,15 @@ static void touch_up(int touchscreen, int slot) {
     report(touchscreen);
 }
 
+static int make_mouse(void) {
+    int mouse = open("/dev/uinput", O_WRONLY);
+    if (mouse < 0) fail("/dev/uinput");
+    if (ioctl(mouse, UI_SET_EVBIT, EV_KEY) < 0 || ioctl(mouse, UI_SET_KEYBIT, BTN_LEFT) < 0 || ioctl(mouse, UI_SET_KEYBIT, BTN_RIGHT) < 0) fail("UI_SET_KEYBIT");
+    if (ioctl(mouse, UI_SET_EVBIT, EV_REL) < 0 || ioctl(mouse, UI_SET_RELBIT, REL_X) < 0 || ioctl(mouse, UI_SET_RELBIT, REL_Y) < 0) fail("UI_SET_RELBIT");
+    create(mouse, "TouchRouter test mouse", 4, "E:ID_INPUT_MOUSE=1\n");
+    return mouse;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     int keyboard_only = 0;
@@ -160,6 +170,7 @@ int main(int argc, char **argv) {
 
     char command[32];
     int tracking = 1;
+    int mouse = -1;
     while (scanf("%31s", command) == 1) {
         int x, y, slot, key;
         if (strcmp(command, "tap") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3 && touchscreen >= 0) {
@@ -185,6 +196,13 @@ int main(int argc, char **argv) {
             close(touchscreen);
             touchscreen = -1;
             printf("removed\n");
+        } else if (strcmp(command, "add-mouse") == 0) {
+            mouse = make_mouse();
+        } else if (strcmp(command, "move") == 0 && scanf("%d %d", &x, &y) == 2 && mouse >= 0) {
+            send_event(mouse, EV_REL, REL_X, x);
+            send_event(mouse, EV_REL, REL_Y, y);
+            report(mouse);
+            printf("moved %d %d\n", x, y);
         } else if (strcmp(command, "key") == 0 && scanf("%d", &key) == 1) {
             send_event(keyboard, EV_KEY, key, 1);
             report(keyboard);
@@ -192,11 +210,12 @@ int main(int argc, char **argv) {
             report(keyboard);
             printf("typed %d\n", key);
         } else {
-            fprintf(stderr, "expected 'tap X Y SLOT', 'down X Y SLOT', 'up SLOT', 'key CODE', 'add-touchscreen' or 'remove-touchscreen' (with a touchscreen for the touch commands), found '%s'\n", command);
+            fprintf(stderr, "expected 'tap X Y SLOT', 'down X Y SLOT', 'up SLOT', key CODE', 'add-touchscreen', 'remove-touchscreen', 'add-mouse' or 'move DX DY' (with a touchscreen for the touch commands, a mouse for move), found '%s'\n", command);
             return 1;
         }
     }
     if (touchscreen >= 0) ioctl(touchscreen, UI_DEV_DESTROY);
+    if (mouse >= 0) ioctl(mouse, UI_DEV_DESTROY);
     ioctl(keyboard, UI_DEV_DESTROY);
     return 0;
 }

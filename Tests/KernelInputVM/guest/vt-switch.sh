@@ -4,6 +4,7 @@
 # session stops drawing and libinput lets the devices go, so the touch is cancelled for its
 # client. Back on VT 1 the screen is set and drawn again, the devices return, and a tap at a
 # new place draws a cross that QEMU's screendump finds on the screen (checks/vt-switch.sh).
+# Then a mouse plugged in: its motion draws the cursor on the screen.
 /lib/systemd/systemd-udevd --daemon 2>/run/udevd.log
 udevadm trigger --action=add
 udevadm settle --timeout=30 || echo "udevadm settle timed out"
@@ -48,5 +49,20 @@ red() { touch-router msg pixel 480 200 | grep -q '"argb":"0xffff0000"'; }
 until_true red || { touch-router msg pixel 480 200; cat /run/session.log /run/trace.log | tail -n 30; verdict 48; }
 sleep 0.5
 ask_host screendump vt-switch-back
+
+# A mouse plugged in now: moving it draws the compositor's cursor, its tip at the pointer,
+# on the screen (the touches above hid it, and it was never shown before).
+echo "add-mouse" >&3
+mouse_listed() { touch-router msg devices | grep -q '"name":"TouchRouter test mouse"'; }
+until_true mouse_listed || { touch-router msg devices; cat /run/devices.log; verdict 49; }
+pointer_at() { touch-router msg focus | sed -n 's/.*"pointer":\[\([0-9.]*\),\([0-9.]*\)\].*/\1 \2/p'; }
+start=$(pointer_at)
+echo "move 40 30" >&3
+moved() { [ "$(pointer_at)" != "$start" ]; }
+until_true moved || { touch-router msg focus; verdict 50; }
+sleep 0.5
+pointer=$(pointer_at)
+echo "POINTER $pointer"
+ask_host screendump vt-switch-cursor
 grep 'touch-router:' /run/session.log || true
 verdict 0
