@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
-        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland"]),
+        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),
         // Runs the built `touch-router` as a person would.
         .testTarget(name: "TouchRouterCLITests", dependencies: ["touch-router"], exclude: ["Clients"]),
     ],

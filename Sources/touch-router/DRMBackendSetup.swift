@@ -14,15 +14,19 @@ enum DRMBackendSetup {
         return getuid() == 0 || FileManager.default.fileExists(atPath: "/run/seatd.sock") || environment["XDG_SESSION_ID"] != nil
     }
 
+    /// A card to try, else an error saying what the backend needs.
+    static func checkCards() throws(WaylandError) {
+        guard DRMDevice.cards().isEmpty else { return }
+        throw WaylandError("the drm backend found no DRM device in /dev/dri: it needs a GPU with a KMS driver; use --backend headless, or --backend wayland inside another compositor")
+    }
+
     static func prepare(options: inout WaylandSession.Options, outputOptions: [String], seat: SeatSession) throws(WaylandError) -> PreparedDisplayBackend {
         var requests: [DRMOutputRequest] = []
         for text in outputOptions {
             do { requests.append(try DRMOutputRequest.parse(option: text)) } catch { throw WaylandError("\(error)") }
         }
+        try checkCards()
         let cards = DRMDevice.cards()
-        guard !cards.isEmpty else {
-            throw WaylandError("the drm backend found no DRM device in /dev/dri: it needs a GPU with a KMS driver; use --backend headless, or --backend wayland inside another compositor")
-        }
         var problems: [String] = []
         for path in cards {
             let fd: Int32

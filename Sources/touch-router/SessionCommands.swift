@@ -72,6 +72,8 @@ struct Run: ParsableCommand {
                 // Devices first: one that cannot be opened stops everything before a socket exists.
                 let inputBackend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
                 let inputKind = input ?? (kind == .drm && inputDevices.isEmpty ? .udev : .path)
+                // No card is said before a seat is asked for: the seat would not help.
+                if kind == .drm { try DRMBackendSetup.checkCards() }
                 // One seat for the process: the drm backend opens its card through it, udev input its devices.
                 let seat = inputKind == .udev || kind == .drm ? try SeatSession() : nil
                 let display = try DisplayBackendSetup.prepare(kind, options: &options, outputOptions: outputs, seat: seat)

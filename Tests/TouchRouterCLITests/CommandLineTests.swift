@@ -115,3 +115,35 @@ struct CommandLineTests {
         #expect(run.errors.contains("--leaves takes 100 to 100000, not 50"))
     }
 }
+
+@Suite("touch-router run --backend: the choice and its errors")
+struct BackendChoiceTests {
+    /// This project's machines have no /dev/dri (the VM test drives a real card).
+    static var machineHasCards: Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains { $0.hasPrefix("card") }
+    }
+
+    @Test("--backend drm on a machine without a card ends before any socket, naming /dev/dri and the other backends")
+    func drmWithoutCard() throws {
+        guard !Self.machineHasCards else {
+            Issue.record("this test expects a machine without /dev/dri/card*, as this project's are")
+            return
+        }
+        let run = try ToolRun(["run", "--backend", "drm", "--", "true"])
+        #expect(run.status == 1)
+        #expect(run.errors.contains("touch-router run: the drm backend found no DRM device in /dev/dri: it needs a GPU with a KMS driver; use --backend headless, or --backend wayland"), "\(run.errors)")
+        #expect(!run.output.contains("WAYLAND_DISPLAY="))
+    }
+
+    @Test("Without --backend and without WAYLAND_DISPLAY or a card, the session is headless: its output is HEADLESS-1")
+    func automaticHeadless() throws {
+        guard !Self.machineHasCards else {
+            Issue.record("this test expects a machine without /dev/dri/card*, as this project's are")
+            return
+        }
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let outputs = try session.msg("tree").json["outputs"] as? [[String: Any]] ?? []
+        #expect(outputs.map { $0["name"] as? String } == ["HEADLESS-1"])
+    }
+}

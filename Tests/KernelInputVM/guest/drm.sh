@@ -10,6 +10,7 @@ start_uinput_devices
 printf '[[touchscreen]]\nmatch = "TouchRouter test touchscreen"\noutput = "Virtual-1"\n' > /run/touch.toml
 touch-router run --backend drm --output Virtual-1:800x600,transform=90 --config /run/touch.toml \
     --input-device "$touchscreen" --input-device "$keyboard" > /run/session.log 2>&1 &
+session=$!
 session_sockets /run/session.log
 outputs=$(touch-router msg tree)
 echo "outputs: $outputs"
@@ -26,4 +27,10 @@ touch-router msg screenshot /tmp/drm-rotated.png || { cat /run/session.log; verd
 send_file /tmp/drm-rotated.png drm-rotated.png
 ask_host screendump drm-rotated
 grep 'touch-router:' /run/session.log || true
+
+# A mode the screen does not offer falls back to its preferred one, with a warning; the
+# session still runs (here until its command, sleep 0, exits).
+kill "$session"; wait "$session" 2>/dev/null || true
+touch-router run --backend drm --output Virtual-1:1234x567 -- sleep 0 > /run/fallback.log 2>&1 || { cat /run/fallback.log; verdict 24; }
+grep 'Virtual-1 has no mode 1234x567; using its preferred' /run/fallback.log || { cat /run/fallback.log; verdict 25; }
 verdict 0
