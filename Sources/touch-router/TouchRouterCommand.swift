@@ -64,7 +64,7 @@ struct Route: ParsableCommand {
 extension TraceFormat: ExpressibleByArgument {}
 
 struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self, RouteEvents.self, ComposeBench.self, TouchMapBench.self])
+    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self, RouteEvents.self, ComposeBench.self, TouchMapBench.self, MotionLoop.self])
 }
 
 struct HitTest: ParsableCommand {
@@ -131,28 +131,80 @@ struct HitTest: ParsableCommand {
 struct RouteEvents: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "route",
-        abstract: "Times routing steps (queue, dispatch, focus, delivery to a discarding stand-in) on the synthetic scene.")
+        abstract: "Times routing steps (queue, dispatch, focus, delivery to a discarding stand-in) on the synthetic scene.",
+        discussion: """
+            Each event kind's median and p99 in ns per step; then --fingers fingers moving together at \
+            --rate reports a second (each report every finger's motion and a frame), in ns per routed \
+            motion and routed motions a second on one core. --instructions counts, with valgrind's \
+            callgrind, the instructions per routed motion of that workload: a figure this VM's timing \
+            noise does not move.
+            """)
 
     @OptionGroup var synthetic: SyntheticSceneOptions
+
+    @Option(help: "Fingers moving together, 1 to 10.")
+    var fingers: Int = 10
+
+    @Option(help: "Reports a second of the touchscreen, 60 to 1000.")
+    var rate: Int = 1000
+
+    @Flag(help: "Also count instructions per routed motion with valgrind --tool=callgrind (Debian: valgrind, binutils).")
+    var instructions = false
 
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
+    func validate() throws {
+        guard (1...10).contains(fingers) else { throw ValidationError("--fingers takes 1 to 10, not \(fingers)") }
+        guard (60...1000).contains(rate) else { throw ValidationError("--rate takes 60 to 1000 reports a second, not \(rate)") }
+    }
+
     func run() throws {
         let reports = synthetic.leaves.map { RouteBenchmark().run(leaves: $0, seed: synthetic.seed) }
+        let multi = synthetic.leaves.map { MultiFingerBenchmark().run(leaves: $0, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
+        let counted = try instructions ? synthetic.leaves.map { try InstructionCount.perMotion(leaves: $0, fingers: fingers, rate: rate, seed: synthetic.seed) } : []
         if json {
-            let rows = reports.map { r in
-                "{\"leaves\":\(r.leaves)," + r.rows.map { "\"\($0.name)\":{\"median_ns\":\(String(format: $0.median, digits: 1)),\"p99_ns\":\(String(format: $0.p99, digits: 1))}" }.joined(separator: ",") + "}"
+            let rows = zip(reports, multi).enumerated().map { index, pair in
+                let (r, m) = pair
+                let steps = r.rows.map { "\"\($0.name)\":{\"median_ns\":\(String(format: $0.median, digits: 1)),\"p99_ns\":\(String(format: $0.p99, digits: 1))}" }
+                let fingers = "\"fingers\":{\"fingers\":\(m.fingers),\"rate_hz\":\(m.rateHz),\"median_ns\":\(String(format: m.medianNanoseconds, digits: 1)),"
+                    + "\"p99_ns\":\(String(format: m.p99Nanoseconds, digits: 1)),\"events_per_second\":\(Int(m.eventsPerSecond))"
+                    + (index < counted.count ? ",\"instructions_per_motion\":\(Int(counted[index].rounded()))" : "") + "}"
+                return "{\"leaves\":\(r.leaves)," + (steps + [fingers]).joined(separator: ",") + "}"
             }
             print(rows.count == 1 ? rows[0] : "[" + rows.joined(separator: ",\n") + "]")
         } else {
-            for r in reports {
+            for (index, (r, m)) in zip(reports, multi).enumerated() {
                 print("\(r.leaves) leaves")
                 for row in r.rows {
                     print("  \(row.name.padding(to: 40)) median \(String(format: row.median, digits: 1)) ns/step   p99 \(String(format: row.p99, digits: 1)) ns")
                 }
+                print("  \("\(m.fingers) fingers at \(m.rateHz) Hz (per motion)".padding(to: 40)) median \(String(format: m.medianNanoseconds, digits: 1)) ns/event  p99 \(String(format: m.p99Nanoseconds, digits: 1)) ns   \(String(format: m.eventsPerSecond / 1e6, digits: 2)) M events/s on one core")
+                if index < counted.count {
+                    print("  \("instructions per routed motion".padding(to: 40)) \(Int(counted[index].rounded())) (callgrind)")
+                }
             }
         }
+    }
+}
+
+/// `bench motion-loop`, run by `bench route --instructions` under callgrind: the multi-finger
+/// workload for a given number of reports, and nothing else.
+struct MotionLoop: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "motion-loop", abstract: "The multi-finger workload alone, for callgrind.", shouldDisplay: false)
+
+    @Option var leaves: Int = 10_000
+    @Option var fingers: Int = 10
+    @Option var rate: Int = 1000
+    @Option var seed: UInt64 = 1
+    @Option var reports: Int = 1000
+
+    func run() throws {
+        guard (100...100_000).contains(leaves), (1...10).contains(fingers), (60...1000).contains(rate), (0...10_000_000).contains(reports) else {
+            throw ValidationError("motion-loop: --leaves 100 to 100000, --fingers 1 to 10, --rate 60 to 1000, --reports 0 to 10000000")
+        }
+        var setup = MultiFingerBenchmark.setUp(leaves: leaves, fingers: fingers, rateHz: rate, seed: seed)
+        print(setup.route(reports: reports))
     }
 }
 

@@ -147,3 +147,31 @@ struct BackendChoiceTests {
         #expect(outputs.map { $0["name"] as? String } == ["HEADLESS-1"])
     }
 }
+
+@Suite("touch-router bench route: fingers at a rate, events a second, instructions")
+struct RouteBenchmarkCommandTests {
+    @Test("--fingers and --rate give a row per routed motion with events a second; --instructions counts them with callgrind")
+    func fingersRateInstructions() throws {
+        let run = try ToolRun(["bench", "route", "--leaves", "100", "--fingers", "3", "--rate", "120", "--instructions", "--json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let object = (try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) as? [String: Any] ?? [:]
+        let fingers = object["fingers"] as? [String: Any] ?? [:]
+        #expect(fingers["fingers"] as? Int == 3 && fingers["rate_hz"] as? Int == 120, "\(run.output)")
+        let median = fingers["median_ns"] as? Double ?? 0, perSecond = fingers["events_per_second"] as? Int ?? 0
+        #expect(median > 0 && perSecond > 0)
+        #expect(abs(Double(perSecond) - 1e9 / median) / Double(max(perSecond, 1)) < 0.01, "events a second is 1e9 / the median")
+        // A routed motion is more than a few instructions and far less than a hit test of every leaf.
+        let instructions = fingers["instructions_per_motion"] as? Int ?? 0
+        #expect((100...200_000).contains(instructions), "\(run.output)")
+    }
+
+    @Test("Fingers and rates outside the panel's range are refused, naming the range", arguments: [
+        (["--fingers", "11"], "--fingers takes 1 to 10"), (["--fingers", "0"], "--fingers takes 1 to 10"),
+        (["--rate", "59"], "--rate takes 60 to 1000"), (["--rate", "5000"], "--rate takes 60 to 1000"),
+    ])
+    func refused(arguments: [String], expected: String) throws {
+        let run = try ToolRun(["bench", "route", "--leaves", "100"] + arguments)
+        #expect(run.status != 0)
+        #expect(run.errors.contains(expected), "\(run.errors)")
+    }
+}
