@@ -91,7 +91,7 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
-        .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"]),
+        .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"], exclude: ["Recordings"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),

@@ -37,6 +37,13 @@ public enum InputLimits {
     /// Script times, absolute or reached by adding relative times, in milliseconds
     /// (10^12 ms is about 31 years; nanoseconds stay far within Int64).
     public static let scriptMilliseconds: Double = 1e12
+    /// Devices in one `libinput record` recording (libinput's seat has 32 touch slots in all).
+    public static let recordingDevices = 32
+    /// Kernel events (`[sec, usec, type, code, value]` lines) in one recording: about what a
+    /// 16 MiB file of them holds.
+    public static let recordingEvents = 1 << 20
+    /// A recording frame's seconds (about 31 years, as `scriptMilliseconds`).
+    public static let recordingSeconds: Int64 = 1_000_000_000
 }
 
 /// The text of an input file, checked before any parsing: its size against

@@ -40,21 +40,37 @@ func readFile(_ path: String, what: String) throws -> String {
 
 struct Route: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Plays an input script through a scene and prints who got each event, where and why.")
+        abstract: "Plays an input script, or a libinput recording, through a scene and prints who got each event, where and why.")
 
     @Option(help: "The scene file (JSON): outputs and their surface trees.")
     var scene: String
 
     @Option(help: "The input script: one timed event or action per line.")
-    var script: String
+    var script: String?
+
+    @Option(help: ArgumentHelp("A `libinput record` recording (YAML) instead of a script: its kernel frames decoded as the libinput backend would, touchscreens mapped onto the scene's first output.", valueName: "file.yml"))
+    var recording: String?
 
     @Option(help: "text for people, json for one JSON object per line.")
     var format: TraceFormat = .text
 
+    func validate() throws {
+        if (script == nil) == (recording == nil) { throw ValidationError("give one of --script FILE and --recording FILE.yml") }
+    }
+
     func run() throws {
         try reportingFailures {
-            let loaded = try Scene.parse(try readFile(scene, what: "scene"), file: scene).load()
-            let parsed = try Script.parse(try readFile(script, what: "script"), file: script)
+            let parsedScene = try Scene.parse(try readFile(scene, what: "scene"), file: scene)
+            let loaded = try parsedScene.load()
+            let parsed: Script
+            if let recording {
+                let area = parsedScene.outputs.first?.rect ?? Rect(x: 0, y: 0, width: 1, height: 1)
+                let decoded = try LibinputRecording.parse(try readFile(recording, what: "recording"), file: recording, area: area)
+                for note in decoded.notes { FileHandle.standardError.write(Data("note: \(note)\n".utf8)) }
+                parsed = decoded.script
+            } else {
+                parsed = try Script.parse(try readFile(script ?? "", what: "script"), file: script ?? "")
+            }
             let replay = Replay(scene: loaded)
             replay.run(parsed, trace: TraceWriter(format: format, names: loaded.names) { print($0) })
         }
@@ -154,12 +170,16 @@ struct RouteEvents: ParsableCommand {
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
+    @Option(help: ArgumentHelp("Time a `libinput record` recording's decoded events as the workload instead, touchscreens mapped onto the synthetic 3840x2160 output.", valueName: "file.yml"))
+    var recording: String?
+
     func validate() throws {
         guard (1...10).contains(fingers) else { throw ValidationError("--fingers takes 1 to 10, not \(fingers)") }
         guard (60...1000).contains(rate) else { throw ValidationError("--rate takes 60 to 1000 reports a second, not \(rate)") }
     }
 
     func run() throws {
+        if let recording { return try runRecording(recording) }
         let reports = synthetic.leaves.map { RouteBenchmark().run(leaves: $0, seed: synthetic.seed) }
         let multi = synthetic.leaves.map { MultiFingerBenchmark().run(leaves: $0, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
         let counted = try instructions ? synthetic.leaves.map { try InstructionCount.perMotion(leaves: $0, fingers: fingers, rate: rate, seed: synthetic.seed) } : []
@@ -182,6 +202,22 @@ struct RouteEvents: ParsableCommand {
                 print("  \("\(m.fingers) fingers at \(m.rateHz) Hz (per motion)".padding(to: 40)) median \(String(format: m.medianNanoseconds, digits: 1)) ns/event  p99 \(String(format: m.p99Nanoseconds, digits: 1)) ns   \(String(format: m.eventsPerSecond / 1e6, digits: 2)) M events/s on one core")
                 if index < counted.count {
                     print("  \("instructions per routed motion".padding(to: 40)) \(Int(counted[index].rounded())) (callgrind)")
+                }
+            }
+        }
+    }
+
+    /// A recording's decoded events as the workload, instead of the synthetic steps.
+    private func runRecording(_ recording: String) throws {
+        try reportingFailures {
+            let decoded = try LibinputRecording.parse(try readFile(recording, what: "recording"), file: recording, area: WorkloadBenchmark.outputArea)
+            for leaves in synthetic.leaves {
+                let timing = WorkloadBenchmark().run(events: decoded.events, leaves: leaves, seed: synthetic.seed)
+                if json {
+                    print("{\"leaves\":\(leaves),\"recording\":{\"events\":\(decoded.events.count),\"median_ns\":\(String(format: timing.median, digits: 1)),\"worst_run_ns\":\(String(format: timing.worst, digits: 1))}}")
+                } else {
+                    print("\(leaves) leaves, \(recording) (\(decoded.events.count) events)")
+                    print("  \("recorded events, each routed".padding(to: 40)) median \(String(format: timing.median, digits: 1)) ns/event   worst run \(String(format: timing.worst, digits: 1)) ns")
                 }
             }
         }

@@ -59,6 +59,14 @@ for program in "$root"/usr/bin/touch-router "$root"/usr/bin/weston-simple-touch 
     done
 done
 cp -a /usr/share/libinput "$root"/usr/share/
+# `libinput record` (Debian's libinput-tools, when installed) and its libraries, for the record
+# scenario (guest/record.sh, not among the defaults), which makes the decoder's test data.
+if [ -x /usr/libexec/libinput/libinput-record ]; then
+    mkdir -p "$root"/usr/libexec/libinput && cp /usr/bin/libinput "$root"/usr/bin/ && cp /usr/libexec/libinput/libinput-record "$root"/usr/libexec/libinput/
+    for program in /usr/bin/libinput /usr/libexec/libinput/libinput-record; do
+        for library in $(ldd "$program" | grep -oE '/[^ ]+'); do mkdir -p "$root$(dirname "$library")" && cp -L "$library" "$root$library"; done
+    done
+fi
 # What stdbuf preloads, so that wev's lines reach its log as it prints them.
 mkdir -p "$root"/usr/libexec/coreutils && cp /usr/libexec/coreutils/libstdbuf.so "$root"/usr/libexec/coreutils/
 mkdir -p "$root"/usr/share/X11 && cp -a /usr/share/X11/xkb "$root"/usr/share/X11/

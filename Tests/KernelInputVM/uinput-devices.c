@@ -5,7 +5,7 @@
 // units (0 to 4095 on both axes), or "key CODE", an evdev key pressed and released.
 // For hotplug (guest/hotplug.sh): "add-touchscreen" makes a second touchscreen, "TouchRouter
 // hotplug touchscreen", prints its node, and the touch commands go to it from then on;
-// "down X Y SLOT" and "up SLOT" are the halves of a tap; "remove-touchscreen" destroys it
+// "down X Y SLOT" and "up SLOT" are the halves of a tap, "motion X Y SLOT" moves a touch that is down; "remove-touchscreen" destroys it
 // (a touch may still be down); "leds" prints the keyboard's LED changes, "led CODE VALUE"
 // (LED_CAPSL is 1). "add-mouse" makes a mouse, "TouchRouter test mouse", and prints its node;
 // "move DX DY" moves it (relative units, one report). Arguments: --udevd leaves the udev database to a running
@@ -131,6 +131,13 @@ static void touch_down(int touchscreen, int x, int y, int slot, int tracking) {
     report(touchscreen);
 }
 
+static void touch_motion(int touchscreen, int x, int y, int slot) {
+    send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
+    send_event(touchscreen, EV_ABS, ABS_MT_POSITION_X, x);
+    send_event(touchscreen, EV_ABS, ABS_MT_POSITION_Y, y);
+    report(touchscreen);
+}
+
 static void touch_up(int touchscreen, int slot) {
     send_event(touchscreen, EV_ABS, ABS_MT_SLOT, slot);
     send_event(touchscreen, EV_ABS, ABS_MT_TRACKING_ID, -1);
@@ -180,6 +187,9 @@ int main(int argc, char **argv) {
         } else if (strcmp(command, "down") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3 && touchscreen >= 0) {
             touch_down(touchscreen, x, y, slot, tracking++);
             printf("down %d %d\n", x, y);
+        } else if (strcmp(command, "motion") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3 && touchscreen >= 0) {
+            touch_motion(touchscreen, x, y, slot);
+            printf("motion %d %d\n", x, y);
         } else if (strcmp(command, "up") == 0 && scanf("%d", &slot) == 1 && touchscreen >= 0) {
             touch_up(touchscreen, slot);
             printf("up %d\n", slot);
@@ -210,7 +220,7 @@ int main(int argc, char **argv) {
             report(keyboard);
             printf("typed %d\n", key);
         } else {
-            fprintf(stderr, "expected 'tap X Y SLOT', 'down X Y SLOT', 'up SLOT', key CODE', 'add-touchscreen', 'remove-touchscreen', 'add-mouse' or 'move DX DY' (with a touchscreen for the touch commands, a mouse for move), found '%s'\n", command);
+            fprintf(stderr, "expected 'tap X Y SLOT', 'down X Y SLOT', 'motion X Y SLOT', 'up SLOT', key CODE', 'add-touchscreen', 'remove-touchscreen', 'add-mouse' or 'move DX DY' (with a touchscreen for the touch commands, a mouse for move), found '%s'\n", command);
             return 1;
         }
     }

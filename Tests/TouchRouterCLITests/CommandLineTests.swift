@@ -52,6 +52,32 @@ struct CommandLineTests {
         #expect(run.errors.isEmpty)
     }
 
+    @Test("route --recording replays a libinput recording through a scene, and a malformed one names its line")
+    func routeRecording() throws {
+        let recording = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("TouchRouterReplayTests/Recordings/vm-touch-keyboard.yml").path
+        let scene = ToolRun.samples.appendingPathComponent("kiosk-scene.json").path
+        let run = try ToolRun(["route", "--scene", scene, "--recording", recording])
+        #expect(run.status == 0, "\(run.errors)")
+        // Device slot 1 at (1000, 2000) of 4096, on the scene's 1920x1080 output, as seat slot 0.
+        #expect(run.output.contains("ms #3 touch down 0 468.75 527.34375 → delivered (hit)"), "\(run.output)")
+        #expect(run.output.contains("touch down → \"map\" [maps] at (468.75, 527.34375) (hit)"), "\(run.output)")
+        #expect(run.output.contains("key press KEY_H →"), "\(run.output)")
+        #expect(run.errors.isEmpty)
+        let json = try ToolRun(["route", "--scene", scene, "--recording", recording, "--format", "json"])
+        #expect(json.output.contains("\"event\":\"device add 1000 touch\""), "\(json.output)")
+
+        let bad = try temporary("bad.yml", "version: 1\ndevices:\n- node: /dev/input/event0\n  evdev:\n    name: x\n  events:\n  - evdev:\n    - [0, 0, 3, 57]\n")
+        let failed = try ToolRun(["route", "--scene", scene, "--recording", bad])
+        #expect(failed.status != 0)
+        #expect(failed.errors.contains("\(bad):8:7: error: expected 5 numbers in an evdev frame [sec, usec, type, code, value], found 4"), "\(failed.errors)")
+        #expect(failed.output.isEmpty)
+
+        let both = try ToolRun(["route", "--scene", scene, "--recording", recording, "--script", ToolRun.samples.appendingPathComponent("demo.script").path])
+        #expect(both.status != 0)
+        #expect(both.errors.contains("give one of --script FILE and --recording FILE.yml"), "\(both.errors)")
+    }
+
     @Test("a malformed scene exits non-zero naming file, line and what was expected")
     func malformedScene() throws {
         let scene = try temporary("bad.json", "{\"outputs\": [\n  {\"name\": \"A\", \"width\": -5, \"height\": 10}]}")
