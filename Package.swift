@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // Routing model: geometry, surface tree, hit testing, focus, fallback chain, router.
@@ -46,8 +47,11 @@ let package = Package(
         .target(name: "CDRMShim", dependencies: ["CDRM"]),
         // libudev (Debian: libudev-dev): the drm backend hears screens plugged in and out.
         .systemLibrary(name: "CUdev", pkgConfig: "libudev", providers: [.apt(["libudev-dev"])]),
+        // Per-event timelines recorded into HDR histograms per stage, kind and client, and the
+        // slow events kept (README, "Timeline and `msg stats`"): the core stays dependency-free.
+        .target(name: "TouchRouterStats", dependencies: ["TouchRouterCore", "TouchRouterReplay", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // The compositor session: protocol objects that translate between clients and the core.
-        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "CWaylandShim", "CPixman", "CPNGShim"]),
+        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "TouchRouterStats", "CWaylandShim", "CPixman", "CPNGShim"]),
         // The drm backend: each connected screen an output, composed frames flipped at vblank.
         .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim", "CUdev"]),
         // libwayland-client (Debian: libwayland-dev) and the committed xdg-shell client header
@@ -92,6 +96,7 @@ let package = Package(
         ),
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"], exclude: ["Recordings"]),
+        .testTarget(name: "TouchRouterStatsTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterStats"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),

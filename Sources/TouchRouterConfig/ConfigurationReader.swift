@@ -6,7 +6,7 @@ import TouchRouterCore
 extension SessionConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "stats"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -85,6 +85,12 @@ extension SessionConfiguration {
             // 0 keeps the cursor until a touch.
             if let hideAfter = try cursorReader.milliseconds("hide-after-ms", in: 0...3_600_000) { configuration.cursor.hideAfter = hideAfter == 0 ? nil : hideAfter }
             try cursorReader.finish(allowed: ["hide-after-ms"])
+        }
+        if let stats = try reader.table("stats") {
+            var statsReader = TableReader(document, stats, path: [.key("stats")], name: "[stats]")
+            // 0 keeps every event that reached a client.
+            if let slow = try statsReader.milliseconds("slow-ms", in: 0...3_600_000) { configuration.stats.slowThreshold = slow }
+            try statsReader.finish(allowed: ["slow-ms"])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)

@@ -11,6 +11,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var keyboard = KeyboardSettings()
     /// `[cursor]`: when the compositor's cursor hides.
     public var cursor = CursorSettings()
+    /// `[stats]`: which events `msg stats slow` keeps.
+    public var stats = StatsSettings()
     /// `[[touchscreen]]` tables, in the file's order: the first that matches a device wins.
     public var touchscreens: [TouchscreenRule] = []
     /// `[[input]]` tables, in the file's order: every one that matches a device applies.
@@ -23,7 +25,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
-            && a.cursor == b.cursor
+            && a.cursor == b.cursor && a.stats == b.stats
             && a.touchscreens == b.touchscreens && a.inputs == b.inputs
     }
 }
@@ -144,6 +146,13 @@ public struct ApplicationPolicy: Hashable, Sendable {
 /// activity (nil: never), and at a touch.
 public struct CursorSettings: Sendable, Equatable {
     public var hideAfter: Int64? = 5_000_000_000
+    public init() {}
+}
+
+/// `[stats]`: events whose arrival to flushed took longer than `slowThreshold`
+/// nanoseconds are kept for `msg stats slow` (Android's 200 ms by default).
+public struct StatsSettings: Sendable, Equatable {
+    public var slowThreshold: Int64 = 200_000_000
     public init() {}
 }
 

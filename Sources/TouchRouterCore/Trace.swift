@@ -113,6 +113,9 @@ public struct RouteRecord: Sendable {
     public var delivered: RouterTime
     public var outcome: RouteOutcome
     public var deliveries: [DeliveryRecord]
+    /// Every stage of the event's timeline (Timeline.swift); `flushed` is set by the
+    /// Wayland layer where it holds the record until clients are flushed.
+    public var stamps: EventStamps
 }
 
 public enum FocusKind: String, Sendable { case keyboard, pointer, touch }

@@ -8,6 +8,9 @@ public final class Replay {
     public let clock: ManualClock
     public let delivery: RecordingDelivery
     public private(set) var refusedActions = 0
+    /// Runs after each line, as the session flushes clients after each round of its loop
+    /// (a test stamps the timelines' `flushed` stage here).
+    public var afterLine: (() -> Void)?
 
     public init(scene: LoadedScene) {
         self.scene = scene
@@ -38,6 +41,7 @@ public final class Replay {
                 // As the session does once a batch of changes is applied.
                 router.refreshPointerFocus()
             }
+            afterLine?()
         }
         router.traceSink = nil
     }

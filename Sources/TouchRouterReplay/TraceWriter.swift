@@ -31,10 +31,16 @@ public final class TraceWriter: RoutingTraceSink {
                 ("event", jsonString(EventSyntax.format(record.event))),
             ]
             fields += outcomeFields(record.outcome)
-            fields.append(("stages_ns", object([
-                ("arrival", String(record.arrival.nanoseconds)), ("dequeued", String(record.dequeued.nanoseconds)),
-                ("decided", String(record.decided.nanoseconds)), ("delivered", String(record.delivered.nanoseconds)),
-            ])))
+            // arrival, dequeued, decided and delivered are always there (decided is delivered
+            // when nothing was decided); device, arena, encoded and flushed where they apply.
+            var stages: [(String, String)] = [("device", String(record.stamps.device)),
+                ("arrival", String(record.arrival.nanoseconds)), ("dequeued", String(record.dequeued.nanoseconds))]
+            if record.stamps.has(.arena) { stages.append(("arena", String(record.stamps.arena))) }
+            stages.append(("decided", String(record.decided.nanoseconds)))
+            if record.stamps.has(.encoded) { stages.append(("encoded", String(record.stamps.encoded))) }
+            stages.append(("delivered", String(record.delivered.nanoseconds)))
+            if record.stamps.has(.flushed) { stages.append(("flushed", String(record.stamps.flushed))) }
+            fields.append(("stages_ns", object(stages)))
             fields.append(("deliveries", "[" + record.deliveries.map(deliveryJSON).joined(separator: ",") + "]"))
             write(object(fields))
         }

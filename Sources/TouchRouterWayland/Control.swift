@@ -32,7 +32,7 @@ public final class ControlServer {
     private let listenFD: Int32
     private var listenSource: OpaquePointer?
     private var connections: [Int32: Connection] = [:]
-    private var traceWriter: TraceWriter?
+    private var traceWriter: FlushStampedTrace?
 
     final class Connection {
         let fd: Int32
@@ -167,6 +167,7 @@ public final class ControlServer {
         if let source = connection.source { session.unwatch(fd: fd, source: source) }
         if traceWriter != nil, !connections.values.contains(where: \.tracing) {
             session.router.traceSink = nil
+            session.onFlushed = nil
             traceWriter = nil
         }
         Glibc.close(fd)
@@ -281,13 +282,23 @@ public final class ControlServer {
                     let text = line.hasSuffix("\n") ? String(line.dropLast()) : line
                     for (fd, connection) in self.connections where connection.tracing { self.send(fd, text) }
                 }
-                traceWriter = writer
-                session.router.traceSink = writer
+                // Records wait for the round's flush, so that they carry its stamp.
+                let held = FlushStampedTrace(writer)
+                traceWriter = held
+                session.router.traceSink = held
+                session.onFlushed = { [unowned held] time in held.flushed(at: time) }
             }
             return "{\"ok\":true,\"tracing\":true}"
         case .subscribe(let topics):
             connections[fd]?.subscriptions = topics
             return "{\"ok\":true,\"subscribed\":[" + ShellTopic.allCases.filter(topics.contains).map { jsonString($0.rawValue) }.joined(separator: ",") + "]}"
+        case .stats:
+            return "{\"ok\":true," + session.stats.json().dropFirst()
+        case .statsReset:
+            session.stats.reset()
+            return "{\"ok\":true,\"reset\":true}"
+        case .statsSlow:
+            return "{\"ok\":true," + session.stats.slowJSON().dropFirst()
         case .reload:
             do {
                 let file = try session.shell.reload()
@@ -322,5 +333,42 @@ extension ControlServer: ShellEventSink {
     /// libwayland's, so nothing waits for the loop's flush).
     func publish(_ topic: ShellTopic, _ json: String) {
         for (fd, connection) in connections where connection.subscriptions?.contains(topic) == true { send(fd, json) }
+    }
+}
+
+/// The control socket's trace: what the router reports waits until the session flushes
+/// clients, and goes out then, in order, each routed record that reached a client stamped
+/// `flushed` with that flush. A round of the loop is short, so the lines are hardly late.
+final class FlushStampedTrace: RoutingTraceSink {
+    private enum Item {
+        case routed(RouteRecord)
+        case focus(FocusChangeRecord)
+        case ignoring(Int, [DeliveryRecord])
+        case arena(ArenaRecord)
+    }
+    private let writer: TraceWriter
+    private var items: [Item] = []
+
+    init(_ writer: TraceWriter) { self.writer = writer }
+
+    func routed(_ record: RouteRecord) { items.append(.routed(record)) }
+    func focusChanged(_ record: FocusChangeRecord) { items.append(.focus(record)) }
+    func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord]) { items.append(.ignoring(depth, cancelled)) }
+    func arenaDecided(_ record: ArenaRecord) { items.append(.arena(record)) }
+
+    func flushed(at time: RouterTime) {
+        guard !items.isEmpty else { return }
+        let held = items
+        items.removeAll(keepingCapacity: true)
+        for item in held {
+            switch item {
+            case .routed(var record):
+                if record.stamps.has(.encoded) { record.stamps.flushed = max(time.nanoseconds, record.stamps.encoded) }
+                writer.routed(record)
+            case .focus(let record): writer.focusChanged(record)
+            case .ignoring(let depth, let cancelled): writer.interactionIgnoringChanged(depth: depth, cancelled: cancelled)
+            case .arena(let record): writer.arenaDecided(record)
+            }
+        }
     }
 }

@@ -23,8 +23,14 @@ public enum ControlRequest: Sendable {
     case createOutput(OutputMode)
     /// An output goes; its windows move to the first that stays.
     case removeOutput(String)
+    /// The timeline's percentiles per stage, kind and client (`stats`).
+    case stats
+    /// Starts the statistics over (`stats reset`).
+    case statsReset
+    /// The events slower than the threshold, with their stages (`stats slow`).
+    case statsSlow
 
-    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, focus or ignore-interaction"
+    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, focus or ignore-interaction"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -36,6 +42,13 @@ public enum ControlRequest: Sendable {
         case "trace": return try noArguments(.trace, words)
         case "reload": return try noArguments(.reload, words)
         case "devices": return try noArguments(.devices, words)
+        case "stats":
+            switch (words.count, words.count > 1 ? words[1] : "") {
+            case (1, _): return .stats
+            case (2, "reset"): return .statsReset
+            case (2, "slow"): return .statsSlow
+            default: throw ControlRequestError("stats: expected nothing, 'reset' or 'slow'")
+            }
         case "subscribe":
             var topics: Set<ShellTopic> = []
             for word in words.dropFirst() {

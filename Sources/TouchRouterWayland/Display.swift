@@ -27,6 +27,9 @@ final class WaylandDisplay {
     /// Runs after `beforeFlush`, before clients are flushed: the shell reports what the
     /// round changed (the keyboard focus) and arms the gesture timer for the next deadline.
     var afterSettle: (() -> Void)?
+    /// Runs right after clients are flushed: the timelines of the events sent since the
+    /// last flush get their `flushed` stage.
+    var afterFlush: (() -> Void)?
 
     init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
@@ -123,6 +126,7 @@ final class WaylandDisplay {
             if wl_event_loop_dispatch(loop, -1) < 0, Glibc.errno != EINTR { break }
         }
         wl_display_flush_clients(display)
+        afterFlush?()
     }
 
     /// What ends each round of the loop: the session settles what the round changed, and
@@ -131,6 +135,7 @@ final class WaylandDisplay {
         beforeFlush?()
         afterSettle?()
         wl_display_flush_clients(display)
+        afterFlush?()
     }
 
     func stop() { running = false }

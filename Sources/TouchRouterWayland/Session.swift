@@ -1,5 +1,6 @@
 import CWaylandShim
 import TouchRouterCore
+import TouchRouterStats
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -74,6 +75,11 @@ public final class WaylandSession {
     public let tree = SurfaceTree()
     public private(set) var router: Router!
     public let clock = MonotonicClock()
+    /// Every routed event's timeline in HDR histograms, for `msg stats` (TouchRouterStats).
+    public let stats = LatencyStats()
+    /// Hears each flush of the clients, after `stats`: the control socket's trace stamps
+    /// the records it held back with it.
+    var onFlushed: ((RouterTime) -> Void)?
     private(set) var keymap: Keymap
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: SessionShell!
@@ -125,6 +131,7 @@ public final class WaylandSession {
         router = Router(tree: tree, delivery: self, clock: clock)
         router.focusPolicy = .onPress
         router.defaultClientCapabilities = []
+        router.timelineObserver = stats
         seatTracker.session = self
         router.addMonitor(seatTracker)
         shell = SessionShell(session: self)
@@ -182,6 +189,13 @@ public final class WaylandSession {
             self.tree.settleIndex()
             self.router.refreshPointerFocus()
         }
+        // One stamp per flush, for every event delivered since the last one.
+        display.afterFlush = { [unowned self] in
+            guard self.stats.awaitingFlush || self.onFlushed != nil else { return }
+            let now = self.clock.now()
+            self.stats.flushed(at: now)
+            self.onFlushed?(now)
+        }
         if options.listens { try display.addSocket() }
         let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
         try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }
@@ -236,6 +250,7 @@ public final class WaylandSession {
         wl_client_add_destroy_listener(client, listener.wlListener)
         listener.didLink()
         record.destroyListener = listener
+        stats.clientConnected(record.id, pid: record.pid)
         shell.clientConnected(record)
         return record
     }
@@ -257,6 +272,7 @@ public final class WaylandSession {
         record.devices.removeAll()
         router.forgetClient(record.id)
         router.dispatchAll()
+        stats.clientDisconnected(record.id)
         shell.clientDisconnected(record)
     }
 

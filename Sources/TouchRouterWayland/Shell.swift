@@ -110,6 +110,7 @@ public final class SessionShell {
             session.replaceKeymap(keymap)
         }
         session.cursor.hideAfter = new.cursor.hideAfter
+        session.stats.slowThreshold = new.stats.slowThreshold
         applyPolicies()
         session.router.dispatchAll()
     }

@@ -104,6 +104,17 @@ struct InputConfigurationTests {
         #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'theme' in [cursor]"), "\(unknown)")
     }
 
+    @Test("[stats] slow-ms: 200 ms unless given, 0 keeps everything, within bounds; no other key")
+    func statsSlowThreshold() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).stats.slowThreshold == 200_000_000)
+        #expect(try SessionConfiguration.parse("[stats]\nslow-ms = 16.5\n", file: Self.file).stats.slowThreshold == 16_500_000)
+        #expect(try SessionConfiguration.parse("[stats]\nslow-ms = 0\n", file: Self.file).stats.slowThreshold == 0)
+        let negative = error("[stats]\nslow-ms = -1\n")
+        #expect(negative.hasPrefix("input.toml:2:11: error: stats.slow-ms: expected a number from 0 to 3600000"), "\(negative)")
+        let unknown = error("[stats]\nslow = 3\n")
+        #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'slow' in [stats]"), "\(unknown)")
+    }
+
     static let panelAndMonitor: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)] = [
         ("HDMI-A-1", Rect(x: 0, y: 0, width: 1920, height: 1080), .normal),
         ("eDP-1", Rect(x: 1920, y: 0, width: 1080, height: 1920), .rotated90),

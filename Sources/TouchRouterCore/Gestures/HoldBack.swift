@@ -139,18 +139,17 @@ extension Router {
     private func routeReleased(_ queued: QueuedEvent, outcome fixed: RouteOutcome?) {
         let saved = recordDeliveries
         let savedDecidedAt = decidedAt
+        let savedDeliveredTo = deliveredTo
         recordDeliveries.removeAll(keepingCapacity: true)
         decidedAt = nil
+        deliveredTo = nil
+        // A held event's own timeline: dequeued when it is released.
         let dequeued = clock.now()
         let outcome = fixed ?? handle(queued.event)
-        if let sink = traceSink {
-            let delivered = clock.now()
-            sink.routed(RouteRecord(
-                sequence: queued.sequence, event: queued.event, arrival: queued.arrival, dequeued: dequeued,
-                decided: decidedAt ?? delivered, delivered: delivered, outcome: outcome, deliveries: recordDeliveries))
-        }
+        finishRoute(queued.event, sequence: queued.sequence, arrival: queued.arrival, dequeued: dequeued, arena: nil, outcome: outcome)
         recordDeliveries = saved
         decidedAt = savedDecidedAt
+        deliveredTo = savedDeliveredTo
     }
 
     /// The kiosk rule: this sequence is the compositor's. What is held is dropped, and

@@ -93,21 +93,28 @@ public final class Router {
         for monitor in monitors { monitor.observe(event, sequence: sequence, arrival: arrival) }
         recordDeliveries.removeAll(keepingCapacity: true)
         decidedAt = nil
+        deliveredTo = nil
+        var arenaAt: RouterTime?
         let outcome: RouteOutcome
         if event.isInteraction, ignoreInteractionDepth > 0, !event.isTouchSequenceContinuation {
             ignoredInteractionEvents += 1
             outcome = ignore(event)
-        } else if state.pointee.arena.enabled, let decided = arenaTouch(event, sequence: sequence, arrival: arrival) {
-            outcome = decided
+        } else if state.pointee.arena.enabled, event.isArenaTouch {
+            let decided = arenaTouch(event, sequence: sequence, arrival: arrival)
+            // The arena's stage ends here; what it decided (a claim, a hold) is decided now.
+            let now = clock.now()
+            arenaAt = now
+            if let decided {
+                decidedAt = now
+                outcome = decided
+            } else {
+                decidedAt = nil
+                outcome = handle(event)
+            }
         } else {
             outcome = handle(event)
         }
-        if let sink = traceSink {
-            let delivered = clock.now()
-            sink.routed(RouteRecord(
-                sequence: sequence, event: event, arrival: arrival, dequeued: dequeued,
-                decided: decidedAt ?? delivered, delivered: delivered, outcome: outcome, deliveries: recordDeliveries))
-        }
+        finishRoute(event, sequence: sequence, arrival: arrival, dequeued: dequeued, arena: arenaAt, outcome: outcome)
     }
 
     /// One handler per kind of event.

@@ -3,6 +3,9 @@ struct TraceState {
     var sink: (any RoutingTraceSink)?
     var deliveries: [DeliveryRecord] = []
     var decidedAt: RouterTime?
+    /// The first client the event in flight reached (always kept, for the timeline).
+    var deliveredTo: ClientID?
+    var timelineObserver: (any TimelineObserver)?
 }
 
 extension Router {
@@ -20,13 +23,53 @@ extension Router {
         _modify { yield &state.pointee.trace.decidedAt }
     }
 
+    var deliveredTo: ClientID? {
+        _read { yield state.pointee.trace.deliveredTo }
+        _modify { yield &state.pointee.trace.deliveredTo }
+    }
+    /// Hears every routed event's stage times (Timeline.swift), whether or not anyone traces.
+    public var timelineObserver: (any TimelineObserver)? {
+        get { state.pointee.trace.timelineObserver }
+        set { state.pointee.trace.timelineObserver = newValue }
+    }
+
+    /// Stamps the `decided` stage, once per event: always, since the timeline is always on.
     @inline(__always)
     func markDecided() {
-        if decidedAt == nil, tracing { decidedAt = clock.now() }
+        if decidedAt == nil { decidedAt = clock.now() }
     }
 
     @inline(__always)
     func record(_ kind: DeliveryKind, _ surface: SurfaceID?, _ client: ClientID, _ local: Point<SurfaceSpace>?, _ reason: DeliveryReason) {
+        if deliveredTo == nil { deliveredTo = client }
         if tracing { recordDeliveries.append(DeliveryRecord(kind: kind, surface: surface, client: client, local: local, reason: reason)) }
+    }
+
+    /// The stages the router itself takes; `encoded` is read now when the event reached a client.
+    @inline(__always)
+    func stamps(_ event: InputEvent, arrival: RouterTime, dequeued: RouterTime, arena: RouterTime?) -> EventStamps {
+        var stamps = EventStamps()
+        stamps.device = event.time.nanoseconds
+        stamps.arrival = arrival.nanoseconds
+        stamps.dequeued = dequeued.nanoseconds
+        if let arena { stamps.arena = arena.nanoseconds }
+        if let decidedAt { stamps.decided = decidedAt.nanoseconds }
+        if deliveredTo != nil { stamps.encoded = clock.now().nanoseconds }
+        return stamps
+    }
+
+    /// Hands the event's timeline to the observer and its record to the trace.
+    @inline(__always)
+    func finishRoute(_ event: InputEvent, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime, arena: RouterTime?, outcome: RouteOutcome) {
+        let stamps = stamps(event, arrival: arrival, dequeued: dequeued, arena: arena)
+        if let observer = timelineObserver {
+            observer.routed(EventTimeline(sequence: sequence, kind: event.kind, client: deliveredTo, stamps: stamps))
+        }
+        if let sink = traceSink {
+            let delivered = stamps.has(.encoded) ? RouterTime(nanoseconds: stamps.encoded) : clock.now()
+            sink.routed(RouteRecord(
+                sequence: sequence, event: event, arrival: arrival, dequeued: dequeued,
+                decided: decidedAt ?? delivered, delivered: delivered, outcome: outcome, deliveries: recordDeliveries, stamps: stamps))
+        }
     }
 }

@@ -1,0 +1,163 @@
+/// The stages of one routed event, in the order they happen (README, "Timeline and
+/// `msg stats`"). `device` is the device's own clock, which may be another clock than the
+/// router's; the others are read from the router's clock, the Wayland layer's for `flushed`.
+public enum EventStage: Int, CaseIterable, Sendable {
+    /// The event's own `time`, as the device (libinput) or the injector stamped it.
+    case device
+    /// Queued by the router (`Router.enqueue`).
+    case arrival
+    /// Taken off the queue for routing.
+    case dequeued
+    /// The gesture arena saw it; only touch events while recognizers are configured.
+    case arena
+    /// Hit test and focus decided: the first client delivery, or the responder, was chosen.
+    case decided
+    /// Every delivery of the event was handed to `InputDelivery` and it returned (the
+    /// Wayland layer has encoded the events into the clients' buffers); only events that
+    /// reached a client.
+    case encoded
+    /// The Wayland layer flushed clients' sockets after `encoded`; set by that layer.
+    case flushed
+
+    public var name: String {
+        switch self {
+        case .device: "device"
+        case .arrival: "arrival"
+        case .dequeued: "dequeued"
+        case .arena: "arena"
+        case .decided: "decided"
+        case .encoded: "encoded"
+        case .flushed: "flushed"
+        }
+    }
+}
+
+/// An event's stage times, in nanoseconds; `absent` where a stage does not apply. A fixed
+/// size value: taking it costs no allocation.
+public struct EventStamps: Sendable, Equatable {
+    public static let absent = Int64.min
+    public var device = absent
+    public var arrival = absent
+    public var dequeued = absent
+    public var arena = absent
+    public var decided = absent
+    public var encoded = absent
+    public var flushed = absent
+
+    @inlinable public init() {}
+
+    public subscript(stage: EventStage) -> Int64 {
+        get {
+            switch stage {
+            case .device: device
+            case .arrival: arrival
+            case .dequeued: dequeued
+            case .arena: arena
+            case .decided: decided
+            case .encoded: encoded
+            case .flushed: flushed
+            }
+        }
+        set {
+            switch stage {
+            case .device: device = newValue
+            case .arrival: arrival = newValue
+            case .dequeued: dequeued = newValue
+            case .arena: arena = newValue
+            case .decided: decided = newValue
+            case .encoded: encoded = newValue
+            case .flushed: flushed = newValue
+            }
+        }
+    }
+
+    @inlinable public func has(_ stage: EventStage) -> Bool { self[stage] != Self.absent }
+
+    /// `to - from`, saturating at Int64's ends (device times may be anything); nil when
+    /// either stage is absent.
+    public func interval(from: EventStage, to: EventStage) -> Int64? {
+        let a = self[from], b = self[to]
+        guard a != Self.absent, b != Self.absent else { return nil }
+        let (difference, overflow) = b.subtractingReportingOverflow(a)
+        if overflow { return b > a ? .max : .min }
+        return difference
+    }
+}
+
+/// What kind of event a timeline is of, for statistics per kind.
+public enum EventKind: Int, CaseIterable, Sendable {
+    case touchDown, touchMotion, touchUp, touchCancel, touchFrame
+    case key
+    case pointerMotion, pointerButton, pointerAxis
+    case touchpadGesture
+    case switchToggle
+    case device
+
+    public var name: String {
+        switch self {
+        case .touchDown: "touch down"
+        case .touchMotion: "touch motion"
+        case .touchUp: "touch up"
+        case .touchCancel: "touch cancel"
+        case .touchFrame: "touch frame"
+        case .key: "key"
+        case .pointerMotion: "pointer motion"
+        case .pointerButton: "pointer button"
+        case .pointerAxis: "pointer axis"
+        case .touchpadGesture: "touchpad gesture"
+        case .switchToggle: "switch"
+        case .device: "device"
+        }
+    }
+}
+
+extension InputEvent {
+    public var kind: EventKind {
+        switch self {
+        case .touchDown: .touchDown
+        case .touchMotion: .touchMotion
+        case .touchUp: .touchUp
+        case .touchCancel: .touchCancel
+        case .touchFrame: .touchFrame
+        case .key: .key
+        case .pointerMotion, .pointerMotionAbsolute: .pointerMotion
+        case .pointerButton: .pointerButton
+        case .pointerAxis: .pointerAxis
+        case .swipe, .pinch, .hold: .touchpadGesture
+        case .switchToggle: .switchToggle
+        case .deviceAdded, .deviceRemoved: .device
+        }
+    }
+}
+
+/// One routed event's timeline: plain data, handed to a `TimelineObserver` after each event.
+public struct EventTimeline: Sendable, Equatable {
+    public var sequence: UInt64
+    public var kind: EventKind
+    /// The first client the event was delivered to; nil when it reached none.
+    public var client: ClientID?
+    public var stamps: EventStamps
+
+    public init(sequence: UInt64, kind: EventKind, client: ClientID?, stamps: EventStamps) {
+        self.sequence = sequence
+        self.kind = kind
+        self.client = client
+        self.stamps = stamps
+    }
+}
+
+/// Hears every routed event's timeline, always (not only while tracing), so it must be
+/// cheap: the session's statistics record it into histograms allocated ahead.
+public protocol TimelineObserver: AnyObject {
+    func routed(_ timeline: EventTimeline)
+}
+
+extension InputEvent {
+    /// What the gesture arena sees (`arenaTouch`): touch events.
+    var isArenaTouch: Bool {
+        switch self {
+        case .touchDown, .touchMotion, .touchUp, .touchCancel, .touchFrame: true
+        default: false
+        }
+    }
+}
