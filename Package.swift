@@ -88,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "RoutingBenchmarks",
             dependencies: [
-                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench",
+                "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterStats",
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Sources/Benchmarks/RoutingBenchmarks",

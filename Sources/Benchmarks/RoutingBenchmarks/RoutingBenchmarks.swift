@@ -2,6 +2,7 @@ import Benchmark
 import TouchRouterBench
 import TouchRouterCore
 import TouchRouterReplay
+import TouchRouterStats
 
 /// Allocation counts on the hot paths: a hit test, a routed touch motion (plain and
 /// through an arena of five recognizers) and a routed pointer motion, each on the synthetic 10,000-leaf scene. `.ci/run` checks every
@@ -32,6 +33,10 @@ let benchmarks: @Sendable () -> Void = {
         measureTouchMotion(benchmark, gestures: RouteBenchmark.fiveRecognizers)
     }
 
+    Benchmark("allocations: routed touch motion with its timeline kept in HDR histograms, 10000 leaves", configuration: configuration) { benchmark in
+        measureTouchMotion(benchmark, gestures: nil, statistics: true)
+    }
+
     Benchmark("allocations: routed pointer motion, 10000 leaves", configuration: configuration) { benchmark in
         let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
         let delivery = DiscardingDelivery()
@@ -51,12 +56,17 @@ let benchmarks: @Sendable () -> Void = {
 }
 
 /// One finger down on the synthetic 10,000-leaf scene, then motions with their frames,
-/// through a router with `gestures` configured (none: the plain path).
-private func measureTouchMotion(_ benchmark: Benchmark, gestures: GestureConfiguration?) {
+/// through a router with `gestures` configured (none: the plain path); with `statistics`,
+/// every event's timeline goes into `msg stats`'s histograms and each step ends with the
+/// flush stamp the session's loop gives them.
+private func measureTouchMotion(_ benchmark: Benchmark, gestures: GestureConfiguration?, statistics: Bool = false) {
     let (tree, _) = SyntheticScene.build(leaves: 10_000, seed: 1)
     let delivery = DiscardingDelivery()
-    let router = Router(tree: tree, delivery: delivery, clock: ManualClock())
+    let clock = ManualClock()
+    let router = Router(tree: tree, delivery: delivery, clock: clock)
     if let gestures { try! router.configureGestures(gestures) }
+    let stats = statistics ? LatencyStats() : nil
+    router.timelineObserver = stats
     let device = DeviceID(0), id = TouchID(0)
     router.enqueue(.touchDown(device: device, time: .zero, id: id, position: Point(1920, 1080)))
     router.enqueue(.touchFrame(device: device, time: .zero))
@@ -67,6 +77,10 @@ private func measureTouchMotion(_ benchmark: Benchmark, gestures: GestureConfigu
         router.enqueue(.touchMotion(device: device, time: .zero, id: id, position: Point(1700 + step, 1000 + step)))
         router.enqueue(.touchFrame(device: device, time: .zero))
         router.dispatchAll()
+        if let stats {
+            clock.advance(to: RouterTime(nanoseconds: Int64(i) &* 1000 &+ 1000))
+            stats.flushed(at: clock.now())
+        }
     }
     benchmark.stopMeasurement()
     blackHole(delivery.count)
