@@ -80,7 +80,7 @@ let package = Package(
             dependencies: [
                 "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM",
                 "TouchRouterNested",
-                "TouchRouterSeat",
+                "TouchRouterSeat", "TouchRouterStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Samples"]

@@ -24,8 +24,10 @@ public struct MultiFingerBenchmark {
 
     /// The scene and a router with `fingers` fingers down, spread over the scene.
     public struct Setup {
-        let router: Router
+        public let router: Router
         let clock: ManualClock
+        /// The router's clock when it is not `clock` (a real one, for per-stage figures).
+        let liveClock: (any RouterClock)?
         let fingers: Int
         let periodNanoseconds: Int64
         /// Each report's positions, finger after finger.
@@ -49,12 +51,33 @@ public struct MultiFingerBenchmark {
             }
             return count * fingers
         }
+
+        /// Routes `count` reports on the live clock given to `setUp`: each report's device
+        /// time is that clock's time when it is made, and `afterReport` runs after each
+        /// report's dispatch (where the session's loop flushes its clients). Returns the motions routed.
+        public mutating func routeLive(reports count: Int, afterReport: () -> Void) -> Int {
+            guard let liveClock else { preconditionFailure("routeLive needs the clock given to setUp") }
+            let device = DeviceID(0)
+            let reportsHeld = positions.count / fingers
+            for r in 0..<count {
+                let now = liveClock.now()
+                let base = (r % reportsHeld) * fingers
+                for finger in 0..<fingers {
+                    router.enqueue(.touchMotion(device: device, time: now, id: TouchID(Int32(finger)), position: positions[base + finger]))
+                }
+                router.enqueue(.touchFrame(device: device, time: now))
+                router.dispatchAll()
+                afterReport()
+            }
+            return count * fingers
+        }
     }
 
-    public static func setUp(leaves: Int, fingers: Int, rateHz: Int, seed: UInt64) -> Setup {
+    /// With `liveClock`, the router reads that clock instead of the manual one (`routeLive`).
+    public static func setUp(leaves: Int, fingers: Int, rateHz: Int, seed: UInt64, liveClock: (any RouterClock)? = nil) -> Setup {
         let (tree, _) = SyntheticScene.build(leaves: leaves, seed: seed)
         let clock = ManualClock()
-        let router = Router(tree: tree, delivery: DiscardingDelivery(), clock: clock)
+        let router = Router(tree: tree, delivery: DiscardingDelivery(), clock: liveClock ?? clock)
         var generator = SeededGenerator(seed: seed ^ 0xF1)
         // Each finger starts somewhere on the 3840x2160 scene and wanders within 40 px of it.
         let starts = (0..<fingers).map { _ in
@@ -75,7 +98,7 @@ public struct MultiFingerBenchmark {
                                        start.y + Double(Int.random(in: -160...160, using: &generator)) / 4))
             }
         }
-        return Setup(router: router, clock: clock, fingers: fingers, periodNanoseconds: Int64(1_000_000_000 / max(rateHz, 1)), positions: positions)
+        return Setup(router: router, clock: clock, liveClock: liveClock, fingers: fingers, periodNanoseconds: Int64(1_000_000_000 / max(rateHz, 1)), positions: positions)
     }
 
     public func run(leaves: Int, fingers: Int, rateHz: Int, seed: UInt64) -> Result {

@@ -242,6 +242,15 @@ public final class LatencyStats: TimelineObserver {
             p99: histogram.valueAtPercentile(99), p999: histogram.valueAtPercentile(99.9), max: histogram.maxRecorded)
     }
 
+    /// The latency at each of `percentiles` (0 to 100) of one interval over all events, in
+    /// nanoseconds within the histograms' precision: an HDR percentile plot's series. Empty
+    /// when nothing was recorded.
+    public func values(_ interval: StageInterval, atPercentiles percentiles: [Double]) -> [UInt64] {
+        let histogram = histograms[interval.rawValue]
+        guard histogram.totalCount > 0 else { return [] }
+        return percentiles.map { histogram.valueAtPercentile($0) }
+    }
+
     /// The slow events kept, oldest first.
     public var slowEvents: [SlowEvent] {
         guard slow.count == slowCapacity else { return Array(slow) }

@@ -54,6 +54,12 @@ struct Route: ParsableCommand {
     @Option(help: "text for people, json for one JSON object per line.")
     var format: TraceFormat = .text
 
+    @Option(help: ArgumentHelp("Also write every routed event's timeline in the Chrome trace event format (Perfetto, chrome://tracing): one track per stage interval. The replay's clock then steps --trace-step-ns at every read, so stages have widths.", valueName: "file.json"))
+    var traceOut: String?
+
+    @Option(help: "With --trace-out: nanoseconds the replay's clock moves at every read (0: the script's times alone).")
+    var traceStepNs: Int64 = 1_000
+
     func validate() throws {
         if (script == nil) == (recording == nil) { throw ValidationError("give one of --script FILE and --recording FILE.yml") }
     }
@@ -72,7 +78,18 @@ struct Route: ParsableCommand {
                 parsed = try Script.parse(try readFile(script ?? "", what: "script"), file: script ?? "")
             }
             let replay = Replay(scene: loaded)
+            let collector = traceOut.map { _ in TimelineCollector() }
+            if let collector {
+                replay.clock.tickPerRead = max(0, traceStepNs)
+                replay.router.timelineObserver = collector
+                replay.afterLine = { collector.flushed(at: replay.clock.now()) }
+            }
             replay.run(parsed, trace: TraceWriter(format: format, names: loaded.names) { print($0) })
+            if let traceOut, let collector {
+                guard FileManager.default.createFile(atPath: traceOut, contents: Data(ChromeTrace.json(collector.timelines).utf8)) else {
+                    throw Failure(description: "\(traceOut): error: cannot write the trace file")
+                }
+            }
         }
     }
 }
@@ -110,12 +127,17 @@ struct HitTest: ParsableCommand {
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Compare two --json outputs of this command, before and after: every figure in both, with its ratio B/A. Runs nothing.", valueName: "A.json B.json"))
+    var compare: [String] = []
+
     func validate() throws {
+        guard compare.isEmpty || compare.count == 2 else { throw ValidationError("--compare takes two files, A.json B.json") }
         guard HitTestIndex.cellShifts.contains(cellShift) else { throw ValidationError("--cell-shift takes \(HitTestIndex.cellShifts.lowerBound) to \(HitTestIndex.cellShifts.upperBound)") }
         guard runs >= 1 else { throw ValidationError("--runs takes 1 or more") }
     }
 
     func run() throws {
+        if compare.count == 2 { return try reportingFailures { print(try BenchComparison.table(compare[0], compare[1], command: .hitTest)) } }
         var benchmark = HitTestBenchmark()
         benchmark.runs = runs
         benchmark.indexOnly = indexOnly
@@ -173,16 +195,26 @@ struct RouteEvents: ParsableCommand {
     @Option(help: ArgumentHelp("Time a `libinput record` recording's decoded events as the workload instead, touchscreens mapped onto the synthetic 3840x2160 output.", valueName: "file.yml"))
     var recording: String?
 
+    @Option(help: ArgumentHelp("Write an HDR percentile plot (SVG) of each stage's latency, drawn by tools/plot-latency.py with matplotlib (Debian: python3-matplotlib).", valueName: "file.svg"))
+    var plot: String?
+
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Compare two --json outputs of this command, before and after: every figure in both, with its ratio B/A. Runs nothing.", valueName: "A.json B.json"))
+    var compare: [String] = []
+
     func validate() throws {
+        guard compare.isEmpty || compare.count == 2 else { throw ValidationError("--compare takes two files, A.json B.json") }
         guard (1...10).contains(fingers) else { throw ValidationError("--fingers takes 1 to 10, not \(fingers)") }
         guard (60...1000).contains(rate) else { throw ValidationError("--rate takes 60 to 1000 reports a second, not \(rate)") }
     }
 
     func run() throws {
+        if compare.count == 2 { return try reportingFailures { print(try BenchComparison.table(compare[0], compare[1], command: .route)) } }
         if let recording { return try runRecording(recording) }
         let reports = synthetic.leaves.map { RouteBenchmark().run(leaves: $0, seed: synthetic.seed) }
         let multi = synthetic.leaves.map { MultiFingerBenchmark().run(leaves: $0, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
         let counted = try instructions ? synthetic.leaves.map { try InstructionCount.perMotion(leaves: $0, fingers: fingers, rate: rate, seed: synthetic.seed) } : []
+        let stages = synthetic.leaves.map { RouteStages.measure(leaves: $0, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
+        if let plot { try reportingFailures { try LatencyPlot.write(stages, to: plot) } }
         if json {
             let rows = zip(reports, multi).enumerated().map { index, pair in
                 let (r, m) = pair
@@ -190,7 +222,7 @@ struct RouteEvents: ParsableCommand {
                 let fingers = "\"fingers\":{\"fingers\":\(m.fingers),\"rate_hz\":\(m.rateHz),\"median_ns\":\(String(format: m.medianNanoseconds, digits: 1)),"
                     + "\"p99_ns\":\(String(format: m.p99Nanoseconds, digits: 1)),\"events_per_second\":\(Int(m.eventsPerSecond))"
                     + (index < counted.count ? ",\"instructions_per_motion\":\(Int(counted[index].rounded()))" : "") + "}"
-                return "{\"leaves\":\(r.leaves)," + (steps + [fingers]).joined(separator: ",") + "}"
+                return "{\"leaves\":\(r.leaves)," + (steps + [fingers, stages[index].json]).joined(separator: ",") + "}"
             }
             print(rows.count == 1 ? rows[0] : "[" + rows.joined(separator: ",\n") + "]")
         } else {
@@ -203,6 +235,7 @@ struct RouteEvents: ParsableCommand {
                 if index < counted.count {
                     print("  \("instructions per routed motion".padding(to: 40)) \(Int(counted[index].rounded())) (callgrind)")
                 }
+                stages[index].lines.forEach { print($0) }
             }
         }
     }
