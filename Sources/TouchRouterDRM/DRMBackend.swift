@@ -60,7 +60,7 @@ public final class DRMBackend {
                 scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
                                          background: SoftwareComposer.background)
             } catch {
-                guard let preferred = connector.preferredMode, preferred.info != mode.info else { throw error }
+                guard let preferred = connector.preferredMode, !preferred.info.sameTiming(as: mode.info) else { throw error }
                 warn("\(error); falling back to \(connector.name)'s preferred mode \(preferred.width)x\(preferred.height)")
                 mode = preferred
                 scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
@@ -174,15 +174,11 @@ public final class DRMBackend {
         session?.redrawPresentedOutputs()
         session?.report("the seat is back: \(device.path) drawn again")
     }
-
-    /// Frames each output has put on its screen, by name.
-    public var framesShown: [String: Int] {
-        Dictionary(uniqueKeysWithValues: scanouts.map { ($0.connector.name, $0.framesShown) })
-    }
 }
 
 extension drmModeModeInfo {
-    static func != (l: drmModeModeInfo, r: drmModeModeInfo) -> Bool {
-        l.hdisplay != r.hdisplay || l.vdisplay != r.vdisplay || l.clock != r.clock || l.vrefresh != r.vrefresh || l.flags != r.flags
+    /// The same size, pixel clock, refresh and flags: the same mode for the kernel.
+    func sameTiming(as other: drmModeModeInfo) -> Bool {
+        hdisplay == other.hdisplay && vdisplay == other.vdisplay && clock == other.clock && vrefresh == other.vrefresh && flags == other.flags
     }
 }

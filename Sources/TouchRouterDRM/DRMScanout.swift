@@ -5,7 +5,8 @@ import TouchRouterWayland
 
 /// One screen: a connector driven by a CRTC in a mode, showing one of two dumb buffers while
 /// the next frame is drawn into the other. A frame is flipped at vblank; until the kernel says
-/// the flip is done the scanout takes no new frame, so frames are paced by the screen.
+/// the flip is done the scanout takes no new frame, so frames are paced by the screen. Its
+/// buffers go with it; the CRTC is left as it is, to whoever takes the card next.
 final class DRMScanout: OutputPresenter {
     let connector: DRMConnector
     let mode: DRMMode
@@ -21,9 +22,6 @@ final class DRMScanout: OutputPresenter {
     private var previousDamage: [PixelRect]? = nil
     /// False while the seat is away (another VT): nothing is drawn or flipped.
     var active = true
-    /// Called when a frame reached the screen.
-    var onFrameShown: (() -> Void)?
-    private(set) var framesShown = 0
 
     init(device: DRMDevice, connector: DRMConnector, mode: DRMMode, crtc: UInt32, transform: OutputTransform, background: UInt32) throws(DRMError) {
         self.device = device
@@ -35,10 +33,6 @@ final class DRMScanout: OutputPresenter {
                    try DumbBuffer(fd: device.fd, width: mode.width, height: mode.height)]
         for buffer in buffers { buffer.fill(background) }
         try setCRTC()
-    }
-
-    deinit {
-        // The buffers go with the scanout; the CRTC is left to whoever takes the card next.
     }
 
     /// Points the CRTC at the front buffer in the mode (the modeset); again after a VT switch.
@@ -70,8 +64,6 @@ final class DRMScanout: OutputPresenter {
 
     func flipCompleted() {
         flipPending = false
-        framesShown += 1
-        onFrameShown?()
     }
 
     /// Called by libdrm (through the shim) for each completed page flip.
