@@ -96,7 +96,7 @@ let package = Package(
         ),
         .testTarget(name: "TouchRouterCoreTests", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"], exclude: ["Recordings"]),
-        .testTarget(name: "TouchRouterStatsTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterStats"]),
+        .testTarget(name: "TouchRouterStatsTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterStats"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),

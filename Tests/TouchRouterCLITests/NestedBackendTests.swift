@@ -1,61 +1,14 @@
 import Foundation
 import Testing
 
-/// A nested session (`run --backend wayland`) started by hand, for what it says on its
-/// error output and how it exits; its host is `host`.
-final class NestedRun {
-    let process = Process()
-    let runtimeDirectory: String
-    let errors: URL
-    private(set) var controlSocket = ""
-
-    init(host: String, arguments: [String] = []) throws {
-        runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-nested-\(getpid())-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        errors = URL(fileURLWithPath: runtimeDirectory).appendingPathComponent("stderr.log")
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.executableURL = ToolRun.executable
-        process.arguments = ["run", "--backend", "wayland", "--output", "640x480"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            ["XDG_RUNTIME_DIR": runtimeDirectory, "XDG_CONFIG_HOME": runtimeDirectory, "WAYLAND_DISPLAY": host]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        var text = ""
-        while text.split(separator: "\n").count < 2 {
-            let data = output.fileHandleForReading.availableData
-            guard !data.isEmpty else { break }
-            text += String(decoding: data, as: UTF8.self)
-        }
-        for line in text.split(separator: "\n") where line.hasPrefix("TOUCH_ROUTER_SOCKET=") {
-            controlSocket = String(line.dropFirst("TOUCH_ROUTER_SOCKET=".count))
-        }
-    }
-
-    /// Waits (15 s at most) for the session to end by itself; false if it did not.
-    func waitForExit() -> Bool {
-        let deadline = Date().addingTimeInterval(15)
-        while process.isRunning, Date() < deadline { usleep(50_000) }
-        if process.isRunning { return false }
-        process.waitUntilExit()
-        return true
-    }
-
-    func finish() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: runtimeDirectory)
-    }
-}
-
 @Suite("touch-router run --backend wayland: the session as a window on a host compositor, a headless touch-router session here", .serialized)
 struct NestedBackendTests {
     /// The host's socket by its absolute path, so that the nested session may have a runtime directory of its own.
     static func display(of host: RunningSession) -> String { host.runtimeDirectory + "/" + host.waylandDisplay }
 
-    static func nested(on host: RunningSession) throws -> RunningSession {
-        try RunningSession(arguments: ["--backend", "wayland", "--output", "640x480"], environment: ["WAYLAND_DISPLAY": display(of: host)])
+    static func nested(on host: RunningSession, keepingErrors: Bool = false) throws -> RunningSession {
+        try RunningSession(arguments: ["--backend", "wayland", "--output", "640x480"], environment: ["WAYLAND_DISPLAY": display(of: host)],
+                           keepingErrors: keepingErrors)
     }
 
     /// The ARGB word `msg pixel` reads at a point of the session's layout.
@@ -202,15 +155,15 @@ struct NestedBackendTests {
     func hostGoesAway() throws {
         let host = try RunningSession()
         let hostDisplay = Self.display(of: host)
-        let nested = try NestedRun(host: hostDisplay)
-        defer { nested.finish() }
+        let nested = try Self.nested(on: host, keepingErrors: true)
+        defer { _ = nested.terminate() }
         try #require(!nested.controlSocket.isEmpty, "the nested session started")
         _ = try Self.mappedWindow(in: host)
         _ = host.terminate()
         #expect(nested.waitForExit(), "the nested session ends when its host does")
         guard !nested.process.isRunning else { return }
         #expect(nested.process.terminationStatus == 1)
-        let said = RunningSession.text(of: nested.errors)
+        let said = nested.errors.map(RunningSession.text(of:)) ?? ""
         #expect(said.hasPrefix("touch-router run: the host Wayland display '\(hostDisplay)' went away"), "\(said)")
         #expect(!FileManager.default.fileExists(atPath: nested.controlSocket), "its control socket is removed")
     }

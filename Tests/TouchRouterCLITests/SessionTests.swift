@@ -10,8 +10,10 @@ final class RunningSession {
     /// Every client started in the session; `terminate` ends those still running.
     private var clients: [Process] = []
     private let output = Pipe()
+    /// Where the session's standard error goes, with `keepingErrors`; else the test's own.
+    let errors: URL?
 
-    init(arguments: [String] = [], environment: [String: String] = [:]) throws {
+    init(arguments: [String] = [], environment: [String: String] = [:], keepingErrors: Bool = false) throws {
         runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-\(getpid())-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         process.executableURL = ToolRun.executable
@@ -23,6 +25,14 @@ final class RunningSession {
         process.environment = inherited.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "XDG_CONFIG_HOME": runtimeDirectory]) { $1 }
             .merging(environment) { $1 }
         process.standardOutput = output
+        if keepingErrors {
+            let log = URL(fileURLWithPath: runtimeDirectory).appendingPathComponent("stderr.log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+            errors = log
+        } else {
+            errors = nil
+        }
         try process.run()
         var text = ""
         while text.split(separator: "\n").count < 2 {
@@ -121,12 +131,21 @@ final class RunningSession {
     }
 
     /// Ends the clients still running, then the session.
+    /// Waits (15 s at most) for the session to end by itself; false if it did not.
+    func waitForExit() -> Bool {
+        let deadline = Date().addingTimeInterval(15)
+        while process.isRunning, Date() < deadline { usleep(50_000) }
+        if process.isRunning { return false }
+        process.waitUntilExit()
+        return true
+    }
+
     func terminate() -> Int32 {
         for client in clients {
             if client.isRunning { kill(client.processIdentifier, SIGKILL) }
             client.waitUntilExit()
         }
-        process.terminate()
+        if process.isRunning { process.terminate() }
         process.waitUntilExit()
         try? FileManager.default.removeItem(atPath: runtimeDirectory)
         return process.terminationStatus

@@ -68,14 +68,7 @@ struct ConfigurationTests {
     }
 
     /// The error `text` gives, as printed.
-    func error(_ text: String) -> String {
-        do {
-            _ = try SessionConfiguration.parse(text, file: "bad.toml")
-            return "no error"
-        } catch {
-            return error.description
-        }
-    }
+    func error(_ text: String) -> String { configurationError(text, file: "bad.toml") }
 
     @Test("the kiosk file parses to the expected values")
     func kiosk() throws {

@@ -6,14 +6,7 @@ import TouchRouterCore
 struct InputConfigurationTests {
     static let file = "input.toml"
 
-    func error(_ text: String) -> String {
-        do {
-            _ = try SessionConfiguration.parse(text, file: Self.file)
-            return "no error"
-        } catch {
-            return error.description
-        }
-    }
+    func error(_ text: String) -> String { configurationError(text, file: Self.file) }
 
     @Test("tables are read in order, with every kind of match and every setting")
     func reads() throws {

@@ -6,14 +6,7 @@ import TouchRouterCore
 struct TouchMappingConfigurationTests {
     static let file = "touch.toml"
 
-    func error(_ text: String) -> String {
-        do {
-            _ = try SessionConfiguration.parse(text, file: Self.file)
-            return "no error"
-        } catch {
-            return error.description
-        }
-    }
+    func error(_ text: String) -> String { configurationError(text, file: Self.file) }
 
     @Test("tables are read in order: a name or vendor:product, an output or a region, a calibration")
     func reads() throws {

@@ -1,20 +1,9 @@
 import Foundation
 import Testing
+import TouchRouterBench
 import TouchRouterCore
 import TouchRouterReplay
 import TouchRouterStats
-
-/// SplitMix64: the same sample on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A timeline whose every stage is `step` nanoseconds after the one before, from `start`.
 func timeline(_ sequence: UInt64, kind: EventKind = .touchMotion, client: ClientID? = nil, start: Int64 = 1_000, steps: [Int64]) -> EventTimeline {
@@ -46,7 +35,7 @@ struct LatencyStatsTests {
         let stats = LatencyStats()
         stats.clientConnected(ClientID(7), pid: 70)
         stats.clientConnected(ClientID(8), pid: 80)
-        var generator = SplitMix(state: 2024)
+        var generator = SeededGenerator(seed: 2024)
         var all: [UInt64] = [], keys: [UInt64] = [], seven: [UInt64] = []
         for i in 0..<20_000 {
             // Log-uniform from 1 ns to about 1 s, as latencies spread.
