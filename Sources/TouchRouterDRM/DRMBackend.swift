@@ -29,7 +29,6 @@ public final class DRMBackend {
     private var scanouts: [DRMScanout] = []
     private weak var session: WaylandSession?
     private let requests: [DRMOutputRequest]
-    private var crtcs: [UInt32] = []
     private var monitor: ConnectorMonitor?
 
     /// Finds the card's screens and sets their modes; `warn` hears what was not as asked.
@@ -37,7 +36,6 @@ public final class DRMBackend {
         self.device = device
         self.requests = requests
         let (connectors, crtcs) = try device.connectedConnectors()
-        self.crtcs = crtcs
         guard !connectors.isEmpty else { throw DRMError("no screen is connected to \(device.path)") }
         for request in requests {
             if let name = request.connector, !connectors.contains(where: { $0.name == name }) {
@@ -45,36 +43,36 @@ public final class DRMBackend {
             }
         }
         let unnamed = requests.filter { $0.connector == nil }
-        var usedCRTCs: Set<Int> = []
-        var outputs: [(identity: OutputIdentity, mode: OutputMode)] = []
         for (index, connector) in connectors.enumerated() {
-            guard let crtcIndex = crtcs.indices.first(where: { connector.possibleCRTCs & (1 << UInt32($0)) != 0 && !usedCRTCs.contains($0) }) else {
-                warn("\(connector.name): no free CRTC to drive it; it stays dark")
-                continue
-            }
             let request = requests.first { $0.connector == connector.name } ?? (index < unnamed.count ? unnamed[index] : nil)
-            let transform = request?.mode.transform ?? .normal
-            var mode = Self.mode(for: request?.mode, on: connector, warn: warn)
-            let scanout: DRMScanout
-            do {
-                scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
-                                         background: SoftwareComposer.background)
-            } catch {
-                guard let preferred = connector.preferredMode, !preferred.info.sameTiming(as: mode.info) else { throw error }
-                warn("\(error); falling back to \(connector.name)'s preferred mode \(preferred.width)x\(preferred.height)")
-                mode = preferred
-                scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
-                                         background: SoftwareComposer.background)
-            }
-            usedCRTCs.insert(crtcIndex)
+            guard let scanout = try Self.drive(connector, wanted: request?.mode, device: device, crtcs: crtcs, busy: Set(scanouts.map(\.crtc)), warn: warn) else { continue }
             scanouts.append(scanout)
-            var outputMode = OutputMode(width: mode.width, height: mode.height, refreshMilliHertz: mode.refreshMilliHertz)
-            outputMode.transform = transform
-            outputs.append((OutputIdentity(name: connector.name, make: "DRM", model: connector.name,
-                                           physicalWidth: connector.physicalWidth, physicalHeight: connector.physicalHeight), outputMode))
         }
+        let outputs = scanouts.map { ($0.identity, $0.outputMode) }
         guard !outputs.isEmpty else { throw DRMError("no screen of \(device.path) can be driven: no free CRTC") }
         self.outputs = outputs
+    }
+
+    /// Drives `connector` in the mode closest to `wanted`, from a CRTC its encoders reach that
+    /// none of `busy` is; a mode the kernel refuses falls back to the preferred one, with a
+    /// warning. nil, warned, when no CRTC is free.
+    static func drive(_ connector: DRMConnector, wanted: OutputMode?, device: DRMDevice, crtcs: [UInt32], busy: Set<UInt32>,
+                      warn: (String) -> Void) throws(DRMError) -> DRMScanout? {
+        guard let crtcIndex = crtcs.indices.first(where: { connector.possibleCRTCs & (1 << UInt32($0)) != 0 && !busy.contains(crtcs[$0]) }) else {
+            warn("\(connector.name): no free CRTC to drive it; it stays dark")
+            return nil
+        }
+        let transform = wanted?.transform ?? .normal
+        let mode = Self.mode(for: wanted, on: connector, warn: warn)
+        do {
+            return try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
+                                  background: SoftwareComposer.background)
+        } catch {
+            guard let preferred = connector.preferredMode, !preferred.info.sameTiming(as: mode.info) else { throw error }
+            warn("\(error); falling back to \(connector.name)'s preferred mode \(preferred.width)x\(preferred.height)")
+            return try DRMScanout(device: device, connector: connector, mode: preferred, crtc: crtcs[crtcIndex], transform: transform,
+                                  background: SoftwareComposer.background)
+        }
     }
 
     /// The connector's mode closest to what was asked (the same size, the nearest refresh),
@@ -121,7 +119,6 @@ public final class DRMBackend {
             session.report("\(error)")
             return
         }
-        self.crtcs = crtcs
         let present = Set(connectors.map(\.id))
         for scanout in scanouts where !present.contains(scanout.connector.id) {
             let name = scanout.connector.name
@@ -130,27 +127,13 @@ public final class DRMBackend {
             scanouts.removeAll { $0 === scanout }
         }
         for connector in connectors where !scanouts.contains(where: { $0.connector.id == connector.id }) {
-            let used = Set(scanouts.map(\.crtc))
-            guard let crtcIndex = crtcs.indices.first(where: { connector.possibleCRTCs & (1 << UInt32($0)) != 0 && !used.contains(crtcs[$0]) }) else {
-                session.report("\(connector.name): no free CRTC to drive it; it stays dark")
-                continue
-            }
-            let request = requests.first { $0.connector == connector.name }
             // A screen coming back to the output it left (kept, dark, as the last one) keeps its size.
             let kept = session.outputModes[connector.name]
-            let wanted = kept ?? request?.mode
-            let mode = Self.mode(for: wanted, on: connector) { session.report($0) }
-            let transform = wanted?.transform ?? .normal
+            let wanted = kept ?? requests.first { $0.connector == connector.name }?.mode
             do {
-                let scanout = try DRMScanout(device: device, connector: connector, mode: mode, crtc: crtcs[crtcIndex], transform: transform,
-                                             background: SoftwareComposer.background)
-                if kept == nil {
-                    var outputMode = OutputMode(width: mode.width, height: mode.height, refreshMilliHertz: mode.refreshMilliHertz)
-                    outputMode.transform = transform
-                    try session.addOutput(OutputIdentity(name: connector.name, make: "DRM", model: connector.name,
-                                                         physicalWidth: connector.physicalWidth, physicalHeight: connector.physicalHeight),
-                                          mode: outputMode)
-                }
+                guard let scanout = try Self.drive(connector, wanted: wanted, device: device, crtcs: crtcs, busy: Set(scanouts.map(\.crtc)),
+                                                   warn: { session.report($0) }) else { continue }
+                if kept == nil { try session.addOutput(scanout.identity, mode: scanout.outputMode) }
                 try session.setPresenter(scanout, forOutput: connector.name)
                 scanouts.append(scanout)
             } catch {

@@ -46,6 +46,18 @@ final class DRMScanout: OutputPresenter {
 
     var readyForFrame: Bool { active && !flipPending }
 
+    /// The output the session shows here: the mode as the layout sees it, turned.
+    var outputMode: OutputMode {
+        var outputMode = OutputMode(width: mode.width, height: mode.height, refreshMilliHertz: mode.refreshMilliHertz)
+        outputMode.transform = transform
+        return outputMode
+    }
+
+    var identity: OutputIdentity {
+        OutputIdentity(name: connector.name, make: "DRM", model: connector.name,
+                       physicalWidth: connector.physicalWidth, physicalHeight: connector.physicalHeight)
+    }
+
     func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) {
         let back = 1 - front
         let buffer = buffers[back]

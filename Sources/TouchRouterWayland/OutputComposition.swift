@@ -183,12 +183,20 @@ public enum SoftwareComposer {
     /// layout (`Framebuffer.copy`).
     static func bufferTransform(of layer: CompositionLayer, scale: Int) -> pixman_transform {
         let turned = layer.transform.rawValue & 1 == 1
-        let surfaceWidth = Double((turned ? layer.height : layer.width) / scale), surfaceHeight = Double((turned ? layer.width : layer.height) / scale)
-        let origin = layer.transform.unapply(0, 0), across = layer.transform.unapply(1, 0), down = layer.transform.unapply(0, 1)
-        let bw = Double(layer.width), bh = Double(layer.height)
+        let surface = (Double((turned ? layer.height : layer.width) / scale), Double((turned ? layer.width : layer.height) / scale))
+        return pixmanTransform(from: surface, to: (Double(layer.width), Double(layer.height))) { layer.transform.unapply($0, $1) }
+    }
+
+    /// pixman's transform from destination pixels (an area of `destination` width and height)
+    /// to source pixels (of `source`), where the destination's normalized point (u, v) shows
+    /// the source's `map(u, v)`; `map` is affine, as an output transform's `apply` and
+    /// `unapply` are.
+    static func pixmanTransform(from destination: (Double, Double), to source: (Double, Double),
+                                map: (Double, Double) -> (Double, Double)) -> pixman_transform {
+        let origin = map(0, 0), across = map(1, 0), down = map(0, 1)
         let matrix = [
-            (across.u - origin.u) * bw / surfaceWidth, (down.u - origin.u) * bw / surfaceHeight, origin.u * bw,
-            (across.v - origin.v) * bh / surfaceWidth, (down.v - origin.v) * bh / surfaceHeight, origin.v * bh,
+            (across.0 - origin.0) * source.0 / destination.0, (down.0 - origin.0) * source.0 / destination.1, origin.0 * source.0,
+            (across.1 - origin.1) * source.1 / destination.0, (down.1 - origin.1) * source.1 / destination.1, origin.1 * source.1,
         ]
         var transform = pixman_transform()
         pixman_transform_init_identity(&transform)

@@ -78,13 +78,6 @@ extension Framebuffer {
                      transform: OutputTransform, damage: [PixelRect]?) {
         let layout = transform.layoutSize(of: Size(width: panelWidth, height: panelHeight))
         guard layout.width == width, layout.height == height, stride >= panelWidth * 4 else { return }
-        // A panel pixel's centre maps to the centre of the layout pixel it shows.
-        let origin = transform.apply(0, 0), across = transform.apply(1, 0), down = transform.apply(0, 1)
-        let sx = Double(width), sy = Double(height)
-        let matrix = [
-            (across.x - origin.x) * sx / Double(panelWidth), (down.x - origin.x) * sx / Double(panelHeight), origin.x * sx,
-            (across.y - origin.y) * sy / Double(panelWidth), (down.y - origin.y) * sy / Double(panelHeight), origin.y * sy,
-        ]
         let panelRects = damage.map { rects in rects.map { panelRect(of: $0, transform: transform, panelWidth: panelWidth, panelHeight: panelHeight) } }
             ?? [PixelRect(x: 0, y: 0, width: panelWidth, height: panelHeight)]
         pixels.withUnsafeMutableBufferPointer { source in
@@ -96,15 +89,8 @@ extension Framebuffer {
                 pixman_image_unref(targetImage)
             }
             if transform != .normal {
-                var pixmanTransform = pixman_transform()
-                pixman_transform_init_identity(&pixmanTransform)
-                for row in 0..<2 {
-                    for column in 0..<3 {
-                        withUnsafeMutableBytes(of: &pixmanTransform.matrix) { raw in
-                            raw.storeBytes(of: pixman_fixed_t((matrix[row * 3 + column] * 65536).rounded()), toByteOffset: (row * 3 + column) * 4, as: pixman_fixed_t.self)
-                        }
-                    }
-                }
+                // A panel pixel's centre maps to the centre of the layout pixel it shows.
+                var pixmanTransform = SoftwareComposer.pixmanTransform(from: (Double(panelWidth), Double(panelHeight)), to: (Double(width), Double(height))) { transform.apply($0, $1) }
                 pixman_image_set_transform(sourceImage, &pixmanTransform)
             }
             for rect in panelRects where !rect.isEmpty {
