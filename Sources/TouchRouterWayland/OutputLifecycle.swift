@@ -9,6 +9,10 @@ import TouchRouterCore
 // that was binding it meanwhile gets an inert object, not a protocol error.
 
 extension WaylandSession {
+    /// The most outputs a session holds: each is a global every client may bind, a link of
+    /// the chain and, once composed, a framebuffer of up to 16384² pixels.
+    public static let maximumOutputs = 16
+
     /// Seconds a withdrawn wl_output global lives on, for clients still binding it.
     static let retiredGlobalLifetime: Int32 = 5_000
 
@@ -41,6 +45,7 @@ extension WaylandSession {
     @discardableResult
     public func addOutput(_ identity: OutputIdentity, mode: OutputMode) throws(WaylandError) -> String {
         guard !outputs.contains(where: { $0.name == identity.name }) else { throw WaylandError("an output named \(identity.name) exists already") }
+        guard outputs.count < Self.maximumOutputs else { throw WaylandError("the session has \(outputs.count) outputs, the most it holds") }
         let right = outputs.map { $0.rect.x + $0.rect.width }.max() ?? 0
         let id = OutputID(nextOutput)
         nextOutput += 1

@@ -7,7 +7,7 @@ struct OutputLifecycleTests {
         try session.msg("tree").json["outputs"] as? [[String: Any]] ?? []
     }
 
-    @Test("A created output is right of the first and clients see it; when the first goes, foot moves to the new one, is told it left and entered, and the pointer reaches it there; the last output cannot go")
+    @Test("A created output is right of the first and clients see it; when the first goes, foot moves to the new one, is told it left and entered, and the pointer reaches it there; the last output cannot go, nor a 17th come")
     func windowsMoveToTheOutputThatStays() throws {
         let session = try RunningSession()
         defer { _ = session.terminate() }
@@ -57,6 +57,12 @@ struct OutputLifecycleTests {
         #expect(last.status != 0 && "\(last.json["error"] ?? "")".contains("only output"), "\(last.json)")
         let unknown = try session.msg("output", "remove", "HDMI-A-9")
         #expect(unknown.status != 0 && "\(unknown.json["error"] ?? "")".contains("the outputs are HEADLESS-2"), "\(unknown.json)")
+        // HEADLESS-2 and fifteen more, the first of them taking the free name HEADLESS-1.
+        for number in [1] + Array(3...16) {
+            #expect(try session.msg("output", "create", "64x64").json["output"] as? String == "HEADLESS-\(number)")
+        }
+        let seventeenth = try session.msg("output", "create", "64x64")
+        #expect(seventeenth.status != 0 && "\(seventeenth.json["error"] ?? "")".contains("the session has 16 outputs, the most it holds"), "\(seventeenth.json)")
         let bad = try session.msg("output", "create", "0x600")
         #expect(bad.status != 0 && "\(bad.json["error"] ?? "")".contains("expected WxH"), "\(bad.json)")
     }
