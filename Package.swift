@@ -9,7 +9,10 @@ let package = Package(
         .library(name: "TouchRouterReplay", targets: ["TouchRouterReplay"]),
         .library(name: "TouchRouterWayland", targets: ["TouchRouterWayland"]),
         .library(name: "TouchRouterSeat", targets: ["TouchRouterSeat"]),
-        .executable(name: "touch-router", targets: ["touch-router"]),
+        // The command: a small C launcher that answers `msg` itself and loads the rest of the
+        // CLI, libTouchRouterCLI.so beside it, for every other command (README, "Control socket").
+        .executable(name: "touch-router", targets: ["TouchRouterLauncher"]),
+        .library(name: "TouchRouterCLI", type: .dynamic, targets: ["TouchRouterCLI"]),
         // The WLCS integration module: `wlcs .build/debug/libtouch-router-wlcs.so`.
         .library(name: "touch-router-wlcs", type: .dynamic, targets: ["TouchRouterWLCS"]),
     ],
@@ -75,8 +78,9 @@ let package = Package(
         .target(name: "TouchRouterWLCS", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWLCSIntegration"]),
         // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
         .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
-        .executableTarget(
-            name: "touch-router",
+        // Every command of `touch-router` (ArgumentParser), entered through touch_router_cli_main.
+        .target(
+            name: "TouchRouterCLI",
             dependencies: [
                 "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM",
                 "TouchRouterNested",
@@ -85,6 +89,9 @@ let package = Package(
             ],
             exclude: ["Samples"]
         ),
+        // libc alone, so that a script's `touch-router msg` costs the start of a small process,
+        // not the loading of the session's fifty libraries.
+        .executableTarget(name: "TouchRouterLauncher", linkerSettings: [.linkedLibrary("dl"), .unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
         .executableTarget(
             name: "RoutingBenchmarks",
             dependencies: [
@@ -101,7 +108,7 @@ let package = Package(
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),
         // Runs the built `touch-router` as a person would.
-        .testTarget(name: "TouchRouterCLITests", dependencies: ["touch-router"], exclude: ["Clients"]),
+        .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI"], exclude: ["Clients"]),
     ],
     swiftLanguageModes: [.v6]
 )

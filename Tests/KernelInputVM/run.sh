@@ -45,13 +45,13 @@ for applet in sh mount insmod cat grep sed sleep mkdir mkfifo dd printf poweroff
 for module in "${modules[@]}"; do cp "lib/modules/$version/kernel/drivers/$module.ko" "$root"/usr/lib/modules/; done
 printf '%s\n' "${modules[@]##*/}" > "$root"/usr/lib/modules/order
 gcc -O2 -o "$root"/usr/bin/uinput-devices "$here/uinput-devices.c"
-cp "$router" "$root"/usr/bin/touch-router
+cp "$router" "$(dirname "$router")/libTouchRouterCLI.so" "$root"/usr/bin/
 cp /usr/bin/weston-simple-touch /usr/bin/wev "$root"/usr/bin/
 # udevd and its rules and hwdb, and seatd, for the hotplug scenario (systemd-udevd is udevadm).
 cp /bin/udevadm "$root"/usr/bin/ && mkdir -p "$root"/usr/lib/systemd && ln -s ../../bin/udevadm "$root"/usr/lib/systemd/systemd-udevd
 cp -a /lib/udev "$root"/usr/lib/ && cp /usr/sbin/seatd "$root"/usr/sbin/
 # Every library they load, at the path they load it from (the Swift runtime's included).
-for program in "$root"/usr/bin/touch-router "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/wev "$root"/usr/bin/uinput-devices \
+for program in "$root"/usr/bin/touch-router "$root"/usr/bin/libTouchRouterCLI.so "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/wev "$root"/usr/bin/uinput-devices \
     "$root"/usr/bin/udevadm "$root"/usr/sbin/seatd "$root"/usr/lib/udev/libinput-device-group "$root"/usr/lib/udev/libinput-fuzz-extract; do
     for library in $(ldd "$program" | grep -oE '/[^ ]+'); do
         mkdir -p "$root$(dirname "$library")"

@@ -13,7 +13,7 @@ struct ToolRun {
     }()
 
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/touch-router/Samples")
+        .deletingLastPathComponent().appendingPathComponent("Sources/TouchRouterCLI/Samples")
 
     /// `environment` is added to the test's own.
     init(_ arguments: [String], environment: [String: String] = [:]) throws {

@@ -31,6 +31,36 @@ struct ControlSocketTests {
         #expect(replies[5] == "{\"ok\":true,\"event\":\"touch up 1\"}")
     }
 
+    @Test("msg is answered by the launcher alone, loading neither the Swift runtime nor the session's libraries, with the CLI's replies, statuses and errors; other commands load the CLI library")
+    func msgWithoutTheCLILibrary() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        func loaded(_ run: ToolRun) -> [String] {
+            run.errors.split(separator: "\n").compactMap { line in
+                guard let range = line.range(of: "file=") else { return nil }
+                return String(line[range.upperBound...].prefix { $0 != " " && $0 != "[" })
+            }
+        }
+        let ok = try ToolRun(["msg", "--socket", session.controlSocket, "focus"], environment: ["LD_DEBUG": "files"])
+        #expect(ok.status == 0)
+        #expect(ok.output.hasPrefix("{\"ok\":true,\"keyboard\":"), "\(ok.output)")
+        let libraries = loaded(ok)
+        #expect(!libraries.isEmpty, "LD_DEBUG=files lists what the loader opens: \(ok.errors)")
+        #expect(!libraries.contains { $0.contains("libTouchRouterCLI") || $0.contains("libswiftCore") || $0.contains("libwayland") || $0.contains("libinput") }, "\(libraries)")
+
+        let refused = try ToolRun(["msg", "--socket=\(session.controlSocket)", "no-such-request"])
+        #expect(refused.status == 1)
+        #expect(refused.output.hasPrefix("{\"ok\":false,\"error\":\"unknown request 'no-such-request'"), "\(refused.output)")
+        let nowhere = try ToolRun(["msg", "--socket", "/nonexistent/control.sock", "tree"])
+        #expect(nowhere.status == 1)
+        #expect(nowhere.errors == "Error: cannot connect to the control socket /nonexistent/control.sock: No such file or directory\n", "\(nowhere.errors)")
+        // What the launcher leaves to the CLI gets the CLI's own message.
+        let noRequest = try ToolRun(["msg", "--socket", session.controlSocket], environment: ["LD_DEBUG": "files"])
+        #expect(noRequest.status != 0)
+        #expect(noRequest.errors.contains("touch-router msg: no request: expected tree, pick"), "\(noRequest.errors.suffix(400))")
+        #expect(loaded(noRequest).contains { $0.contains("libTouchRouterCLI.so") })
+    }
+
     @Test("past 64 connections a new one is refused with a reason; once one closes, a new one is served")
     func connectionCap() throws {
         let session = try RunningSession()

@@ -6,7 +6,7 @@ import TouchRouterReplay
 /// The sample scene and script that README's first command plays.
 enum Samples {
     static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/touch-router/Samples")
+        .deletingLastPathComponent().appendingPathComponent("Sources/TouchRouterCLI/Samples")
     static var scenePath: String { directory.appendingPathComponent("kiosk-scene.json").path }
     static var scriptPath: String { directory.appendingPathComponent("demo.script").path }
 

@@ -182,7 +182,7 @@ final class Tee: TimelineObserver {
 @Suite("Every stage of every kind of event, in replay on a stepping clock")
 struct ReplayTimelineTests {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/touch-router/Samples")
+        .deletingLastPathComponent().appendingPathComponent("Sources/TouchRouterCLI/Samples")
 
     /// Plays a sample with a clock that moves 1 µs at every read, flushing after each line as the session does after each round.
     static func play(scene: String, script: String) throws -> (log: TimelineLog, stats: LatencyStats) {

@@ -6,7 +6,7 @@ import TouchRouterCore
 import TouchRouterReplay
 import FuzzDriver
 
-/// Sources/touch-router/Samples/kiosk-scene.json, parsed once.
+/// Sources/TouchRouterCLI/Samples/kiosk-scene.json, parsed once.
 private let kioskScene: Scene = {
     do { return try Scene.parse(kioskSceneText, file: "kiosk-scene.json") } catch { fatalError("the kiosk scene does not parse: \(error)") }
 }()

@@ -16,10 +16,13 @@ enum InstructionCount {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-callgrind-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        // Swift's DWARF is more than this valgrind reads; a copy without it runs the same code.
+        // Swift's DWARF is more than this valgrind reads; copies without it, the launcher and
+        // the CLI library it loads from its own directory, run the same code.
         let binary = work.appendingPathComponent("touch-router")
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let library = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("libTouchRouterCLI.so").path
         try run("/usr/bin/objcopy", ["--strip-debug", me, binary.path])
+        try run("/usr/bin/objcopy", ["--strip-debug", library, work.appendingPathComponent("libTouchRouterCLI.so").path])
         func total(_ reports: Int) throws -> Double {
             let out = work.appendingPathComponent("callgrind.\(reports)")
             try run(valgrind, ["--tool=callgrind", "--callgrind-out-file=\(out.path)", binary.path, "bench", "motion-loop",

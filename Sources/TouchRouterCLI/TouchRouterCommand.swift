@@ -4,7 +4,16 @@ import TouchRouterBench
 import TouchRouterCore
 import TouchRouterReplay
 
-@main
+/// The CLI's entry, called by the launcher (Sources/TouchRouterLauncher) with its own
+/// arguments once it has loaded this library. Returns only when the command succeeded:
+/// ArgumentParser exits the process with the command's status otherwise.
+@_cdecl("touch_router_cli_main")
+public func touchRouterCLIMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    let arguments = (1..<max(1, Int(argc))).map { String(cString: argv[$0]!) }
+    TouchRouterCommand.main(arguments)
+    return 0
+}
+
 struct TouchRouterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touch-router",
