@@ -133,6 +133,8 @@ struct HitTest: ParsableCommand {
     @Flag(help: "Time only the index, not the reference walk (which takes minutes on large scenes).")
     var indexOnly = false
 
+    @OptionGroup var progress: ProgressOptions
+
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
@@ -161,11 +163,15 @@ struct HitTest: ParsableCommand {
             let leafCount = loaded.tree.allSurfaces.filter { loaded.tree.children(of: $0).isEmpty }.count
             reports.append(benchmark.run(label: scene, leaves: leafCount, seed: synthetic.seed) { (loaded.tree, toplevels) })
         } else {
+            let bar = progress.bar(steps: synthetic.leaves.count)
             for n in synthetic.leaves {
-                reports.append(benchmark.run(label: "synthetic", leaves: n, seed: synthetic.seed) {
-                    SyntheticScene.build(leaves: n, seed: synthetic.seed, cellShift: cellShift)
+                reports.append(bar.step("\(n) leaves") {
+                    benchmark.run(label: "synthetic", leaves: n, seed: synthetic.seed) {
+                        SyntheticScene.build(leaves: n, seed: synthetic.seed, cellShift: cellShift)
+                    }
                 })
             }
+            bar.finish()
         }
         if json {
             print(BenchFormatting.json(reports))
@@ -204,6 +210,8 @@ struct RouteEvents: ParsableCommand {
     @Option(help: ArgumentHelp("Time a `libinput record` recording's decoded events as the workload instead, touchscreens mapped onto the synthetic 3840x2160 output.", valueName: "file.yml"))
     var recording: String?
 
+    @OptionGroup var progress: ProgressOptions
+
     @Option(help: ArgumentHelp("Write an HDR percentile plot (SVG) of each stage's latency, drawn by tools/plot-latency.py with matplotlib (Debian: python3-matplotlib).", valueName: "file.svg"))
     var plot: String?
 
@@ -219,10 +227,18 @@ struct RouteEvents: ParsableCommand {
     func run() throws {
         if compare.count == 2 { return try reportingFailures { print(try BenchComparison.table(compare[0], compare[1], command: .route)) } }
         if let recording { return try runRecording(recording) }
-        let reports = synthetic.leaves.map { RouteBenchmark().run(leaves: $0, seed: synthetic.seed) }
-        let multi = synthetic.leaves.map { MultiFingerBenchmark().run(leaves: $0, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
-        let counted = try instructions ? synthetic.leaves.map { try InstructionCount.perMotion(leaves: $0, fingers: fingers, rate: rate, seed: synthetic.seed) } : []
-        let stages = synthetic.leaves.map { RouteStages.measure(leaves: $0, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
+        let bar = progress.bar(steps: synthetic.leaves.count * (instructions ? 4 : 3))
+        let reports = synthetic.leaves.map { n in bar.step("\(n) leaves: each event kind") { RouteBenchmark().run(leaves: n, seed: synthetic.seed) } }
+        let multi = synthetic.leaves.map { n in
+            bar.step("\(n) leaves: \(fingers) fingers at \(rate) Hz") { MultiFingerBenchmark().run(leaves: n, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
+        }
+        let counted = try instructions ? synthetic.leaves.map { n in
+            try bar.step("\(n) leaves: instructions (callgrind)") { try InstructionCount.perMotion(leaves: n, fingers: fingers, rate: rate, seed: synthetic.seed) }
+        } : []
+        let stages = synthetic.leaves.map { n in
+            bar.step("\(n) leaves: per-stage timelines") { RouteStages.measure(leaves: n, fingers: fingers, rateHz: rate, seed: synthetic.seed) }
+        }
+        bar.finish()
         if let plot { try reportingFailures { try LatencyPlot.write(stages, to: plot) } }
         if json {
             let rows = zip(reports, multi).enumerated().map { index, pair in

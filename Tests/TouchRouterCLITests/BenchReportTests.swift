@@ -103,6 +103,20 @@ struct BenchReportTests {
         #expect(trackNames.contains("arrival → dequeued") && trackNames.contains("encoded → flushed"), "\(trackNames)")
     }
 
+    @Test("--progress draws a bar of the run's steps on standard error, leaving standard output to the figures; off the terminal it is off unless asked for")
+    func progressBar() throws {
+        let shown = try ToolRun(["bench", "hit-test", "--leaves", "100", "200", "--index-only", "--runs", "1", "--json", "--progress"])
+        #expect(shown.status == 0)
+        #expect(shown.errors.contains("] 0% 100 leaves"), "\(shown.errors)")
+        #expect(shown.errors.contains("] 50% 200 leaves"), "\(shown.errors)")
+        #expect(shown.errors.hasSuffix("[##############################] 100% done\n"), "\(shown.errors)")
+        let rows = try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [[String: Any]]
+        #expect(rows?.count == 2, "standard output is the JSON alone: \(shown.output)")
+        let quiet = try ToolRun(["bench", "hit-test", "--leaves", "100", "--index-only", "--runs", "1", "--json"])
+        #expect(quiet.status == 0)
+        #expect(quiet.errors.isEmpty, "\(quiet.errors)")
+    }
+
     @Test("bench route --plot writes an SVG of each interval's HDR percentiles, drawn by tools/plot-latency.py")
     func plot() throws {
         let svg = try temporary("plot.svg")
