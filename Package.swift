@@ -53,8 +53,10 @@ let package = Package(
         // Per-event timelines recorded into HDR histograms per stage, kind and client, and the
         // slow events kept (README, "Timeline and `msg stats`"): the core stays dependency-free.
         .target(name: "TouchRouterStats", dependencies: ["TouchRouterCore", "TouchRouterReplay", .product(name: "Histogram", package: "hdrhistogram-swift")]),
+        // The CPU's timestamp counter, read by the timeline's clock (CounterClock.swift).
+        .target(name: "CTimestampCounter"),
         // The compositor session: protocol objects that translate between clients and the core.
-        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "TouchRouterStats", "CWaylandShim", "CPixman", "CPNGShim"]),
+        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "TouchRouterStats", "CWaylandShim", "CPixman", "CPNGShim", "CTimestampCounter"]),
         // The drm backend: each connected screen an output, composed frames flipped at vblank.
         .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim", "CUdev"]),
         // libwayland-client (Debian: libwayland-dev) and the committed xdg-shell client header

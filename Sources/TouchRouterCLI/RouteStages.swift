@@ -26,7 +26,7 @@ struct RouteStages {
     var series: [StageInterval: [(percentile: Double, nanoseconds: UInt64)]]
 
     static func measure(leaves: Int, fingers: Int, rateHz: Int, seed: UInt64, reports: Int = 20_000) -> RouteStages {
-        let clock = MonotonicClock()
+        let clock = CounterClock()
         let stats = LatencyStats()
         var setup = MultiFingerBenchmark.setUp(leaves: leaves, fingers: fingers, rateHz: rateHz, seed: seed, liveClock: clock)
         setup.router.timelineObserver = stats

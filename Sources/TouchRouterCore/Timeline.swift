@@ -6,7 +6,8 @@ public enum EventStage: Int, CaseIterable, Sendable {
     case device
     /// Queued by the router (`Router.enqueue`).
     case arrival
-    /// Taken off the queue for routing.
+    /// Taken off the queue for routing. An event that waited behind another in one
+    /// `dispatchAll` is dequeued when that one's `encoded` was read, which saves a clock read.
     case dequeued
     /// The gesture arena saw it; only touch events while recognizers are configured.
     case arena

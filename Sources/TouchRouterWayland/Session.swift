@@ -74,7 +74,7 @@ public final class WaylandSession {
     let display: WaylandDisplay
     public let tree = SurfaceTree()
     public private(set) var router: Router!
-    public let clock = MonotonicClock()
+    public let clock = CounterClock()
     /// Every routed event's timeline in HDR histograms, for `msg stats` (TouchRouterStats).
     public let stats = LatencyStats()
     /// Hears each flush of the clients, after `stats`: the control socket's trace stamps

@@ -88,8 +88,7 @@ public final class Router {
 
     // MARK: Routing
 
-    func route(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
-        let dequeued = clock.now()
+    func route(_ event: InputEvent, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime) {
         for monitor in monitors { monitor.observe(event, sequence: sequence, arrival: arrival) }
         recordDeliveries.removeAll(keepingCapacity: true)
         decidedAt = nil

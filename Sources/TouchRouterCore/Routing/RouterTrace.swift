@@ -6,6 +6,8 @@ struct TraceState {
     /// The first client the event in flight reached (always kept, for the timeline).
     var deliveredTo: ClientID?
     var timelineObserver: (any TimelineObserver)?
+    /// The last routed event's `encoded` stamp; nil when it reached no client.
+    var lastEncoded: RouterTime?
 }
 
 extension Router {
@@ -17,6 +19,10 @@ extension Router {
     var recordDeliveries: [DeliveryRecord] {
         _read { yield state.pointee.trace.deliveries }
         _modify { yield &state.pointee.trace.deliveries }
+    }
+    var lastEncoded: RouterTime? {
+        _read { yield state.pointee.trace.lastEncoded }
+        _modify { yield &state.pointee.trace.lastEncoded }
     }
     var decidedAt: RouterTime? {
         _read { yield state.pointee.trace.decidedAt }
@@ -62,6 +68,7 @@ extension Router {
     @inline(__always)
     func finishRoute(_ event: InputEvent, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime, arena: RouterTime?, outcome: RouteOutcome) {
         let stamps = stamps(event, arrival: arrival, dequeued: dequeued, arena: arena)
+        lastEncoded = stamps.has(.encoded) ? RouterTime(nanoseconds: stamps.encoded) : nil
         if let observer = timelineObserver {
             observer.routed(EventTimeline(sequence: sequence, kind: event.kind, client: deliveredTo, stamps: stamps))
         }
