@@ -27,6 +27,10 @@ public final class WaylandSession {
         /// The first toplevel fills the first output, as in cage.
         public var kiosk = false
         public var keyboardLayout: String? = nil
+        /// Every client sees the virtual pointer and keyboard managers, whatever the
+        /// configuration's `[privileges]` says: for hosts whose clients live in their own
+        /// process, as WLCS's do.
+        public var virtualInputForEveryClient = false
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
@@ -80,6 +84,15 @@ public final class WaylandSession {
     var grabbingPopups: [XdgPopupObject] = []
     var placedToplevels = 0
     var globals: [OpaquePointer] = []
+    /// The virtual pointer and keyboard managers' globals, which only some clients see.
+    var virtualInputGlobals: [OpaquePointer] = []
+    /// Virtual keyboards by their device, for the keymap their keys are read with.
+    var virtualKeyboards: [DeviceID: VirtualKeyboardObject] = [:]
+    /// The keymap the focused client's keyboards are to have: the seat's, or a virtual
+    /// keyboard's since it last typed (SessionSeat.swift).
+    var activeKeymap: Keymap
+    /// Devices the session makes itself for virtual pointers and keyboards.
+    var nextVirtualDevice: UInt32 = VirtualDevices.first
     private let seatTracker = SeatTracker()
     /// The device `inject` speaks for; real devices come from libinput.
     public static let injectionDevice = DeviceID(1)
@@ -90,6 +103,7 @@ public final class WaylandSession {
         self.options = options
         display = try WaylandDisplay()
         keymap = try Keymap(layout: options.keyboardLayout)
+        activeKeymap = keymap
         cursor = CursorVisibility()
         router = Router(tree: tree, delivery: self, clock: clock)
         router.focusPolicy = .onPress
@@ -145,6 +159,12 @@ public final class WaylandSession {
             WaylandSession.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
         }
         try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
+        try add(tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.version, InputTimestampsManagerGlobal.bind)
+        // Privileged: shown only to the clients `mayUseVirtualInput` allows (Privileges.swift).
+        try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind)
+        try add(tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.version, VirtualKeyboardManagerGlobal.bind)
+        virtualInputGlobals = Array(globals.suffix(2))
+        installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that
         // the next input event does not pay for flattening what clients changed.

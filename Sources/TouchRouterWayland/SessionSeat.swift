@@ -32,19 +32,63 @@ extension WaylandSession {
     /// focused client the modifiers of its fresh state.
     func replaceKeymap(_ new: Keymap) {
         keymap = new
+        // Every keyboard has the seat's keymap again, a virtual keyboard's included.
+        activeKeymap = new
         for record in clients.values {
             for keyboard in record.devices(.keyboard) {
-                do {
-                    let file = try keymap.makeFile()
-                    wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, file.fd, file.size)
-                    close(file.fd)
-                } catch {
-                    report("keymap for a client: \(error)")
-                }
+                send(keymap, to: keyboard)
                 sendRepeatInfo(to: keyboard)
             }
         }
         keyboardModifiersChanged(keymap.modifiers)
+    }
+
+    private func send(_ keymap: Keymap, to keyboard: SeatDevice) {
+        do {
+            let file = try keymap.makeFile()
+            wl_keyboard_send_keymap(keyboard.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, file.fd, file.size)
+            close(file.fd)
+            keyboard.sentKeymap = keymap
+        } catch {
+            report("keymap for a client: \(error)")
+        }
+    }
+
+    /// The keymap a device's keys are read with: a virtual keyboard's own, else the seat's.
+    func keymap(of device: DeviceID) -> Keymap {
+        virtualKeyboards[device]?.keymap ?? keymap
+    }
+
+    /// The keyboard that types changed, as wlroots' seat sees it: the focused client's
+    /// keyboards are sent its keymap (before its key), and its modifiers. Other clients
+    /// are sent it when they get the focus.
+    func activate(_ typing: Keymap) {
+        guard typing !== activeKeymap else { return }
+        activeKeymap = typing
+        guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
+        let keyboards = record.devices(.keyboard)
+        for keyboard in keyboards where keyboard.sentKeymap !== typing { send(typing, to: keyboard) }
+        sendModifiers(typing.modifiers, to: keyboards)
+    }
+
+    /// A virtual keyboard's keymap request: if it was the one typing, the focused client
+    /// has the new keymap at once, as with wlroots.
+    func virtualKeymapReplaced(_ old: Keymap?, with new: Keymap) {
+        guard let old, old === activeKeymap else { return }
+        activeKeymap = keymap
+        activate(new)
+    }
+
+    /// A virtual keyboard's modifiers request: that keyboard types now, and its modifiers
+    /// reach the focused client. The core has no event for a modifier state: this goes
+    /// straight to the client, between the keys the router has dispatched.
+    func virtualModifiers(_ typing: Keymap, changed: KeyboardModifiers?) {
+        router.dispatchAll()
+        if typing !== activeKeymap {
+            activate(typing)
+        } else if let changed {
+            keyboardModifiersChanged(changed)
+        }
     }
 
     /// [keyboard]'s repeat-rate (keys a second, 0: no repeat) and repeat-delay (ms).
@@ -56,13 +100,7 @@ extension WaylandSession {
     }
 
     private func sendKeymap(to device: SeatDevice) {
-        do {
-            let file = try keymap.makeFile()
-            wl_keyboard_send_keymap(device.resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, file.fd, file.size)
-            close(file.fd)
-        } catch {
-            report("keymap for a client: \(error)")
-        }
+        send(activeKeymap, to: device)
         sendRepeatInfo(to: device)
         // A keyboard bound after focus arrived gets its enter now.
         if let focus = router.keyboardFocus, let surface = surfaces[focus], tree.client(of: focus) == device.clientID {
@@ -76,6 +114,8 @@ extension WaylandSession {
         router.setCapabilities(record.capabilities, for: record.id)
     }
 
+    /// The typing keyboard's modifiers changed: the focused client hears them, and the real
+    /// keyboards' LEDs follow the seat's keymap.
     func keyboardModifiersChanged(_ modifiers: KeyboardModifiers) {
         let lit = keymap.leds
         if lit != keyboardLEDs {
@@ -83,8 +123,12 @@ extension WaylandSession {
             onKeyboardLEDs?(lit)
         }
         guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
+        sendModifiers(modifiers, to: record.devices(.keyboard))
+    }
+
+    private func sendModifiers(_ modifiers: KeyboardModifiers, to keyboards: [SeatDevice]) {
         let serial = display.nextSerial
-        for keyboard in record.devices(.keyboard) {
+        for keyboard in keyboards {
             wl_keyboard_send_modifiers(keyboard.resource, serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
         }
     }
@@ -96,8 +140,10 @@ extension WaylandSession {
         for key in pressedKeys {
             if let slot = wl_array_add(&keys, MemoryLayout<UInt32>.size) { slot.storeBytes(of: key, as: UInt32.self) }
         }
-        let modifiers = keymap.modifiers
+        // The client that gets the focus has the typing keyboard's keymap first, as with wlroots.
+        let modifiers = activeKeymap.modifiers
         for keyboard in keyboards where wl_resource_get_client(keyboard.resource) == wl_resource_get_client(surface.resource) {
+            if keyboard.sentKeymap !== activeKeymap { send(activeKeymap, to: keyboard) }
             wl_keyboard_send_enter(keyboard.resource, serial, surface.resource, &keys)
             wl_keyboard_send_modifiers(keyboard.resource, serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
         }
@@ -121,8 +167,12 @@ final class SeatTracker: EventMonitor {
         guard let session else { return }
         session.cursor.observe(event, at: arrival)
         switch event {
-        case .key(_, _, let key, let state):
-            if let modifiers = session.keymap.update(key: key, pressed: state == .pressed) { session.keyboardModifiersChanged(modifiers) }
+        case .key(let device, _, let key, let state):
+            // A key of another keyboard than the last (a virtual keyboard's, or a real one's
+            // after it) first hands the focused client that keyboard's keymap.
+            let typing = session.keymap(of: device)
+            session.activate(typing)
+            if let modifiers = typing.update(key: key, pressed: state == .pressed) { session.keyboardModifiersChanged(modifiers) }
         case .touchDown(_, _, _, let position):
             session.pressed(at: position)
         case .pointerButton(_, _, _, .pressed):
