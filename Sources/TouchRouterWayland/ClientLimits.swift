@@ -43,6 +43,9 @@ public enum ClientLimits {
     /// protocol's too_many_rectangles error ends the client: edge gestures test them on
     /// every touch down in an edge band, and a few rectangles describe any layout.
     public static let gestureDeferralRectangles = 32
+    /// zwp_input_timestamps_v1 objects for one wl_pointer, wl_keyboard or wl_touch: each is
+    /// sent an event before every event of its device, so many would multiply every motion.
+    public static let timestampsPerDevice = 16
     /// Virtual pointers and keyboards alive at once: each is a device of the router.
     public static let virtualDevices = 64
     /// Requests a virtual pointer gathers before its frame (consecutive relative motions

@@ -24,8 +24,12 @@ enum InputTimestampsManagerGlobal {
     /// wl_pointer and wl_touch is a `SeatDevice`.
     private static func create(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, for deviceResource: OpaquePointer?) {
         let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-        guard let created = createResource(client, tr_zwp_input_timestamps_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
         let device = WaylandObject.of(deviceResource, as: SeatDevice.self)
+        guard device.timestamps.count < ClientLimits.timestampsPerDevice else {
+            manager.endClient("\(manager.name).get_\(device.kind)_timestamps", pastLimit: "past \(ClientLimits.timestampsPerDevice) timestamps objects for \(device.name), the most one device may have")
+            return
+        }
+        guard let created = createResource(client, tr_zwp_input_timestamps_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
         let timestamps = InputTimestampsObject(resource: created, session: manager.session, device: device)
         WaylandObject.install(timestamps, implementation: InputTimestampsObject.table)
         device.timestamps.append(WeakTimestamps(object: timestamps))
