@@ -49,11 +49,12 @@ final class VirtualKeyboardObject: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        session.virtualKeyboards[device] = nil
         let now = session.clock.now()
         var events: [InputEvent] = heldKeys.map { .key(device: device, time: now, key: $0, state: .released) }
         events.append(.deviceRemoved(device: device, time: now))
+        // Its releases are read with its own keymap, so it is forgotten only after them.
         session.virtualDeviceRemoved(self, events: events)
+        session.virtualKeyboards[device] = nil
     }
 
     /// The client's keymap file, read and compiled; anything else is the end of the client,
