@@ -133,9 +133,11 @@ public final class WaylandSession {
     /// Creates the globals, opens the socket and starts the frame clock.
     public func start() throws(WaylandError) {
         let data = Unmanaged.passUnretained(self).toOpaque()
-        func add(_ interface: UnsafePointer<wl_interface>, _ version: Int32, _ bind: wl_global_bind_func_t) throws(WaylandError) {
+        @discardableResult
+        func add(_ interface: UnsafePointer<wl_interface>, _ version: Int32, _ bind: wl_global_bind_func_t) throws(WaylandError) -> OpaquePointer {
             guard let global = wl_global_create(display.display, interface, version, data, bind) else { throw WaylandError("cannot create the \(String(cString: interface.pointee.name)) global") }
             globals.append(global)
+            return global
         }
         try add(tr_wl_shm_interface(), ShmGlobal.version) { client, data, version, id in
             guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_wl_shm_interface(), ShmGlobal.table) else { return }
@@ -161,9 +163,10 @@ public final class WaylandSession {
         try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
         try add(tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.version, InputTimestampsManagerGlobal.bind)
         // Privileged: shown only to the clients `mayUseVirtualInput` allows (Privileges.swift).
-        try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind)
-        try add(tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.version, VirtualKeyboardManagerGlobal.bind)
-        virtualInputGlobals = Array(globals.suffix(2))
+        virtualInputGlobals = [
+            try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind),
+            try add(tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.version, VirtualKeyboardManagerGlobal.bind),
+        ]
         installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that
