@@ -25,8 +25,8 @@ update() {
         cp "$fresh" "$target"
     fi
 }
-for xml in "$root"/protocols/xdg-shell.xml "$root"/protocols/touch-router-input-v1.xml; do
-    name=$(basename "$xml" .xml)
+for name in xdg-shell touch-router-input-v1 input-timestamps-unstable-v1 wlr-virtual-pointer-unstable-v1 virtual-keyboard-unstable-v1; do
+    xml="$root/protocols/$name.xml"
     wayland-scanner server-header "$xml" "$work/$name-server-protocol.h"
     wayland-scanner private-code "$xml" "$work/$name-protocol.c"
     for generated in "include/$name-server-protocol.h:$name-server-protocol.h" "$name-protocol.c:$name-protocol.c"; do

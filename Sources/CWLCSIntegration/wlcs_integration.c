@@ -35,6 +35,9 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"wl_output", 4},
     {"xdg_wm_base", 5},
     {"wl_data_device_manager", 3},
+    {"zwp_input_timestamps_manager_v1", 1},
+    {"zwlr_virtual_pointer_manager_v1", 2},
+    {"zwp_virtual_keyboard_manager_v1", 1},
 };
 
 static WlcsIntegrationDescriptor const descriptor = {

@@ -37,6 +37,12 @@ const struct wl_interface *tr_xdg_popup_interface(void) { return &xdg_popup_inte
 const struct wl_interface *tr_xdg_positioner_interface(void) { return &xdg_positioner_interface; }
 const struct wl_interface *tr_touch_router_input_manager_v1_interface(void) { return &touch_router_input_manager_v1_interface; }
 const struct wl_interface *tr_touch_router_surface_input_v1_interface(void) { return &touch_router_surface_input_v1_interface; }
+const struct wl_interface *tr_zwp_input_timestamps_manager_v1_interface(void) { return &zwp_input_timestamps_manager_v1_interface; }
+const struct wl_interface *tr_zwp_input_timestamps_v1_interface(void) { return &zwp_input_timestamps_v1_interface; }
+const struct wl_interface *tr_zwlr_virtual_pointer_manager_v1_interface(void) { return &zwlr_virtual_pointer_manager_v1_interface; }
+const struct wl_interface *tr_zwlr_virtual_pointer_v1_interface(void) { return &zwlr_virtual_pointer_v1_interface; }
+const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
+const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void) { return &zwp_virtual_keyboard_v1_interface; }
 
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message) {
     wl_resource_post_error(resource, code, "%s", message);

@@ -6,7 +6,16 @@ import TouchRouterCore
 extension SessionConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "stats"]
+    /// What a program name in `[privileges]` should have been, or nil: an executable's file
+    /// name, or an absolute path (a relative one would depend on the session's directory).
+    static func programNameProblem(_ name: String) -> String? {
+        if name.isEmpty || name.utf8.contains(0) { return "an executable's name or absolute path" }
+        if name.contains("/"), !name.hasPrefix("/") { return "an absolute path or a bare executable name, not a relative path" }
+        if name.hasSuffix("/") { return "an executable's path, not a directory" }
+        return nil
+    }
+
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "stats", "privileges"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -91,6 +100,16 @@ extension SessionConfiguration {
             // 0 keeps every event that reached a client.
             if let slow = try statsReader.milliseconds("slow-ms", in: 0...3_600_000) { configuration.stats.slowThreshold = slow }
             try statsReader.finish(allowed: ["slow-ms"])
+        }
+        if let privileges = try reader.table("privileges") {
+            var privilegesReader = TableReader(document, privileges, path: [.key("privileges")], name: "[privileges]")
+            if let programs = try privilegesReader.strings("virtual-input", check: Self.programNameProblem) {
+                guard programs.count <= 256 else {
+                    throw document.error(value: [.key("privileges"), .key("virtual-input")], "privileges.virtual-input: \(programs.count) programs, past 256, the most it may name")
+                }
+                configuration.privileges.virtualInput = programs
+            }
+            try privilegesReader.finish(allowed: ["virtual-input"])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)

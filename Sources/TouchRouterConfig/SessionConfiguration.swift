@@ -13,6 +13,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var cursor = CursorSettings()
     /// `[stats]`: which events `msg stats slow` keeps.
     public var stats = StatsSettings()
+    /// `[privileges]`: which programs may see the globals that let a client inject input.
+    public var privileges = PrivilegeSettings()
     /// `[[touchscreen]]` tables, in the file's order: the first that matches a device wins.
     public var touchscreens: [TouchscreenRule] = []
     /// `[[input]]` tables, in the file's order: every one that matches a device applies.
@@ -25,7 +27,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
-            && a.cursor == b.cursor && a.stats == b.stats
+            && a.cursor == b.cursor && a.stats == b.stats && a.privileges == b.privileges
             && a.touchscreens == b.touchscreens && a.inputs == b.inputs
     }
 }
@@ -151,6 +153,29 @@ public struct CursorSettings: Sendable, Equatable {
 
 /// `[stats]`: events whose arrival to flushed took longer than `slowThreshold`
 /// nanoseconds are kept for `msg stats slow` (Android's 200 ms by default).
+/// Programs allowed the privileged globals, each named by its executable: a bare name matches
+/// the executable's file name, an absolute path the whole path once symbolic links are
+/// resolved (as /proc/PID/exe gives it). Nobody is allowed unless named.
+public struct PrivilegeSettings: Sendable, Equatable {
+    /// `virtual-input`: zwlr_virtual_pointer_manager_v1 and zwp_virtual_keyboard_manager_v1.
+    public var virtualInput: [String] = []
+    public init() {}
+
+    /// Whether `executable` (a resolved absolute path) is one of `names`; `resolve` resolves
+    /// a configured path (it may be a symbolic link, as /usr/bin's alternatives are).
+    public static func allows(_ names: [String], executable: String, resolve: (String) -> String?) -> Bool {
+        let base = executable.split(separator: "/").last.map(String.init) ?? executable
+        for name in names {
+            if name.hasPrefix("/") {
+                if name == executable || resolve(name) == executable { return true }
+            } else if name == base {
+                return true
+            }
+        }
+        return false
+    }
+}
+
 public struct StatsSettings: Sendable, Equatable {
     public var slowThreshold: Int64 = 200_000_000
     public init() {}

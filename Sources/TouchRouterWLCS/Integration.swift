@@ -14,6 +14,8 @@ final class WLCSServer {
     init() throws(WaylandError) {
         var options = WaylandSession.Options()
         options.listens = false
+        // WLCS's clients are threads of its own process: no executable tells them apart.
+        options.virtualInputForEveryClient = true
         session = try WaylandSession(options: options)
     }
 }

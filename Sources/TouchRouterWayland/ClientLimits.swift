@@ -43,6 +43,16 @@ public enum ClientLimits {
     /// protocol's too_many_rectangles error ends the client: edge gestures test them on
     /// every touch down in an edge band, and a few rectangles describe any layout.
     public static let gestureDeferralRectangles = 32
+    /// zwp_input_timestamps_v1 objects for one wl_pointer, wl_keyboard or wl_touch: each is
+    /// sent an event before every event of its device, so many would multiply every motion.
+    public static let timestampsPerDevice = 16
+    /// Virtual pointers and keyboards alive at once: each is a device of the router.
+    public static let virtualDevices = 64
+    /// Requests a virtual pointer gathers before its frame (consecutive relative motions
+    /// count once): everything gathered is routed at the frame.
+    public static let virtualPointerFrameRequests = 256
+    /// Bytes of a virtual keyboard's keymap: xkeyboard-config's keymaps take about 60 KiB.
+    public static let keymapBytes = 1 << 20
 }
 
 /// What a client holds, counted against `ClientLimits`.
@@ -57,6 +67,7 @@ struct ClientUsage {
     var pendingFrameCallbacks = 0
     var mappedBytes = 0
     var contentBytes = 0
+    var virtualDevices = 0
 }
 
 extension WaylandSession {

@@ -12,12 +12,14 @@ extension WaylandSession: InputDelivery {
         let serial = display.nextSerial
         surfaces[surface]?.touchInput?.touchWentDown(id, serial: serial)
         for touch in devices(.touch, of: client) {
+            touch.sendTimestamp(time)
             wl_touch_send_down(touch.resource, serial, time.waylandMilliseconds, resource, id.raw, fixed(local.x), fixed(local.y))
         }
     }
 
     public func touchMotion(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) {
         for touch in devices(.touch, of: client) {
+            touch.sendTimestamp(time)
             wl_touch_send_motion(touch.resource, time.waylandMilliseconds, id.raw, fixed(local.x), fixed(local.y))
         }
     }
@@ -25,6 +27,7 @@ extension WaylandSession: InputDelivery {
     public func touchUp(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID) {
         let serial = display.nextSerial
         for touch in devices(.touch, of: client) {
+            touch.sendTimestamp(time)
             wl_touch_send_up(touch.resource, serial, time.waylandMilliseconds, id.raw)
         }
     }
@@ -51,7 +54,10 @@ extension WaylandSession: InputDelivery {
     public func key(surface: SurfaceID, client: ClientID, time: RouterTime, key: UInt32, state: KeyState) {
         let serial = display.nextSerial
         let pressed = state == .pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue
-        for keyboard in devices(.keyboard, of: client) { wl_keyboard_send_key(keyboard.resource, serial, time.waylandMilliseconds, key, pressed) }
+        for keyboard in devices(.keyboard, of: client) {
+            keyboard.sendTimestamp(time)
+            wl_keyboard_send_key(keyboard.resource, serial, time.waylandMilliseconds, key, pressed)
+        }
     }
 
     /// xkbcommon's state is the session's modifier truth (see `SeatTracker`); the core's model is not sent.
@@ -70,13 +76,19 @@ extension WaylandSession: InputDelivery {
     }
 
     public func pointerMotion(surface: SurfaceID, client: ClientID, time: RouterTime, local: Point<SurfaceSpace>) {
-        for pointer in devices(.pointer, of: client) { wl_pointer_send_motion(pointer.resource, time.waylandMilliseconds, fixed(local.x), fixed(local.y)) }
+        for pointer in devices(.pointer, of: client) {
+            pointer.sendTimestamp(time)
+            wl_pointer_send_motion(pointer.resource, time.waylandMilliseconds, fixed(local.x), fixed(local.y))
+        }
     }
 
     public func pointerButton(surface: SurfaceID, client: ClientID, time: RouterTime, button: UInt32, state: ButtonState) {
         let serial = display.nextSerial
         let pressed = state == .pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
-        for pointer in devices(.pointer, of: client) { wl_pointer_send_button(pointer.resource, serial, time.waylandMilliseconds, button, pressed) }
+        for pointer in devices(.pointer, of: client) {
+            pointer.sendTimestamp(time)
+            wl_pointer_send_button(pointer.resource, serial, time.waylandMilliseconds, button, pressed)
+        }
     }
 
     public func pointerAxis(surface: SurfaceID, client: ClientID, time: RouterTime, axis: PointerAxis, value: Double, discrete: Int32, source: AxisSource) {
@@ -92,9 +104,11 @@ extension WaylandSession: InputDelivery {
             let version = pointer.version
             if version >= 5 { wl_pointer_send_axis_source(pointer.resource, wlSource) }
             if discrete != 0 {
-                if version >= 8 { wl_pointer_send_axis_value120(pointer.resource, wlAxis, discrete * 120) }
+                // A virtual pointer's steps can be any int32: clamped, never trapping.
+                if version >= 8 { wl_pointer_send_axis_value120(pointer.resource, wlAxis, Int32(clamping: Int(discrete) * 120)) }
                 else if version >= 5 { wl_pointer_send_axis_discrete(pointer.resource, wlAxis, discrete) }
             }
+            pointer.sendTimestamp(time)
             if value == 0, version >= 5 { wl_pointer_send_axis_stop(pointer.resource, time.waylandMilliseconds, wlAxis) }
             else { wl_pointer_send_axis(pointer.resource, time.waylandMilliseconds, wlAxis, fixed(value)) }
         }

@@ -76,18 +76,32 @@ extension WaylandSession {
         let drain = { [unowned self] in
             read { event in
                 if case .deviceAdded(let device, _, _) = event, let deviceName = name(device) { self.router.nameDevice(device, deviceName) }
-                if case .key(_, _, let key, let state) = event {
-                    // The keymap's modifiers follow the keys the router has dispatched, so
-                    // those before this one go first; then a bound chord takes it.
-                    self.router.dispatchAll()
-                    if self.shell.takesKey(key, state: state) { return }
-                }
-                self.router.enqueue(event)
+                self.enqueueAsDevice(event)
             }
             self.router.dispatchAll()
         }
         _ = try display.watch(fd: fd) { _ in drain() }
         drain()
+    }
+
+    /// Queues an event of a device, as libinput's are queued: a key waits for the keys before
+    /// it to be dispatched (the keymap's modifiers follow them), then a bound chord may take it.
+    func enqueueAsDevice(_ event: InputEvent) {
+        if case .key(_, _, let key, let state) = event {
+            router.dispatchAll()
+            if shell.takesKey(key, state: state) { return }
+        }
+        router.enqueue(event)
+    }
+
+    /// Routes a device's events the session makes itself (virtual pointers and keyboards)
+    /// as libinput's are routed; `name` names a device it adds.
+    func routeAsDevice(_ events: [InputEvent], naming name: String? = nil) {
+        for event in events {
+            if case .deviceAdded(let device, _, _) = event, let name { router.nameDevice(device, name) }
+            enqueueAsDevice(event)
+        }
+        router.dispatchAll()
     }
 
     /// The first output's rectangle in the layout, where a touchscreen is mapped.

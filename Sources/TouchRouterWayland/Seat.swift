@@ -28,6 +28,11 @@ final class SeatDevice: WaylandObject {
     enum Kind { case touch, pointer, keyboard }
     let kind: Kind
     let clientID: ClientID
+    /// zwp_input_timestamps_v1 objects made for this resource (InputTimestamps.swift).
+    var timestamps: [WeakTimestamps] = []
+    /// The keymap this wl_keyboard was last sent (weak: a keymap replaced and freed is not
+    /// mistaken for a later one at the same address).
+    weak var sentKeymap: Keymap?
 
     init(resource: OpaquePointer, session: WaylandSession, kind: Kind, clientID: ClientID) {
         self.kind = kind
@@ -35,7 +40,11 @@ final class SeatDevice: WaylandObject {
         super.init(resource: resource, session: session)
     }
 
-    override func resourceDestroyed() { session.seatDeviceDestroyed(self) }
+    override func resourceDestroyed() {
+        for entry in timestamps { entry.object?.device = nil }
+        timestamps.removeAll()
+        session.seatDeviceDestroyed(self)
+    }
 
     nonisolated(unsafe) static let touchTable = implementation(wl_touch_interface(release: destroyRequest))
     nonisolated(unsafe) static let keyboardTable = implementation(wl_keyboard_interface(release: destroyRequest))
@@ -87,6 +96,35 @@ final class Keymap {
         free(string)
     }
 
+    /// A keymap a client sent (a virtual keyboard's), as text; nil when xkbcommon cannot
+    /// compile it. Its complaints are not logged: a hostile client's garbage is not news.
+    init?(clientText bytes: UnsafeRawBufferPointer) {
+        guard let context = xkb_context_new(xkb_context_flags(rawValue: XKB_CONTEXT_NO_DEFAULT_INCLUDES.rawValue | XKB_CONTEXT_NO_ENVIRONMENT_NAMES.rawValue)) else { return nil }
+        xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+              let made = xkb_keymap_new_from_buffer(context, base, bytes.count, XKB_KEYMAP_FORMAT_TEXT_V1, XKB_KEYMAP_COMPILE_NO_FLAGS) else {
+            xkb_context_unref(context)
+            return nil
+        }
+        guard let string = xkb_keymap_get_as_string(made, XKB_KEYMAP_FORMAT_TEXT_V1) else {
+            xkb_keymap_unref(made)
+            xkb_context_unref(context)
+            return nil
+        }
+        self.context = context
+        keymap = made
+        state = xkb_state_new(made)
+        text = String(cString: string)
+        free(string)
+    }
+
+    /// Sets the modifiers as a client serialized them (a virtual keyboard's modifiers
+    /// request); xkbcommon keeps only the bits its keymap has. The modifiers, if they changed.
+    func setModifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) -> KeyboardModifiers? {
+        let changed = xkb_state_update_mask(state, depressed, latched, locked, 0, 0, group)
+        return changed.rawValue == 0 ? nil : modifiers
+    }
+
     deinit {
         xkb_state_unref(state)
         xkb_keymap_unref(keymap)
@@ -103,7 +141,7 @@ final class Keymap {
 
     /// Feeds an evdev key to the state; returns the modifiers if they changed.
     func update(key: UInt32, pressed: Bool) -> KeyboardModifiers? {
-        let changed = xkb_state_update_key(state, key + 8, pressed ? XKB_KEY_DOWN : XKB_KEY_UP)
+        let changed = xkb_state_update_key(state, key &+ 8, pressed ? XKB_KEY_DOWN : XKB_KEY_UP)
         return changed.rawValue == 0 ? nil : modifiers
     }
 

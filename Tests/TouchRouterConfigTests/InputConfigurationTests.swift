@@ -108,6 +108,29 @@ struct InputConfigurationTests {
         #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'slow' in [stats]"), "\(unknown)")
     }
 
+    @Test("[privileges] virtual-input: nobody unless named; bare names and absolute paths, a relative path or an empty name refused at its value")
+    func privilegesVirtualInput() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.virtualInput.isEmpty)
+        let read = try SessionConfiguration.parse("[privileges]\nvirtual-input = [\"wvkbd-mobintl\", \"/usr/bin/squeekboard\"]\n", file: Self.file)
+        #expect(read.privileges.virtualInput == ["wvkbd-mobintl", "/usr/bin/squeekboard"])
+        let relative = error("[privileges]\nvirtual-input = [\"wvkbd\", \"bin/wvkbd\"]\n")
+        #expect(relative.hasPrefix("input.toml:2:27: error: privileges.virtual-input[1]: expected an absolute path or a bare executable name"), "\(relative)")
+        let empty = error("[privileges]\nvirtual-input = [\"\"]\n")
+        #expect(empty.hasPrefix("input.toml:2:18: error: privileges.virtual-input[0]: expected an executable's name or absolute path"), "\(empty)")
+        let unknown = error("[privileges]\nlayer-shell = []\n")
+        #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'layer-shell' in [privileges]"), "\(unknown)")
+    }
+
+    @Test("[privileges] matching: a bare name is the executable's file name, a path the resolved whole path")
+    func privilegeMatching() {
+        let resolve: (String) -> String? = { $0 == "/usr/bin/osk" ? "/usr/lib/osk/osk-real" : nil }
+        #expect(PrivilegeSettings.allows(["wvkbd-mobintl"], executable: "/usr/bin/wvkbd-mobintl", resolve: resolve))
+        #expect(!PrivilegeSettings.allows(["wvkbd"], executable: "/usr/bin/wvkbd-mobintl", resolve: resolve))
+        #expect(!PrivilegeSettings.allows(["/usr/bin/wvkbd-mobintl"], executable: "/tmp/wvkbd-mobintl", resolve: resolve))
+        #expect(PrivilegeSettings.allows(["/usr/bin/osk"], executable: "/usr/lib/osk/osk-real", resolve: resolve))
+        #expect(!PrivilegeSettings.allows([], executable: "/usr/bin/wvkbd-mobintl", resolve: resolve))
+    }
+
     static let panelAndMonitor: [(name: String, rect: Rect<GlobalSpace>, transform: OutputTransform)] = [
         ("HDMI-A-1", Rect(x: 0, y: 0, width: 1920, height: 1080), .normal),
         ("eDP-1", Rect(x: 1920, y: 0, width: 1080, height: 1920), .rotated90),

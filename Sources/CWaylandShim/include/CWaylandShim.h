@@ -13,6 +13,9 @@
 #include <xkbcommon/xkbcommon.h>
 #include "xdg-shell-server-protocol.h"
 #include "touch-router-input-v1-server-protocol.h"
+#include "input-timestamps-unstable-v1-server-protocol.h"
+#include "wlr-virtual-pointer-unstable-v1-server-protocol.h"
+#include "virtual-keyboard-unstable-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -39,6 +42,12 @@ const struct wl_interface *tr_xdg_popup_interface(void);
 const struct wl_interface *tr_xdg_positioner_interface(void);
 const struct wl_interface *tr_touch_router_input_manager_v1_interface(void);
 const struct wl_interface *tr_touch_router_surface_input_v1_interface(void);
+const struct wl_interface *tr_zwp_input_timestamps_manager_v1_interface(void);
+const struct wl_interface *tr_zwp_input_timestamps_v1_interface(void);
+const struct wl_interface *tr_zwlr_virtual_pointer_manager_v1_interface(void);
+const struct wl_interface *tr_zwlr_virtual_pointer_v1_interface(void);
+const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void);
+const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);

@@ -1,0 +1,54 @@
+import CWaylandShim
+import TouchRouterConfig
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Privileged globals: a client that may inject input can type into every other client, so
+// the virtual pointer and keyboard managers are shown only to the programs the
+// configuration's `[privileges] virtual-input` names (README, "Privileged globals"). A
+// client not allowed never sees them in wl_registry, and libwayland refuses its bind of
+// them as of an unknown global, as sway's security context hides its globals; nothing is
+// logged, since a program that merely lists globals is not misbehaving.
+
+extension WaylandSession {
+    func installGlobalFilter() {
+        wl_display_set_global_filter(display.display, { client, global, data in
+            guard let client, let global, let data else { return true }
+            let session = Unmanaged<WaylandSession>.fromOpaque(data).takeUnretainedValue()
+            return session.shows(global, to: client)
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    private func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
+        guard virtualInputGlobals.contains(global) else { return true }
+        return mayUseVirtualInput(client)
+    }
+
+    /// Asked at each announcement and bind, so that a reloaded `[privileges]` holds for
+    /// every bind after it.
+    func mayUseVirtualInput(_ client: OpaquePointer) -> Bool {
+        if options.virtualInputForEveryClient { return true }
+        let allowed = shell?.configuration.privileges.virtualInput ?? []
+        guard !allowed.isEmpty else { return false }
+        var pid: pid_t = 0
+        wl_client_get_credentials(client, &pid, nil, nil)
+        guard pid > 0, let executable = Self.executable(of: pid) else { return false }
+        return PrivilegeSettings.allows(allowed, executable: executable, resolve: Self.resolvedPath)
+    }
+
+    /// /proc/PID/exe: the executable, its links resolved, as the kernel keeps it (the path it
+    /// had at exec; a file deleted since has " (deleted)" after it and matches nothing).
+    static func executable(of pid: pid_t) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
+        guard length > 0, length < buffer.count - 1 else { return nil }
+        return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+}

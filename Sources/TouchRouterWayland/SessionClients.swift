@@ -1,0 +1,86 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a client has: its id in the core, and its seat devices.
+final class ClientRecord {
+    let id: ClientID
+    let client: OpaquePointer
+    var devices: [SeatDevice] = []
+    var destroyListener: Listener?
+    var usage = ClientUsage()
+    /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.
+    var touchWithheld = false
+
+    init(id: ClientID, client: OpaquePointer) {
+        self.id = id
+        self.client = client
+    }
+
+    func devices(_ kind: SeatDevice.Kind) -> [SeatDevice] { devices.filter { $0.kind == kind } }
+
+    /// The client's process, as its socket's peer credentials say.
+    var pid: Int32 {
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        wl_client_get_credentials(client, &pid, &uid, &gid)
+        return pid
+    }
+
+    var capabilities: ClientCapabilities {
+        var capabilities: ClientCapabilities = []
+        for device in devices {
+            switch device.kind {
+            case .touch: if !touchWithheld { capabilities.insert(.touch) }
+            case .pointer: capabilities.insert(.pointer)
+            case .keyboard: capabilities.insert(.keyboard)
+            }
+        }
+        return capabilities
+    }
+}
+
+/// Clients as the session knows them: a record made at a client's first bind, forgotten
+/// when libwayland says the client is going.
+extension WaylandSession {
+    @discardableResult
+    func record(for client: OpaquePointer) -> ClientRecord {
+        if let record = clients[client] { return record }
+        let record = ClientRecord(id: ClientID(nextClient), client: client)
+        nextClient += 1
+        clients[client] = record
+        clientsByID[record.id] = record
+        let listener = Listener { [weak self, unowned record] _ in self?.clientDestroyed(record) }
+        wl_client_add_destroy_listener(client, listener.wlListener)
+        listener.didLink()
+        record.destroyListener = listener
+        stats.clientConnected(record.id, pid: record.pid)
+        shell.clientConnected(record)
+        return record
+    }
+
+    var clientRecords: [ClientRecord] { Array(clients.values) }
+
+    /// The record of a client that is still connected; nil once it is going, so that
+    /// resources destroyed with it neither count nor make a new record.
+    func existingRecord(for client: OpaquePointer) -> ClientRecord? { clients[client] }
+
+    /// libwayland tells this before it destroys the client's resources: from here on
+    /// nothing is sent to the client, and its resources leave the tree as they go.
+    private func clientDestroyed(_ record: ClientRecord) {
+        record.destroyListener?.remove()
+        record.destroyListener = nil
+        clients[record.client] = nil
+        clientsByID[record.id] = nil
+        clientsBySocket = clientsBySocket.filter { $0.value != record.client }
+        record.devices.removeAll()
+        router.forgetClient(record.id)
+        router.dispatchAll()
+        stats.clientDisconnected(record.id)
+        shell.clientDisconnected(record)
+    }
+    func devices(_ kind: SeatDevice.Kind, of client: ClientID) -> [SeatDevice] {
+        clientsByID[client]?.devices(kind) ?? []
+    }
+}

@@ -1,0 +1,248 @@
+import CWaylandShim
+import TouchRouterCore
+
+/// Surfaces entering and leaving the core's tree: created, committed, mapped as toplevels,
+/// popups and subsurfaces, restacked and destroyed, and the popups that hold a grab.
+extension WaylandSession {
+    func surfaceCreated(_ surface: SurfaceObject) {
+        surface.assignID(SurfaceID(nextSurface))
+        nextSurface += 1
+        WaylandObject.install(surface, implementation: SurfaceObject.table)
+        surfaces[surface.id] = surface
+    }
+
+    func surfaceDestroyed(_ surface: SurfaceObject) {
+        // Out of the lookup first: the leaves the core sends as it leaves the tree are
+        // not for an object the client has destroyed.
+        surfaces[surface.id] = nil
+        surface.replaceContents(with: nil)
+        surface.countRegionRectangles(nil)
+        existingRecord(for: surface.client)?.usage.surfaces -= 1
+        surface.subsurface?.detach()
+        takeOutOfTree(surface)
+    }
+
+    /// The role object (xdg_toplevel or xdg_popup) went: the surface leaves the tree, and
+    /// may take a role again.
+    func roleDestroyed(surface: SurfaceObject?) {
+        guard let surface else { return }
+        takeOutOfTree(surface)
+        if surface.role == .toplevel || surface.role == .popup { surface.role = .none }
+    }
+
+    private func takeOutOfTree(_ surface: SurfaceObject) {
+        guard surface.inTree else { return }
+        surface.inTree = false
+        do { markOutOfTree(try tree.remove(surface.id)) } catch { report("removing \(surface.id): \(error)") }
+        router.dispatchAll()
+    }
+
+    /// Everything stacked on a removed surface (subsurfaces and popups) left the tree with it.
+    private func markOutOfTree(_ removed: [SurfaceID]) {
+        for id in removed {
+            surfaces[id]?.inTree = false
+            shell.surfaceLeft(id)
+        }
+    }
+
+    func subsurfaceCreated(_ subsurface: SubsurfaceObject) {
+        guard let parent = subsurface.parent, parent.inTree, let surface = subsurface.surface else { return }
+        addToTree(surface, parent: parent, below: false)
+    }
+
+    func subsurfaceDestroyed(_ subsurface: SubsurfaceObject) {
+        subsurface.detach()
+        if let surface = subsurface.surface {
+            takeOutOfTree(surface)
+            surface.cached = nil
+        }
+    }
+
+    func labelChanged(_ toplevel: XdgToplevelObject) {
+        guard let surface = toplevel.xdgSurface?.surface, surface.inTree else { return }
+        try? tree.setLabel(surface.id, label(of: toplevel))
+    }
+
+    private func label(of toplevel: XdgToplevelObject) -> String {
+        toplevel.appID.isEmpty ? toplevel.title : toplevel.title.isEmpty ? toplevel.appID : "\(toplevel.appID): \(toplevel.title)"
+    }
+
+    /// The size a toplevel is asked to take: the output's in kiosk mode, its own choice otherwise.
+    func configureSize(for toplevel: XdgToplevelObject) -> Size {
+        guard options.kiosk, let output = outputs.first else { return Size(width: 0, height: 0) }
+        return output.mode.layoutSize
+    }
+
+    /// After a commit made state current: configure a new xdg surface, map it once it has
+    /// acked and has a buffer, and bring the core's tree up to date.
+    func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
+        pendingFrames += frameCallbacks.map { ($0, surface.id) }
+        if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {
+            if !xdg.sentFirstConfigure { xdg.sendConfigure() }
+            // Mapping waits for a buffer, not for ack_configure: WLCS's clients attach
+            // their first buffer before they have read the configure, some even in the
+            // very first commit. Mir maps them; wlroots and Weston end them with a
+            // protocol error.
+            if !surface.inTree, surface.hasBuffer {
+                if let toplevel = xdg.toplevel { mapToplevel(surface, toplevel) }
+                else if let popup = xdg.popup, let parent = popup.parent, parent.inTree { mapPopup(surface, popup, parent: parent) }
+            }
+        }
+        guard surface.inTree else { return }
+        do {
+            try tree.resize(surface.id, to: surface.size)
+            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
+            let mapped = surface.hasBuffer
+            if tree.properties(of: surface.id)?.mapped != mapped { try tree.updateProperties(surface.id) { $0.mapped = mapped } }
+            for child in surface.below + surface.above {
+                guard let childSurface = child.surface, childSurface.inTree else { continue }
+                if tree.surface(childSurface.id)?.position != child.position { try tree.move(childSurface.id, to: child.position) }
+            }
+            // A repositioned popup, or one whose window geometry changed, lines up again.
+            if let popup = surface.xdgSurface?.popup, let parent = popup.parent {
+                let origin = popupOrigin(popup, parent: parent)
+                if tree.surface(surface.id)?.position != origin { try tree.move(surface.id, to: origin) }
+            }
+            if surface.pendingRestack {
+                surface.pendingRestack = false
+                try restackChildren(of: surface)
+            }
+        } catch {
+            report("updating \(surface.id): \(error)")
+        }
+        router.dispatchAll()
+    }
+
+    /// Makes the core's order of a surface's subsurfaces match the protocol's.
+    private func restackChildren(of surface: SurfaceObject) throws(SurfaceTreeError) {
+        let inTree = { (list: [SubsurfaceObject]) in list.compactMap { $0.surface }.filter(\.inTree).map(\.id) }
+        let wanted = (below: inTree(surface.below), above: inTree(surface.above))
+        let actual = tree.subsurfaces(of: surface.id)
+        guard actual.below != wanted.below || actual.above != wanted.above else { return }
+        // Built outwards from the parent, each child next to the one placed before it.
+        var next = surface.id
+        for child in wanted.below.reversed() {
+            try tree.place(child, below: next)
+            next = child
+        }
+        var previous = surface.id
+        for child in wanted.above {
+            try tree.place(child, above: previous)
+            previous = child
+        }
+    }
+
+    private func mapToplevel(_ surface: SurfaceObject, _ toplevel: XdgToplevelObject) {
+        guard let output = outputs.first else { return }
+        // Placement is of the window geometry: client-side decorations (foot's title bar)
+        // and shadows may lie outside the buffer's origin, and must land on the output too.
+        let geometry = surface.xdgSurface?.geometry ?? Rect(x: 0, y: 0, width: surface.size.width, height: surface.size.height)
+        let corner: Offset
+        if options.kiosk {
+            corner = .zero
+        } else {
+            // Cascade from the top left, as Weston's desktop shell does, wrapping within the output.
+            let step = 32 * placedToplevels
+            let room = (width: max(1, output.rect.width - geometry.width), height: max(1, output.rect.height - geometry.height))
+            corner = Offset(dx: step % room.width, dy: step % room.height)
+        }
+        let position = Offset(dx: corner.dx - geometry.x, dy: corner.dy - geometry.y)
+        let requested = surface.requestedPosition.map { Offset(dx: $0.dx - output.rect.x, dy: $0.dy - output.rect.y) }
+        placedToplevels += 1
+        let entered = enterTree(surface, as: "toplevel") { client, properties throws(SurfaceTreeError) in
+            try tree.addToplevel(surface.id, client: client, output: output.id, position: requested ?? position,
+                                 size: surface.size, properties: properties, label: label(of: toplevel))
+        }
+        guard entered else { return }
+        // A new window ends any popup grab, as in Mir and GNOME Shell.
+        router.dismissClientGrab()
+        for resource in output.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
+        _ = router.setKeyboardFocus(surface.id)
+        router.dispatchAll()
+    }
+
+    private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {
+        let entered = enterTree(surface, as: "popup") { client, properties throws(SurfaceTreeError) in
+            try tree.addPopup(surface.id, client: client, parent: parent.id, position: popupOrigin(popup, parent: parent),
+                              size: surface.size, properties: properties, label: "popup")
+        }
+        guard entered else { return }
+        if popup.grabbed {
+            grabbingPopups.append(popup)
+            router.beginClientGrab(record(for: surface.client).id) { [unowned self] in self.dismissGrabbingPopups() }
+            router.setKeyboardFocus(surface.id)
+        }
+        router.dispatchAll()
+    }
+
+    /// Where the popup's window geometry goes relative to its parent's: the positioner's
+    /// box, moved inside the parent's output as its constraint adjustment allows (as is,
+    /// while the parent is not on an output).
+    func popupBox(_ popup: XdgPopupObject) -> Rect<SurfaceSpace> {
+        guard let parent = popup.parent, parent.inTree, let origin = tree.surface(parent.id)?.originInOutput,
+              let output = tree.outputOf(parent.id).flatMap({ tree.output($0) }) else { return popup.placement.box }
+        let geometry = parent.xdgSurface?.geometry
+        let bounds = Rect<SurfaceSpace>(x: -origin.dx - (geometry?.x ?? 0), y: -origin.dy - (geometry?.y ?? 0),
+                                        width: output.rect.width, height: output.rect.height)
+        return popup.placement.unconstrained(in: bounds)
+    }
+
+    /// The popup surface's origin in its parent surface: window geometries lined up as configured.
+    private func popupOrigin(_ popup: XdgPopupObject, parent: SurfaceObject) -> Offset {
+        let parentGeometry = parent.xdgSurface?.geometry, ownGeometry = popup.xdgSurface?.geometry
+        return Offset(dx: (parentGeometry?.x ?? 0) + popup.box.x - (ownGeometry?.x ?? 0),
+                      dy: (parentGeometry?.y ?? 0) + popup.box.y - (ownGeometry?.y ?? 0))
+    }
+
+    /// popup_done to every grabbing popup, innermost first, as xdg-shell asks; their
+    /// clients then destroy them.
+    private func dismissGrabbingPopups() {
+        let dismissed = grabbingPopups
+        grabbingPopups.removeAll()
+        for popup in dismissed.reversed() { xdg_popup_send_popup_done(popup.resource) }
+    }
+
+    /// A popup's role object went: it no longer holds the grab; the last one ends it.
+    func popupGone(_ popup: XdgPopupObject) {
+        guard let at = grabbingPopups.firstIndex(where: { $0 === popup }) else { return }
+        grabbingPopups.remove(at: at)
+        if grabbingPopups.isEmpty { router.endClientGrab() }
+    }
+
+    private func addToTree(_ surface: SurfaceObject, parent: SurfaceObject, below: Bool) {
+        guard !surface.inTree, let subsurface = surface.subsurface else { return }
+        enterTree(surface, as: "subsurface") { client, properties throws(SurfaceTreeError) in
+            try tree.addSubsurface(surface.id, client: client, parent: parent.id, position: subsurface.position,
+                                   size: surface.size, below: below, properties: properties, label: "subsurface")
+        }
+    }
+
+    /// Adds a surface to the core's tree with `add` (given its client and properties, mapped
+    /// once it has a buffer), sets its input region, and brings in the subsurfaces waiting on it.
+    @discardableResult
+    private func enterTree(_ surface: SurfaceObject, as role: String,
+                           _ add: (ClientID, SurfaceProperties) throws(SurfaceTreeError) -> Void) -> Bool {
+        var properties = surface.propertiesOnEntry
+        properties.mapped = surface.hasBuffer
+        do {
+            try add(record(for: surface.client).id, properties)
+            try tree.setInputRegion(surface.id, surface.inputRegionForTree)
+        } catch .tooDeep(_, let limit) {
+            surface.endClient("\(surface.name).commit", pastLimit: "maps a \(role) past \(limit) levels, the most surfaces may nest")
+            return false
+        } catch {
+            report("adding \(role) \(surface.id) to the tree: \(error)")
+            return false
+        }
+        surface.inTree = true
+        shell.surfaceEntered(surface)
+        attachChildren(of: surface)
+        return true
+    }
+
+    /// Subsurfaces made before their parent entered the tree follow it in, in order.
+    private func attachChildren(of surface: SurfaceObject) {
+        for child in surface.below.reversed() { if let s = child.surface { addToTree(s, parent: surface, below: true) } }
+        for child in surface.above { if let s = child.surface { addToTree(s, parent: surface, below: false) } }
+    }
+}

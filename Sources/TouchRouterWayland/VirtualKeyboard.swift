@@ -1,0 +1,133 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// virtual-keyboard-unstable-v1 (protocols/virtual-keyboard-unstable-v1.xml), as sway serves
+// it: each zwp_virtual_keyboard_v1 is a keyboard device of the router with a keymap of its
+// own, which must come before any key or modifiers (else the protocol's no_keymap error).
+// Its keys are routed as libinput's are, stamped with the session's clock (the client's
+// millisecond `time` is ignored, as wlroots does); the focused client is sent this keymap
+// before the first of its keys, and the seat's again when a real keyboard types
+// (SessionSeat.swift). A privileged global (Privileges.swift).
+
+enum VirtualKeyboardManagerGlobal {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.table)
+    }
+
+    /// The seat argument is ignored: the session has one seat.
+    nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_manager_v1_interface(
+        create_virtual_keyboard: { client, resource, _, id in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let device = manager.session.makeVirtualDevice(for: manager, request: "\(manager.name).create_virtual_keyboard") else { return }
+            guard let created = createResource(client, tr_zwp_virtual_keyboard_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let keyboard = VirtualKeyboardObject(resource: created, session: manager.session, device: device)
+            WaylandObject.install(keyboard, implementation: VirtualKeyboardObject.table)
+            manager.session.virtualKeyboards[device] = keyboard
+            manager.session.virtualDeviceAdded(device, capabilities: [.keyboard], name: "\(keyboard.name) (client \(manager.session.existingRecord(for: keyboard.client)?.pid ?? 0))")
+        }))
+}
+
+/// One virtual keyboard: its keymap, with the xkbcommon state its keys and modifiers
+/// requests move, and the keys it holds, released when it goes.
+final class VirtualKeyboardObject: WaylandObject {
+    let device: DeviceID
+    private(set) var keymap: Keymap?
+    private var heldKeys: [UInt32] = []
+
+    /// Evdev codes go to xkbcommon plus 8; keymaps name codes up to 255 in practice, and
+    /// libinput's stop at KEY_MAX (767).
+    static let highestKey: UInt32 = 0xFFFF
+
+    init(resource: OpaquePointer, session: WaylandSession, device: DeviceID) {
+        self.device = device
+        super.init(resource: resource, session: session)
+    }
+
+    override func resourceDestroyed() {
+        let now = session.clock.now()
+        var events: [InputEvent] = heldKeys.map { .key(device: device, time: now, key: $0, state: .released) }
+        events.append(.deviceRemoved(device: device, time: now))
+        // Its releases are read with its own keymap, so it is forgotten only after them.
+        session.virtualDeviceRemoved(self, events: events)
+        session.virtualKeyboards[device] = nil
+    }
+
+    /// The client's keymap file, read and compiled; anything else is the end of the client,
+    /// named (the protocol defines no error for a bad keymap, so wl_display's implementation
+    /// error says what was wrong).
+    private func setKeymap(format: UInt32, fd: Int32, size: UInt32) {
+        defer { close(fd) }
+        let request = "\(name).keymap"
+        guard format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue else {
+            return session.endClient(client, "\(request): format \(format) is not xkb_v1 (1)")
+        }
+        guard size > 0, size <= ClientLimits.keymapBytes else {
+            return session.endClient(client, "\(request): \(size) bytes, not from 1 to \(ClientLimits.keymapBytes), the most a keymap may take")
+        }
+        var status = stat()
+        guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            return session.endClient(client, "\(request): the descriptor is not a readable file")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        var done = 0
+        while done < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                return session.endClient(client, got == 0 ? "\(request): the file holds \(done) bytes, fewer than the \(size) said"
+                                                            : "\(request): cannot read the file: \(String(cString: strerror(errno)))")
+            }
+            done += got
+        }
+        // The text may end in NULs (the seat's own keymap file does).
+        let length = bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
+        guard let compiled = bytes.withUnsafeBytes({ Keymap(clientText: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) else {
+            return session.endClient(client, "\(request): xkbcommon cannot read it as an xkb_v1 keymap")
+        }
+        let old = keymap
+        keymap = compiled
+        session.virtualKeymapReplaced(old, with: compiled)
+    }
+
+    private func key(_ key: UInt32, state: UInt32) {
+        guard keymap != nil else {
+            return postError(ZWP_VIRTUAL_KEYBOARD_V1_ERROR_NO_KEYMAP.rawValue, "\(name).key: no keymap was set; keymap must come first")
+        }
+        let keyState: KeyState
+        switch state {
+        case WL_KEYBOARD_KEY_STATE_PRESSED.rawValue: keyState = .pressed
+        case WL_KEYBOARD_KEY_STATE_RELEASED.rawValue: keyState = .released
+        default: return session.endClient(client, "\(name).key: state \(state) is neither released (0) nor pressed (1)")
+        }
+        guard key <= Self.highestKey else {
+            return session.endClient(client, "\(name).key: key \(key) is past \(Self.highestKey), beyond any keymap's codes")
+        }
+        if keyState == .pressed, !heldKeys.contains(key) { heldKeys.append(key) }
+        if keyState == .released { heldKeys.removeAll { $0 == key } }
+        session.routeAsDevice([.key(device: device, time: session.clock.now(), key: key, state: keyState)])
+    }
+
+    private func modifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
+        guard let keymap else {
+            return postError(ZWP_VIRTUAL_KEYBOARD_V1_ERROR_NO_KEYMAP.rawValue, "\(name).modifiers: no keymap was set; keymap must come first")
+        }
+        session.virtualModifiers(keymap, changed: keymap.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group))
+    }
+
+    nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_v1_interface(
+        keymap: { _, resource, format, fd, size in
+            WaylandObject.of(resource, as: VirtualKeyboardObject.self).setKeymap(format: format, fd: fd, size: size)
+        },
+        key: { _, resource, _, key, state in
+            WaylandObject.of(resource, as: VirtualKeyboardObject.self).key(key, state: state)
+        },
+        modifiers: { _, resource, depressed, latched, locked, group in
+            WaylandObject.of(resource, as: VirtualKeyboardObject.self).modifiers(depressed: depressed, latched: latched, locked: locked, group: group)
+        },
+        destroy: destroyRequest))
+}
