@@ -15,6 +15,11 @@ let package = Package(
         .library(name: "TouchRouterCLI", type: .dynamic, targets: ["TouchRouterCLI"]),
         // The WLCS integration module: `wlcs .build/debug/libtouch-router-wlcs.so`.
         .library(name: "touch-router-wlcs", type: .dynamic, targets: ["TouchRouterWLCS"]),
+        // `touch-router bench e2e`'s C programs (README, "bench e2e"): the benchmark client and
+        // the raw libwayland floor server, with committed wayland-scanner output
+        // (meson-helpers/generate-bench-protocols.sh).
+        .executable(name: "touch-router-bench-client", targets: ["touch-router-bench-client"]),
+        .executable(name: "touch-router-bench-floor", targets: ["touch-router-bench-floor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -95,6 +100,12 @@ let package = Package(
         // not the loading of the session's fifty libraries.
         .executableTarget(name: "TouchRouterLauncher", linkerSettings: [.linkedLibrary("dl"), .unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
         .executableTarget(
+            name: "touch-router-bench-client", path: "Sources/Benchmarks/bench-client",
+            cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-client")]),
+        .executableTarget(
+            name: "touch-router-bench-floor", path: "Sources/Benchmarks/bench-floor",
+            cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-server")]),
+        .executableTarget(
             name: "RoutingBenchmarks",
             dependencies: [
                 "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterStats",
@@ -110,7 +121,7 @@ let package = Package(
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),
         // Runs the built `touch-router` as a person would.
-        .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI"], exclude: ["Clients"]),
+        .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI", "touch-router-bench-client", "touch-router-bench-floor"], exclude: ["Clients"]),
     ],
     swiftLanguageModes: [.v6]
 )
