@@ -33,6 +33,7 @@ public final class ControlServer {
     private var listenSource: OpaquePointer?
     private var connections: [Int32: Connection] = [:]
     private var traceWriter: FlushStampedTrace?
+    private var player: WorkloadPlayer?
 
     final class Connection {
         let fd: Int32
@@ -43,6 +44,8 @@ public final class ControlServer {
         /// Trace lines dropped since the peer last kept up.
         var lost = 0
         var tracing = false
+        /// Waiting for a `play` to end: never idle.
+        var waiting = false
         /// What `subscribe` asked for; nil before it.
         var subscriptions: Set<ShellTopic>?
         /// A trace reader or a subscriber: its stream is never idle, and a stream that
@@ -141,7 +144,7 @@ public final class ControlServer {
         while let newline = connection.buffer[consumed...].firstIndex(of: 10) {
             let line = String(decoding: connection.buffer[consumed..<newline], as: UTF8.self)
             consumed = newline + 1
-            send(fd, handle(line, fd: fd))
+            if let reply = handle(line, fd: fd) { send(fd, reply) }
             guard connections[fd] != nil else { return }
         }
         connection.buffer.removeSubrange(..<consumed)
@@ -157,7 +160,7 @@ public final class ControlServer {
         let now = session.clock.now()
         for (fd, connection) in connections {
             flush(connection)
-            guard connections[fd] != nil, !connection.streams else { continue }
+            guard connections[fd] != nil, !connection.streams, !connection.waiting else { continue }
             if (now.nanoseconds - connection.lastRequest.nanoseconds) / 1_000_000_000 >= Int64(idleSeconds) { drop(fd) }
         }
     }
@@ -211,8 +214,8 @@ public final class ControlServer {
 
     private func failure(_ message: String) -> String { "{\"ok\":false,\"error\":\(jsonString(message))}" }
 
-    /// One request's reply.
-    func handle(_ line: String, fd: Int32) -> String {
+    /// One request's reply; nil when it comes later (`play`).
+    func handle(_ line: String, fd: Int32) -> String? {
         let request: ControlRequest
         do {
             request = try ControlRequest.parse(line, time: session.clock.now(), device: WaylandSession.injectionDevice)
@@ -299,6 +302,8 @@ public final class ControlServer {
             return "{\"ok\":true,\"reset\":true}"
         case .statsSlow:
             return "{\"ok\":true," + session.stats.slowJSON().dropFirst()
+        case .play(let workload, let log):
+            return play(workload, log: log, fd: fd)
         case .reload:
             do {
                 let file = try session.shell.reload()
@@ -306,6 +311,29 @@ public final class ControlServer {
             } catch {
                 return failure("reload failed, the old configuration stays: \(error)")
             }
+        }
+    }
+
+    /// `play`: the reply goes to the asking connection when the workload ends.
+    private func play(_ workload: Workload, log: String?, fd: Int32) -> String? {
+        guard player == nil else { return failure("play: a workload is playing already") }
+        guard let connection = connections[fd] else { return nil }
+        do {
+            let player = try WorkloadPlayer(session: session, workload: workload, log: log) { [unowned self, weak connection] result in
+                self.player = nil
+                guard let connection, self.connections[connection.fd] === connection else { return }
+                connection.waiting = false
+                switch result {
+                case .success(let fields): self.send(connection.fd, "{\"ok\":true," + fields + "}")
+                case .failure(let error): self.send(connection.fd, self.failure(error.description))
+                }
+            }
+            try player.start()
+            self.player = player
+            connection.waiting = true
+            return nil
+        } catch {
+            return failure(error.description)
         }
     }
 

@@ -29,8 +29,11 @@ public enum ControlRequest: Sendable {
     case statsReset
     /// The events slower than the threshold, with their stages (`stats slow`).
     case statsSlow
+    /// Plays a workload into the session as a touchscreen would, replying when it ends
+    /// (`play touch F R S [log=PATH]`, `play recording PATH [log=PATH]`; WorkloadPlayer.swift).
+    case play(Workload, log: String?)
 
-    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, focus or ignore-interaction"
+    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, play, focus or ignore-interaction"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -79,6 +82,7 @@ public enum ControlRequest: Sendable {
             default:
                 throw ControlRequestError("output: expected 'create WxH[@Hz][,transform=T]' or 'remove NAME'")
             }
+        case "play": return try WorkloadRequest.parse(words)
         case "inject":
             do {
                 return .inject(try EventSyntax.parse(Array(words.dropFirst()), time: time, device: device))

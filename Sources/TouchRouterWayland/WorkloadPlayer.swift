@@ -1,0 +1,303 @@
+import CWaylandShim
+import TouchRouterCore
+import TouchRouterReplay
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `msg play` plays (README, "bench e2e").
+public enum Workload: Sendable, Equatable {
+    /// `fingers` fingers on each mapped toplevel (all of them, bottom first), down together,
+    /// then moving together `rate` times a second for `seconds`, then up.
+    case touch(fingers: Int, rate: Int, seconds: Double)
+    /// The touch frames of a `libinput record` file (an absolute path), at their own pace from now.
+    case recording(path: String)
+
+    public static let fingerRange = 1...10
+    public static let rateRange = 1...1000
+    public static let secondsRange = 0.01...600.0
+    /// Touch events in one playing, at most: what the played log holds.
+    public static let maximumEvents = 1 << 23
+}
+
+/// Plays a workload into a running session as a touchscreen would: a timerfd in the
+/// session's loop fires at each frame's time; each event then gets the session's
+/// CLOCK_MONOTONIC as its device time at the moment it is made, is queued in the router and
+/// dispatched, as `addInputSource`'s events are, and the loop flushes the clients at the end
+/// of its round. `msg stats` and `msg trace` see these events as any device's.
+///
+/// When it ends it writes, if asked, the played log: what went out, for the raw libwayland
+/// floor and for matching receipts to device times (README, "bench e2e"):
+///
+///     # touch-router play 1 frames=F events=E
+///     F OFFSET_NS DEVICE_NS                 a frame: its planned offset, its touch frame's device time
+///     D TARGET ID X Y DEVICE_NS             touch down on toplevel TARGET (0-based, bottom first; -1: none), surface-local
+///     M TARGET ID X Y DEVICE_NS             touch motion
+///     U TARGET ID DEVICE_NS                 touch up
+// sys/timerfd.h is not in Glibc's module map; both are plain C functions of glibc.
+@_silgen_name("timerfd_create") private func tr_timerfd_create(_ clock: Int32, _ flags: Int32) -> Int32
+@_silgen_name("timerfd_settime") private func tr_timerfd_settime(_ fd: Int32, _ flags: Int32, _ new: UnsafePointer<itimerspec>, _ old: UnsafeMutablePointer<itimerspec>?) -> Int32
+
+final class WorkloadPlayer {
+    private struct Touch {
+        enum Kind: UInt8 { case down, motion, up }
+        var kind: Kind
+        var id: TouchID
+        var position: Point<GlobalSpace>
+    }
+    private struct Frame {
+        var offset: Int64
+        var touches: Range<Int>
+    }
+
+    private unowned let session: WaylandSession
+    private let device: DeviceID
+    private var touches: [Touch] = []
+    private var frames: [Frame] = []
+    /// Per touch event: its device time, toplevel index and surface-local point, kept for the log.
+    private var deviceTimes: [Int64] = []
+    private var frameTimes: [Int64] = []
+    private var targets: [Int32] = []
+    private var locals: [Point<SurfaceSpace>] = []
+    /// A touch's toplevel and its origin in the layout, from its down.
+    private var bound: [TouchID: (target: Int32, origin: (x: Double, y: Double))] = [:]
+    private var toplevelIndex: [SurfaceID: Int32] = [:]
+    private let logPath: String?
+    private let completion: (Result<String, WaylandError>) -> Void
+    private var timerFD: Int32 = -1
+    private var source: OpaquePointer?
+    private var origin: Int64 = 0
+    private var next = 0
+    private var late = 0
+
+    /// Reads the workload into frames now, so that what is wrong with it is said before anything plays.
+    init(session: WaylandSession, workload: Workload, log: String?, completion: @escaping (Result<String, WaylandError>) -> Void) throws(WaylandError) {
+        self.session = session
+        logPath = log
+        self.completion = completion
+        device = DeviceID(session.nextHostDevice)
+        session.nextHostDevice += 1
+        let toplevels = session.tree.outputs.flatMap(\.toplevels).filter { session.tree.surface($0)?.properties.mapped == true }
+        for (i, id) in toplevels.enumerated() { toplevelIndex[id] = Int32(i) }
+        switch workload {
+        case .touch(let fingers, let rate, let seconds):
+            try generate(toplevels: toplevels, fingers: fingers, rate: rate, seconds: seconds)
+        case .recording(let path):
+            try load(path)
+        }
+        deviceTimes.reserveCapacity(touches.count)
+        targets.reserveCapacity(touches.count)
+        locals.reserveCapacity(touches.count)
+        frameTimes.reserveCapacity(frames.count)
+    }
+
+    /// Each toplevel's fingers go down together on a point of it no other toplevel covers,
+    /// then circle around it, 24 px across, each finger a step behind the one before.
+    private func generate(toplevels: [SurfaceID], fingers: Int, rate: Int, seconds: Double) throws(WaylandError) {
+        guard Workload.fingerRange.contains(fingers) else { throw WaylandError("play touch: fingers must be 1 to 10, not \(fingers)") }
+        guard Workload.rateRange.contains(rate) else { throw WaylandError("play touch: the rate must be 1 to 1000 a second, not \(rate)") }
+        guard seconds.isFinite, Workload.secondsRange.contains(seconds) else { throw WaylandError("play touch: seconds must be 0.01 to 600") }
+        guard !toplevels.isEmpty else { throw WaylandError("play touch: no toplevel is mapped") }
+        guard toplevels.count * fingers <= InputLimits.liveTouches else {
+            throw WaylandError("play touch: \(toplevels.count) toplevels × \(fingers) fingers is more than the \(InputLimits.liveTouches) touches the router keeps (InputLimits.liveTouches)")
+        }
+        let reports = Int((seconds * Double(rate)).rounded())
+        guard (reports + 2) * toplevels.count * fingers <= Workload.maximumEvents else {
+            throw WaylandError("play touch: more than \(Workload.maximumEvents) touch events; play fewer seconds, fingers or toplevels")
+        }
+        var downs: [Point<GlobalSpace>] = []
+        for id in toplevels {
+            guard let point = visiblePoint(of: id) else { throw WaylandError("play touch: toplevel \(id.raw) is covered everywhere by others") }
+            downs.append(point)
+        }
+        let period = 1_000_000_000 / Int64(rate)
+        func offset(_ finger: Int, _ report: Int) -> (Double, Double) {
+            let angle = 2 * Double.pi * (Double(report) / 50 + Double(finger) / Double(fingers))
+            let start = 2 * Double.pi * Double(finger) / Double(fingers)
+            return (12 * (cos(angle) - cos(start)), 12 * (sin(angle) - sin(start)))
+        }
+        touches.reserveCapacity((reports + 2) * toplevels.count * fingers)
+        frames.reserveCapacity(reports + 2)
+        for report in 0...(reports + 1) {
+            let first = touches.count
+            // Top first: a touch down raises its toplevel (focus on press), which must not
+            // cover the points still to be touched, and raising one that was above them does not.
+            for (t, down) in downs.enumerated().reversed() {
+                for finger in 0..<fingers {
+                    let id = TouchID(Int32(t * fingers + finger))
+                    let (dx, dy) = offset(finger, report)
+                    let kind: Touch.Kind = report == 0 ? .down : report == reports + 1 ? .up : .motion
+                    touches.append(Touch(kind: kind, id: id, position: Point(down.x + dx, down.y + dy)))
+                }
+            }
+            frames.append(Frame(offset: Int64(report) * period, touches: first..<touches.count))
+        }
+    }
+
+    /// A point of the toplevel (or its subsurfaces) that a touch reaches: the middle if it
+    /// can, else the first of a 8-px grid over it.
+    private func visiblePoint(of id: SurfaceID) -> Point<GlobalSpace>? {
+        guard let surface = session.tree.surface(id), let output = surface.output.flatMap({ session.tree.output($0) }) else { return nil }
+        let x0 = Double(output.rect.x + surface.originInOutput.dx), y0 = Double(output.rect.y + surface.originInOutput.dy)
+        func reaches(_ p: Point<GlobalSpace>) -> Bool { session.tree.hitTest(p).map { session.tree.toplevel(of: $0.surface) == id } ?? false }
+        let middle = Point<GlobalSpace>(x0 + Double(surface.size.width) / 2, y0 + Double(surface.size.height) / 2)
+        if reaches(middle) { return middle }
+        for y in stride(from: 4, to: surface.size.height, by: 8) {
+            for x in stride(from: 4, to: surface.size.width, by: 8) {
+                let p = Point<GlobalSpace>(x0 + Double(x), y0 + Double(y))
+                if reaches(p) { return p }
+            }
+        }
+        return nil
+    }
+
+    /// A recording's touch frames (its keys and pointer are left out), its first frame at offset 0.
+    private func load(_ path: String) throws(WaylandError) {
+        guard path.hasPrefix("/") else { throw WaylandError("play recording: '\(path.prefix(256))' is not an absolute path") }
+        let bytes = try Self.readFile(path)
+        let recording: LibinputRecording
+        do {
+            recording = try LibinputRecording.parse(bytes: bytes, file: path, area: session.firstOutputArea ?? Rect(x: 0, y: 0, width: 1920, height: 1080))
+        } catch {
+            throw WaylandError("play recording: \(error)")
+        }
+        var first: Int64?
+        var start = 0
+        for event in recording.events {
+            switch event {
+            case .touchDown(_, _, let id, let p): touches.append(Touch(kind: .down, id: id, position: p))
+            case .touchMotion(_, _, let id, let p): touches.append(Touch(kind: .motion, id: id, position: p))
+            case .touchUp(_, _, let id), .touchCancel(_, _, let id): touches.append(Touch(kind: .up, id: id, position: Point(0, 0)))
+            case .touchFrame(_, let time):
+                let base = first ?? time.nanoseconds
+                first = base
+                frames.append(Frame(offset: max(0, time.nanoseconds - base), touches: start..<touches.count))
+                start = touches.count
+            default: continue
+            }
+            guard touches.count <= Workload.maximumEvents else { throw WaylandError("play recording: \(path): more than \(Workload.maximumEvents) touch events") }
+        }
+        guard !frames.isEmpty else { throw WaylandError("play recording: \(path) has no touch frames") }
+    }
+
+    static func readFile(_ path: String) throws(WaylandError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw WaylandError.errno("play recording: \(path)") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw WaylandError.errno("play recording: reading \(path)")
+            }
+            if count == 0 { return bytes }
+            bytes += chunk[0..<count]
+            guard bytes.count <= InputLimits.fileBytes else { throw WaylandError("play recording: \(path) is larger than \(InputLimits.fileBytes) bytes") }
+        }
+    }
+
+    func start() throws(WaylandError) {
+        timerFD = tr_timerfd_create(CLOCK_MONOTONIC, O_CLOEXEC | O_NONBLOCK)
+        guard timerFD >= 0 else { throw WaylandError.errno("play: timerfd_create") }
+        source = try session.watch(fd: timerFD) { [unowned self] _ in self.fire() }
+        session.router.enqueue(.deviceAdded(device: device, time: session.clock.now(), capabilities: [.touch]))
+        session.router.nameDevice(device, "touch-router play")
+        session.router.dispatchAll()
+        origin = session.clock.now().nanoseconds + 5_000_000
+        arm()
+    }
+
+    private func arm() {
+        let at = origin + frames[next].offset
+        var spec = itimerspec()
+        spec.it_value.tv_sec = Int(at / 1_000_000_000)
+        spec.it_value.tv_nsec = Int(at % 1_000_000_000)
+        _ = tr_timerfd_settime(timerFD, 1 /* TFD_TIMER_ABSTIME */, &spec, nil)
+    }
+
+    /// Makes every frame that is due, each event stamped as it is made, and routes them.
+    private func fire() {
+        var expirations: UInt64 = 0
+        _ = read(timerFD, &expirations, 8)
+        let router = session.router!
+        var now = session.clock.now().nanoseconds
+        var made = 0
+        while next < frames.count, origin + frames[next].offset <= now {
+            let frame = frames[next]
+            for i in frame.touches {
+                let touch = touches[i]
+                let time = session.clock.now()
+                let event: InputEvent
+                switch touch.kind {
+                case .down:
+                    event = .touchDown(device: device, time: time, id: touch.id, position: touch.position)
+                    let hit = session.tree.hitTest(touch.position)
+                    let target = hit.flatMap { session.tree.toplevel(of: $0.surface) }.flatMap { toplevelIndex[$0] } ?? -1
+                    let origin = hit.map { (touch.position.x - $0.local.x, touch.position.y - $0.local.y) } ?? (0, 0)
+                    bound[touch.id] = (target, origin)
+                case .motion: event = .touchMotion(device: device, time: time, id: touch.id, position: touch.position)
+                case .up: event = .touchUp(device: device, time: time, id: touch.id)
+                }
+                let binding = bound[touch.id] ?? (-1, (0, 0))
+                if touch.kind == .up { bound[touch.id] = nil }
+                deviceTimes.append(time.nanoseconds)
+                targets.append(binding.target)
+                locals.append(Point(touch.position.x - binding.origin.x, touch.position.y - binding.origin.y))
+                router.enqueue(event)
+            }
+            let time = session.clock.now()
+            router.enqueue(.touchFrame(device: device, time: time))
+            frameTimes.append(time.nanoseconds)
+            router.dispatchAll()
+            next += 1
+            made += 1
+            now = session.clock.now().nanoseconds
+        }
+        if made > 1 { late += made - 1 }
+        if next < frames.count { arm() } else { finish() }
+    }
+
+    private func finish() {
+        if let source { session.unwatch(fd: timerFD, source: source) }
+        source = nil
+        close(timerFD)
+        session.router.enqueue(.deviceRemoved(device: device, time: session.clock.now()))
+        session.router.dispatchAll()
+        var reply = "\"frames\":\(frames.count),\"events\":\(touches.count),\"late_frames\":\(late),\"device\":\(device.raw)"
+        if let logPath {
+            do { try writeLog(logPath) } catch {
+                completion(.failure(error))
+                return
+            }
+            reply += ",\"log\":\(jsonString(logPath))"
+        }
+        completion(.success(reply))
+    }
+
+    private func writeLog(_ path: String) throws(WaylandError) {
+        guard let file = fopen(path, "w") else { throw WaylandError.errno("play: writing \(path)") }
+        var ok = fputs("# touch-router play 1 frames=\(frames.count) events=\(touches.count)\n", file) >= 0
+        func fixed(_ value: Double) -> String {
+            let hundredths = (value * 100).rounded()
+            let magnitude = Int64(min(abs(hundredths), 1e15))
+            return (hundredths < 0 ? "-" : "") + "\(magnitude / 100).\(magnitude % 100 < 10 ? "0" : "")\(magnitude % 100)"
+        }
+        for (f, frame) in frames.enumerated() {
+            var text = "F \(frame.offset) \(frameTimes[f])\n"
+            for i in frame.touches {
+                let touch = touches[i]
+                switch touch.kind {
+                case .down, .motion:
+                    text += "\(touch.kind == .down ? "D" : "M") \(targets[i]) \(touch.id.raw) \(fixed(locals[i].x)) \(fixed(locals[i].y)) \(deviceTimes[i])\n"
+                case .up:
+                    text += "U \(targets[i]) \(touch.id.raw) \(deviceTimes[i])\n"
+                }
+            }
+            ok = ok && fputs(text, file) >= 0
+        }
+        ok = fclose(file) == 0 && ok
+        guard ok else { throw WaylandError.errno("play: writing \(path)") }
+    }
+}
