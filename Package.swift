@@ -93,6 +93,7 @@ let package = Package(
                 "TouchRouterNested",
                 "TouchRouterSeat", "TouchRouterStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             exclude: ["Samples"]
         ),

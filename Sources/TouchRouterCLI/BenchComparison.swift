@@ -5,12 +5,13 @@ import Foundation
 /// have, by its path to the leaf, with the ratio B/A.
 enum BenchComparison {
     enum Command {
-        case route, hitTest
+        case route, hitTest, e2e
 
         var invocation: String {
             switch self {
             case .route: "touch-router bench route --json"
             case .hitTest: "touch-router bench hit-test --json"
+            case .e2e: "touch-router bench e2e --json"
             }
         }
 
@@ -19,15 +20,24 @@ enum BenchComparison {
             switch self {
             case .route: "an object with a number \"leaves\" and an object \"fingers\" or \"recording\", or an array of them"
             case .hitTest: "an object with a string \"scene\", a number \"leaves\" and an object \"index\", or an array of them"
+            case .e2e: "an object with \"bench\": \"e2e\" and an object \"workload\", or an array of them"
             }
         }
 
         func runName(_ object: [String: JSONValue]) -> String? {
+            if self == .e2e {
+                guard case .string("e2e")? = object["bench"], case .object(let workload)? = object["workload"] else { return nil }
+                var name = "e2e"
+                for key in ["clients", "fingers", "rate"] { if case .number(let n)? = workload[key] { name += " \(key) \(Int(n))" } }
+                return name
+            }
             guard case .number(let leaves)? = object["leaves"] else { return nil }
             switch self {
             case .route:
                 if case .object? = object["fingers"] { return "\(Int(leaves)) leaves" }
                 if case .object? = object["recording"] { return "\(Int(leaves)) leaves, recording" }
+                return nil
+            case .e2e:
                 return nil
             case .hitTest:
                 guard case .string(let scene)? = object["scene"], case .object? = object["index"] else { return nil }

@@ -106,7 +106,7 @@ struct Route: ParsableCommand {
 extension TraceFormat: ExpressibleByArgument {}
 
 struct Bench: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self, RouteEvents.self, ComposeBench.self, TouchMapBench.self, MotionLoop.self])
+    static let configuration = CommandConfiguration(abstract: "Benchmarks.", subcommands: [HitTest.self, RouteEvents.self, ComposeBench.self, TouchMapBench.self, MotionLoop.self, EndToEndBench.self])
 }
 
 struct HitTest: ParsableCommand {

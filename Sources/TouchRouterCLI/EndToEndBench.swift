@@ -1,0 +1,381 @@
+import ArgumentParser
+import Foundation
+
+/// `touch-router bench e2e` (README, "bench e2e"): routing latency end to end, from a
+/// touch event's device time to its receipt by real client processes, through a real
+/// `touch-router run` session and through the raw libwayland floor, in one run.
+struct EndToEndBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "e2e",
+        abstract: "End-to-end latency to real client processes: TouchRouter against the raw libwayland floor (and sway with --peer sway).",
+        discussion: """
+            Starts `touch-router run` headless with --clients benchmark clients (touch-router-bench-client), \
+            plays --fingers fingers on each client's toplevel at --rate reports a second for --seconds (or a \
+            libinput recording, --recording) through `msg play`, as a touchscreen would feed the session, and \
+            collects every receipt; then the raw libwayland floor (touch-router-bench-floor) sends the same \
+            touch frames at the same times straight to the same clients. Prints arrival-to-receipt p50, p99 \
+            and p99.9 for both, their ratios, the events sent and received, and the router's own share \
+            (arrival to flushed, from msg stats).
+            """)
+
+    @Option(help: "Benchmark clients, 1 to 100.")
+    var clients: Int = 2
+
+    @Option(help: "Fingers on each client's toplevel, 1 to 10 (clients × fingers at most 256).")
+    var fingers: Int = 2
+
+    @Option(help: "Reports a second, 1 to 1000.")
+    var rate: Int = 1000
+
+    @Option(help: "Seconds of motion, 0.1 to 600.")
+    var seconds: Double = 2
+
+    @Option(help: ArgumentHelp("Play a `libinput record` recording's touch frames instead of the generator (at its own pace).", valueName: "file.yml"))
+    var recording: String?
+
+    @Option(help: ArgumentHelp("Each client's buffer size.", valueName: "WxH"))
+    var size: String = "200x150"
+
+    @Option(help: ArgumentHelp("Also drive the same client with injected pointer motion and keys through a peer compositor and through TouchRouter: only 'sway' (Debian's sway 1.7, headless, as an unprivileged user).", valueName: "sway"))
+    var peer: String?
+
+    @Option(help: ArgumentHelp("Keep every log, record and workload file in this directory (made if missing) instead of a temporary one.", valueName: "dir"))
+    var keep: String?
+
+    @Flag(help: "Print JSON for machines instead of a table.")
+    var json = false
+
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Compare two --json outputs of this command, before and after: every figure in both, with its ratio B/A. Runs nothing.", valueName: "A.json B.json"))
+    var compare: [String] = []
+
+    func validate() throws {
+        guard compare.isEmpty || compare.count == 2 else { throw ValidationError("--compare takes two files, A.json B.json") }
+        guard (1...100).contains(clients) else { throw ValidationError("--clients takes 1 to 100, not \(clients)") }
+        guard (1...10).contains(fingers) else { throw ValidationError("--fingers takes 1 to 10, not \(fingers)") }
+        guard clients * fingers <= 256 else { throw ValidationError("--clients × --fingers is at most 256 touches at once (the router's limit), not \(clients * fingers)") }
+        guard (1...1000).contains(rate) else { throw ValidationError("--rate takes 1 to 1000 reports a second, not \(rate)") }
+        guard seconds.isFinite, (0.1...600).contains(seconds) else { throw ValidationError("--seconds takes 0.1 to 600") }
+        guard (try? Self.parseSize(size)) != nil else { throw ValidationError("--size takes WxH, each 1 to 8192, not '\(size)'") }
+        if let peer, peer != "sway" { throw ValidationError("--peer takes only 'sway', not '\(peer)'") }
+        if let recording, !FileManager.default.isReadableFile(atPath: recording) { throw ValidationError("--recording: cannot read \(recording)") }
+    }
+
+    static func parseSize(_ text: String) throws -> (Int, Int) {
+        let parts = text.split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), (1...8192).contains(w), (1...8192).contains(h) else { throw ValidationError("size") }
+        return (w, h)
+    }
+
+    func run() throws {
+        try reportingFailures {
+            if compare.count == 2 {
+                print(try BenchComparison.table(compare[0], compare[1], command: .e2e))
+                return
+            }
+            let tools = try EndToEndTools()
+            let work: URL
+            if let keep {
+                work = URL(fileURLWithPath: keep).standardizedFileURL
+            } else {
+                work = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-e2e-\(getpid())")
+            }
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            defer { if keep == nil { try? FileManager.default.removeItem(at: work) } }
+            let recordingPath = recording.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
+            let run = EndToEndRun(tools: tools, work: work, clients: clients, fingers: fingers, rate: rate, seconds: seconds,
+                                  recording: recordingPath, size: size, progress: !json)
+            let touchRouter = try run.touchRouter()
+            let floor = try run.floor(workload: touchRouter.floorWorkload)
+            var peerReport: String?
+            var peerTable: String?
+            if peer == "sway" {
+                let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, progress: !json).run()
+                peerReport = comparison.json
+                peerTable = comparison.table
+            }
+            let report = EndToEndReport(workload: workloadJSON, touchRouter: touchRouter, floor: floor, peerJSON: peerReport)
+            if json {
+                print(report.json)
+            } else {
+                print(report.table(title: "bench e2e: \(workloadDescription)"))
+                if let peerTable { print("\n" + peerTable) }
+                if keep != nil { print("\nlogs, records and workloads: \(work.path)") }
+            }
+        }
+    }
+
+    var workloadDescription: String {
+        if let recording { return "\(clients) client\(clients == 1 ? "" : "s"), recording \(recording)" }
+        return "\(clients) client\(clients == 1 ? "" : "s"), \(fingers) finger\(fingers == 1 ? "" : "s") each, \(rate) Hz, \(seconds) s"
+    }
+
+    var workloadJSON: String {
+        let (w, h) = (try? Self.parseSize(size)) ?? (0, 0)
+        return "{\"clients\":\(clients),\"fingers\":\(recording == nil ? String(fingers) : "null"),\"rate\":\(recording == nil ? String(rate) : "null"),"
+            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonQuoted($0) } ?? "null"),\"size\":[\(w),\(h)]}"
+    }
+}
+
+func jsonQuoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+    }
+    return out + "\""
+}
+
+/// The programs a run starts: this launcher (`touch-router run`) and the C programs beside it.
+struct EndToEndTools {
+    let launcher: String
+    let client: String
+    let floor: String
+    let injector: String
+
+    init() throws {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        launcher = directory.appendingPathComponent("touch-router").path
+        client = directory.appendingPathComponent("touch-router-bench-client").path
+        floor = directory.appendingPathComponent("touch-router-bench-floor").path
+        injector = directory.appendingPathComponent("touch-router-bench-injector").path
+        for path in [launcher, client, floor] where !FileManager.default.isExecutableFile(atPath: path) {
+            throw Failure(description: "touch-router bench e2e: \(path) is missing: build the package (swift build), which builds it beside touch-router")
+        }
+    }
+}
+
+/// What one compositor's side of a run gave.
+struct SideReport {
+    var sent: Int
+    var received: Int
+    var frames: Int
+    var matchedBy: String
+    var unmatched: Int
+    var dropped: Int
+    var latency: EndToEndAnalysis.Summary
+    /// Extra JSON fields (with a leading comma), the router share for TouchRouter.
+    var extraJSON = ""
+    var floorWorkload = ""
+    var routerShare: EndToEndAnalysis.Summary?
+
+    var countsMatch: Bool { sent == received && unmatched == 0 && dropped == 0 }
+
+    var json: String {
+        "{\"sent\":\(sent),\"received\":\(received),\"counts_match\":\(countsMatch),\"frames\":\(frames),\"matched_by\":\(jsonQuoted(matchedBy)),"
+            + "\"unmatched\":\(unmatched),\"dropped\":\(dropped),\"latency_ns\":\(latency.json)\(extraJSON)}"
+    }
+}
+
+/// One `bench e2e` run's steps, each its own compositor with its own XDG_RUNTIME_DIR.
+struct EndToEndRun {
+    let tools: EndToEndTools
+    let work: URL
+    let clients: Int
+    let fingers: Int
+    let rate: Int
+    let seconds: Double
+    let recording: String?
+    let size: String
+    let progress: Bool
+
+    static func environment(runtime: URL, extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["WAYLAND_DISPLAY", "DISPLAY", "TOUCH_ROUTER_SOCKET", "WAYLAND_DEBUG", "SWAYSOCK"] { environment[key] = nil }
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["XDG_CONFIG_HOME"] = runtime.path
+        return environment.merging(extra) { $1 }
+    }
+
+    static func directory(_ url: URL, owner: BenchUser? = nil) throws -> URL {
+        try? FileManager.default.removeItem(at: url)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        if let owner { chown(url.path, owner.uid, owner.gid) }
+        return url
+    }
+
+    /// Starts the benchmark clients one after the other, each once the one before has mapped.
+    static func startClients(_ count: Int, tools: EndToEndTools, display: String, runtime: URL, size: String, user: BenchUser? = nil, environment: [String: String]? = nil) throws -> [BenchChild] {
+        var started: [BenchChild] = []
+        do {
+            for i in 0..<count {
+                let env = (environment ?? Self.environment(runtime: runtime)).merging(["WAYLAND_DISPLAY": display]) { $1 }
+                let client = try BenchChild("client \(i)", executable: tools.client,
+                                            arguments: ["--out", runtime.appendingPathComponent("client-\(i).txt").path, "--size", size, "--title", "bench-client-\(i)"],
+                                            environment: env, errorLog: runtime.appendingPathComponent("client-\(i).err"), user: user)
+                started.append(client)
+                guard let line = try client.output.line(within: 20, what: "benchmark client \(i) to map"), line.hasPrefix("mapped") else {
+                    throw Failure(description: "touch-router bench e2e: benchmark client \(i) ended before it mapped: \(client.errors)")
+                }
+            }
+        } catch {
+            for client in started { client.terminate() }
+            for client in started { client.waitForExit(within: 5) }
+            throw error
+        }
+        return started
+    }
+
+    static func records(of clients: [BenchChild], runtime: URL) throws -> (events: [[EndToEndAnalysis.Received]], dropped: Int) {
+        var all: [[EndToEndAnalysis.Received]] = []
+        var dropped = 0
+        for i in clients.indices {
+            let file = try EndToEndAnalysis.records(runtime.appendingPathComponent("client-\(i).txt"))
+            all.append(file.events)
+            dropped += file.dropped
+        }
+        return (all, dropped)
+    }
+
+    func touchRouter() throws -> SideReport {
+        let runtime = try Self.directory(work.appendingPathComponent("touchrouter"))
+        let session = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run"], environment: Self.environment(runtime: runtime),
+                                     errorLog: runtime.appendingPathComponent("session.err"))
+        defer {
+            session.terminate()
+            session.waitForExit(within: 10)
+        }
+        let display = try session.output.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
+        let socket = try session.output.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
+        let control = try BenchControl(path: socket)
+        let clientProcesses = try Self.startClients(clients, tools: tools, display: display, runtime: runtime, size: size)
+        defer { for client in clientProcesses where client.process.isRunning { client.terminate() } }
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            let tree = try control.request("tree")
+            let toplevels = (tree["outputs"] as? [[String: Any]] ?? []).flatMap { $0["toplevels"] as? [[String: Any]] ?? [] }
+            if toplevels.filter({ $0["mapped"] as? Bool == true }).count >= clients { break }
+            guard Date() < deadline else { throw Failure(description: "touch-router bench e2e: \(clients) toplevels never mapped in the session: \(tree)") }
+            usleep(20_000)
+        }
+        _ = try control.request("stats reset")
+        let log = runtime.appendingPathComponent("played.txt").path
+        let request = recording.map { "play recording \($0) log=\(log)" } ?? "play touch \(fingers) \(rate) \(seconds) log=\(log)"
+        let bar = BenchProgress()
+        if progress { bar.start("TouchRouter", seconds: recording == nil ? seconds : 5) }
+        let played = try control.request(request, within: (recording == nil ? seconds : 3600) + 60)
+        bar.stop()
+        // The loop flushes the last frame after the reply; a request later, it has, and the clients have had time to read it.
+        let stats = try control.request("stats")
+        usleep(200_000)
+        for client in clientProcesses { client.terminate() }
+        for client in clientProcesses where client.waitForExit(within: 10) != 0 {
+            throw Failure(description: "touch-router bench e2e: \(client.name) did not exit cleanly: \(client.errors)")
+        }
+        let (events, dropped) = try Self.records(of: clientProcesses, runtime: runtime)
+        let log_ = try EndToEndAnalysis.playedLog(URL(fileURLWithPath: log))
+        let matched = EndToEndAnalysis.touchLatencies(events, sent: log_.sent)
+        var report = SideReport(sent: log_.sent.count, received: matched.received, frames: log_.frames, matchedBy: matched.matchedBy,
+                                unmatched: matched.unmatched, dropped: dropped, latency: EndToEndAnalysis.Summary(matched.latencies))
+        report.floorWorkload = log_.floorWorkload
+        let stages = stats["stages"] as? [String: [String: Any]] ?? [:]
+        let motion = ((stats["kinds"] as? [String: Any])?["touch motion"] as? [String: Any])?["stages"] as? [String: [String: Any]] ?? [:]
+        func share(_ s: [String: Any]?) -> String {
+            guard let s else { return "null" }
+            return "{" + ["count", "p50", "p90", "p99", "p99_9", "max"].map { "\"\($0)\":\((s[$0] as? Int) ?? 0)" }.joined(separator: ",") + "}"
+        }
+        report.extraJSON = ",\"late_frames\":\((played["late_frames"] as? Int) ?? 0),\"router_share_ns\":{\"all\":\(share(stages["arrival_to_flushed"])),\"touch_motion\":\(share(motion["arrival_to_flushed"]))}"
+        if let all = stages["arrival_to_flushed"] {
+            var summary = EndToEndAnalysis.Summary([])
+            summary.count = all["count"] as? Int ?? 0
+            summary.p50 = UInt64(all["p50"] as? Int ?? 0)
+            summary.p99 = UInt64(all["p99"] as? Int ?? 0)
+            summary.p999 = UInt64(all["p99_9"] as? Int ?? 0)
+            summary.max = UInt64(all["max"] as? Int ?? 0)
+            report.routerShare = summary
+        }
+        return report
+    }
+
+    func floor(workload: String) throws -> SideReport {
+        let runtime = try Self.directory(work.appendingPathComponent("floor"))
+        let workloadFile = runtime.appendingPathComponent("workload.txt")
+        try workload.write(to: workloadFile, atomically: true, encoding: .utf8)
+        let server = try BenchChild("touch-router-bench-floor", executable: tools.floor, arguments: ["--clients", "\(clients)", "--workload", workloadFile.path],
+                                    environment: Self.environment(runtime: runtime), errorLog: runtime.appendingPathComponent("floor.err"))
+        defer {
+            server.terminate()
+            server.waitForExit(within: 10)
+        }
+        let display = try server.output.value(after: "WAYLAND_DISPLAY=", within: 30, what: "the floor server to listen")
+        let clientProcesses = try Self.startClients(clients, tools: tools, display: display, runtime: runtime, size: size)
+        defer { for client in clientProcesses where client.process.isRunning { client.terminate() } }
+        _ = try server.output.value(after: "playing", within: 30, what: "the floor server to start playing")
+        let bar = BenchProgress()
+        if progress { bar.start("raw libwayland floor", seconds: recording == nil ? seconds : 5) }
+        let done = try server.output.value(after: "done ", within: (recording == nil ? seconds : 3600) + 60, what: "the floor server to finish")
+        bar.stop()
+        var sent = 0, frames = 0
+        for word in done.split(separator: " ") {
+            if word.hasPrefix("events=") { sent = Int(word.dropFirst(7)) ?? 0 }
+            if word.hasPrefix("frames=") { frames = Int(word.dropFirst(7)) ?? 0 }
+        }
+        server.waitForExit(within: 10)
+        // The floor disconnected them: each writes its records and exits.
+        for client in clientProcesses where client.waitForExit(within: 10) != 0 {
+            throw Failure(description: "touch-router bench e2e: \(client.name) did not exit cleanly at the floor's end: \(client.errors)")
+        }
+        let (events, dropped) = try Self.records(of: clientProcesses, runtime: runtime)
+        let matched = EndToEndAnalysis.touchLatencies(events, sent: nil)
+        return SideReport(sent: sent, received: matched.received, frames: frames, matchedBy: matched.matchedBy, unmatched: matched.unmatched,
+                          dropped: dropped, latency: EndToEndAnalysis.Summary(matched.latencies))
+    }
+}
+
+/// The run's table and JSON.
+struct EndToEndReport {
+    var workload: String
+    var touchRouter: SideReport
+    var floor: SideReport
+    var peerJSON: String?
+
+    static let p50Target = 1.2
+    static let p99Target = 1.5
+
+    func ratio(_ a: UInt64, _ b: UInt64) -> Double? { b == 0 ? nil : Double(a) / Double(b) }
+    func ratioJSON(_ value: Double?) -> String { value.map { String(format: $0, digits: 3) } ?? "null" }
+
+    var json: String {
+        let r50 = ratio(touchRouter.latency.p50, floor.latency.p50), r99 = ratio(touchRouter.latency.p99, floor.latency.p99)
+        let r999 = ratio(touchRouter.latency.p999, floor.latency.p999)
+        return "{\"bench\":\"e2e\",\"unit\":\"ns\",\"workload\":\(workload),\"touchrouter\":\(touchRouter.json),\"floor\":\(floor.json),"
+            + "\"ratios\":{\"p50\":\(ratioJSON(r50)),\"p99\":\(ratioJSON(r99)),\"p99_9\":\(ratioJSON(r999))},"
+            + "\"target\":{\"p50_ratio_at_most\":\(Self.p50Target),\"p99_ratio_at_most\":\(Self.p99Target),"
+            + "\"p50_met\":\(r50.map { $0 <= Self.p50Target } ?? false),\"p99_met\":\(r99.map { $0 <= Self.p99Target } ?? false)},"
+            + "\"peer\":\(peerJSON ?? "null")}"
+    }
+
+    static func micro(_ ns: UInt64) -> String { String(format: Double(ns) / 1000, digits: 1) }
+
+    func table(title: String) -> String {
+        var rows: [[String]] = [["", "sent", "received", "matched by", "p50 µs", "p99 µs", "p99.9 µs", "max µs"]]
+        for (name, side) in [("TouchRouter", touchRouter), ("raw libwayland floor", floor)] {
+            rows.append([name, "\(side.sent)", "\(side.received)", side.matchedBy, Self.micro(side.latency.p50), Self.micro(side.latency.p99), Self.micro(side.latency.p999), Self.micro(side.latency.max)])
+        }
+        func r(_ a: UInt64, _ b: UInt64) -> String { ratio(a, b).map { String(format: $0, digits: 2) + "×" } ?? "-" }
+        rows.append(["TouchRouter / floor", "", "", "", r(touchRouter.latency.p50, floor.latency.p50), r(touchRouter.latency.p99, floor.latency.p99),
+                     r(touchRouter.latency.p999, floor.latency.p999), r(touchRouter.latency.max, floor.latency.max)])
+        var lines = [title, "device time (arrival) → receipt by the client, touch down/motion/up events:"] + alignedRows(rows)
+        if let share = touchRouter.routerShare {
+            lines.append("router share (arrival → flushed, msg stats, \(share.count) events): p50 \(Self.micro(share.p50)) µs, p99 \(Self.micro(share.p99)) µs, p99.9 \(Self.micro(share.p999)) µs")
+        }
+        for (name, side) in [("TouchRouter", touchRouter), ("floor", floor)] where !side.countsMatch {
+            lines.append("WARNING: \(name): \(side.sent) events sent, \(side.received) received, \(side.unmatched) unmatched, \(side.dropped) dropped by the clients: the counts do not match")
+        }
+        let r50 = ratio(touchRouter.latency.p50, floor.latency.p50), r99 = ratio(touchRouter.latency.p99, floor.latency.p99)
+        lines.append("target (issue 13): p50 ≤ \(Self.p50Target)× floor: \(r50.map { $0 <= Self.p50Target ? "met" : "not met" } ?? "-"); p99 ≤ \(Self.p99Target)× floor: \(r99.map { $0 <= Self.p99Target ? "met" : "not met" } ?? "-")")
+        return lines.joined(separator: "\n")
+    }
+}
+
+func alignedRows(_ rows: [[String]]) -> [String] {
+    let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+        row.enumerated().map { i, cell in i == 0 || i == 3 ? cell.padding(to: widths[i]) : cell.leftPadded(to: widths[i]) }.joined(separator: "  ")
+    }
+}
