@@ -20,6 +20,7 @@ let package = Package(
         // (meson-helpers/generate-bench-protocols.sh).
         .executable(name: "touch-router-bench-client", targets: ["touch-router-bench-client"]),
         .executable(name: "touch-router-bench-floor", targets: ["touch-router-bench-floor"]),
+        .executable(name: "touch-router-bench-injector", targets: ["touch-router-bench-injector"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -106,6 +107,10 @@ let package = Package(
         .executableTarget(
             name: "touch-router-bench-floor", path: "Sources/Benchmarks/bench-floor",
             cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-server")]),
+        // Pointer motion and keys through zwlr_virtual_pointer_v1 and zwp_virtual_keyboard_v1 (`bench e2e --peer sway`).
+        .executableTarget(
+            name: "touch-router-bench-injector", path: "Sources/Benchmarks/bench-injector",
+            cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]),
         .executableTarget(
             name: "RoutingBenchmarks",
             dependencies: [
@@ -122,7 +127,7 @@ let package = Package(
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),
         // Runs the built `touch-router` as a person would.
-        .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI", "touch-router-bench-client", "touch-router-bench-floor"], exclude: ["Clients"]),
+        .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI", "touch-router-bench-client", "touch-router-bench-floor", "touch-router-bench-injector"], exclude: ["Clients"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -40,4 +40,5 @@ generate() {
 }
 generate client bench-client xdg-shell input-timestamps-unstable-v1
 generate server bench-floor xdg-shell input-timestamps-unstable-v1
+generate client bench-injector wlr-virtual-pointer-unstable-v1 virtual-keyboard-unstable-v1
 $check && echo "generated bench protocol code is current" || true

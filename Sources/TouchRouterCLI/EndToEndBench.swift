@@ -234,14 +234,14 @@ struct EndToEndRun {
 
     func touchRouter() throws -> SideReport {
         let runtime = try Self.directory(work.appendingPathComponent("touchrouter"))
-        let session = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run"], environment: Self.environment(runtime: runtime),
+        let session = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run", "--backend", "headless"], environment: Self.environment(runtime: runtime),
                                      errorLog: runtime.appendingPathComponent("session.err"))
         defer {
             session.terminate()
             session.waitForExit(within: 10)
         }
-        let display = try session.output.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
-        let socket = try session.output.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
+        let display = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
+        let socket = try session.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
         let control = try BenchControl(path: socket)
         let clientProcesses = try Self.startClients(clients, tools: tools, display: display, runtime: runtime, size: size)
         defer { for client in clientProcesses where client.process.isRunning { client.terminate() } }
@@ -302,13 +302,13 @@ struct EndToEndRun {
             server.terminate()
             server.waitForExit(within: 10)
         }
-        let display = try server.output.value(after: "WAYLAND_DISPLAY=", within: 30, what: "the floor server to listen")
+        let display = try server.value(after: "WAYLAND_DISPLAY=", within: 30, what: "the floor server to listen")
         let clientProcesses = try Self.startClients(clients, tools: tools, display: display, runtime: runtime, size: size)
         defer { for client in clientProcesses where client.process.isRunning { client.terminate() } }
-        _ = try server.output.value(after: "playing", within: 30, what: "the floor server to start playing")
+        _ = try server.value(after: "playing", within: 30, what: "the floor server to start playing")
         let bar = BenchProgress()
         if progress { bar.start("raw libwayland floor", seconds: recording == nil ? seconds : 5) }
-        let done = try server.output.value(after: "done ", within: (recording == nil ? seconds : 3600) + 60, what: "the floor server to finish")
+        let done = try server.value(after: "done ", within: (recording == nil ? seconds : 3600) + 60, what: "the floor server to finish")
         bar.stop()
         var sent = 0, frames = 0
         for word in done.split(separator: " ") {

@@ -80,6 +80,16 @@ final class BenchChild {
         }
     }
 
+    /// The rest of the first output line starting with `prefix`; a failure says what the process wrote on standard error.
+    func value(after prefix: String, within seconds: Double, what: String) throws -> String {
+        do {
+            return try output.value(after: prefix, within: seconds, what: what)
+        } catch {
+            usleep(100_000)
+            throw Failure(description: "\(error); \(name) said: \(errors)")
+        }
+    }
+
     var errors: String { ((try? String(contentsOf: errorLog, encoding: .utf8)) ?? "").suffix(2000).description }
 
     func terminate() { if process.isRunning { kill(process.processIdentifier, SIGTERM) } }

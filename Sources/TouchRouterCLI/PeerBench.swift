@@ -1,6 +1,11 @@
 import Foundation
 
-/// `bench e2e --peer sway` (README, "bench e2e").
+/// `bench e2e --peer sway` (README, "bench e2e"): one benchmark client, the full size of a
+/// 1920×1080 output, driven by touch-router-bench-injector's pointer motion and keys
+/// (zwlr_virtual_pointer_v1, zwp_virtual_keyboard_v1) through Debian's sway 1.7, headless,
+/// and through TouchRouter, one after the other. sway gives no input timestamps, so each
+/// received event is matched by order to the injector's send time; latency is
+/// injector send → client receipt for both.
 struct PeerBench {
     let tools: EndToEndTools
     let work: URL
@@ -10,7 +15,182 @@ struct PeerBench {
     let size: String
     let progress: Bool
 
+    static let output = (width: 1920, height: 1080)
+    /// Where the injector's 64-px square of pointer positions starts.
+    static let at = (x: 100, y: 100)
+
+    /// What one compositor gave: per kind, sent, received, and latencies.
+    struct Side {
+        var pointer: (sent: Int, received: Int, misplaced: Int, latency: EndToEndAnalysis.Summary)
+        var keys: (sent: Int, received: Int, latency: EndToEndAnalysis.Summary)
+
+        var json: String {
+            "{\"pointer_motion\":{\"sent\":\(pointer.sent),\"received\":\(pointer.received),\"counts_match\":\(pointer.sent == pointer.received),"
+                + "\"misplaced\":\(pointer.misplaced),\"latency_ns\":\(pointer.latency.json)},"
+                + "\"key\":{\"sent\":\(keys.sent),\"received\":\(keys.received),\"counts_match\":\(keys.sent == keys.received),\"latency_ns\":\(keys.latency.json)}}"
+        }
+    }
+
+    /// sway refuses root: as root, sway, the client and the injector run as this user
+    /// (TOUCH_ROUTER_BENCH_USER, default nobody), each with setpriv; else as oneself.
+    static func user() throws -> BenchUser? {
+        guard getuid() == 0 else { return nil }
+        let name = ProcessInfo.processInfo.environment["TOUCH_ROUTER_BENCH_USER"] ?? "nobody"
+        guard let entry = getpwnam(name) else {
+            throw Failure(description: "touch-router bench e2e --peer sway: no user '\(name)' to run sway as (sway refuses root); set TOUCH_ROUTER_BENCH_USER to an unprivileged user")
+        }
+        guard entry.pointee.pw_uid != 0 else { throw Failure(description: "touch-router bench e2e --peer sway: TOUCH_ROUTER_BENCH_USER names root, which sway refuses") }
+        return BenchUser(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
+    }
+
     func run() throws -> (json: String, table: String) {
-        throw Failure(description: "touch-router bench e2e: --peer sway is not done yet")
+        guard FileManager.default.isExecutableFile(atPath: tools.injector) else {
+            throw Failure(description: "touch-router bench e2e: \(tools.injector) is missing: build the package (swift build)")
+        }
+        guard let sway = ["/usr/bin/sway", "/usr/local/bin/sway"].first(where: FileManager.default.isExecutableFile) else {
+            throw Failure(description: "touch-router bench e2e --peer sway: sway is not installed (Debian: apt-get install sway; .ci/setup installs it)")
+        }
+        let user = try Self.user()
+        let swaySide = try runSway(sway, user: user)
+        let touchRouterSide = try runTouchRouter()
+        func ratio(_ a: UInt64, _ b: UInt64) -> Double? { b == 0 ? nil : Double(a) / Double(b) }
+        func ratios(_ a: EndToEndAnalysis.Summary, _ b: EndToEndAnalysis.Summary) -> String {
+            let values = [ratio(a.p50, b.p50), ratio(a.p99, b.p99), ratio(a.p999, b.p999)].map { $0.map { String(format: $0, digits: 3) } ?? "null" }
+            return "{\"p50\":\(values[0]),\"p99\":\(values[1]),\"p99_9\":\(values[2])}"
+        }
+        let json = "{\"name\":\"sway\",\"version\":\(jsonQuoted(Self.swayVersion(sway))),\"workload\":{\"clients\":1,\"rate\":\(rate),\"seconds\":\(seconds),"
+            + "\"output\":[\(Self.output.width),\(Self.output.height)],\"user\":\(user.map { jsonQuoted($0.name) } ?? "null")},"
+            + "\"sway\":\(swaySide.json),\"touchrouter\":\(touchRouterSide.json),"
+            + "\"ratios_touchrouter_to_sway\":{\"pointer_motion\":\(ratios(touchRouterSide.pointer.latency, swaySide.pointer.latency)),\"key\":\(ratios(touchRouterSide.keys.latency, swaySide.keys.latency))}}"
+        var rows: [[String]] = [["", "sent", "received", "kind", "p50 µs", "p99 µs", "p99.9 µs", "max µs"]]
+        for (name, side) in [("sway \(Self.swayVersion(sway))", swaySide), ("TouchRouter", touchRouterSide)] {
+            let p = side.pointer.latency, k = side.keys.latency
+            rows.append([name, "\(side.pointer.sent)", "\(side.pointer.received)", "pointer motion", EndToEndReport.micro(p.p50), EndToEndReport.micro(p.p99), EndToEndReport.micro(p.p999), EndToEndReport.micro(p.max)])
+            rows.append([name, "\(side.keys.sent)", "\(side.keys.received)", "key", EndToEndReport.micro(k.p50), EndToEndReport.micro(k.p99), EndToEndReport.micro(k.p999), EndToEndReport.micro(k.max)])
+        }
+        func r(_ a: UInt64, _ b: UInt64) -> String { ratio(a, b).map { String(format: $0, digits: 2) + "×" } ?? "-" }
+        for (kind, a, b) in [("pointer motion", touchRouterSide.pointer.latency, swaySide.pointer.latency), ("key", touchRouterSide.keys.latency, swaySide.keys.latency)] {
+            rows.append(["TouchRouter / sway", "", "", kind, r(a.p50, b.p50), r(a.p99, b.p99), r(a.p999, b.p999), r(a.max, b.max)])
+        }
+        var lines = ["--peer sway: 1 client, pointer motion and a key through virtual pointer and keyboard at \(rate) Hz for \(seconds) s; injector send → client receipt:"]
+        lines += alignedRows(rows)
+        for (name, side) in [("sway", swaySide), ("TouchRouter", touchRouterSide)] {
+            if side.pointer.sent != side.pointer.received || side.keys.sent != side.keys.received || side.pointer.misplaced > 0 {
+                lines.append("WARNING: \(name): pointer \(side.pointer.sent) sent, \(side.pointer.received) received (\(side.pointer.misplaced) not where sent); keys \(side.keys.sent) sent, \(side.keys.received) received")
+            }
+        }
+        return (json, lines.joined(separator: "\n"))
+    }
+
+    static func swayVersion(_ sway: String) -> String {
+        let process = Process()
+        let pipe = Pipe()
+        process.executableURL = URL(fileURLWithPath: sway)
+        process.arguments = ["--version"]
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return "unknown" }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown"
+    }
+
+    private func runSway(_ sway: String, user: BenchUser?) throws -> Side {
+        let runtime = try EndToEndRun.directory(work.appendingPathComponent("sway"), owner: user)
+        let config = runtime.appendingPathComponent("sway.conf")
+        let ready = runtime.appendingPathComponent("ready")
+        // No bar, no background, no borders: the client's surface starts at the output's corner.
+        try """
+            output HEADLESS-1 mode \(Self.output.width)x\(Self.output.height) position 0 0
+            default_border none
+            default_floating_border none
+            focus_follows_mouse no
+            exec sh -c 'echo "$WAYLAND_DISPLAY" > "$XDG_RUNTIME_DIR/ready"'
+
+            """.write(to: config, atomically: true, encoding: .utf8)
+        if let user { chown(config.path, user.uid, user.gid) }
+        var environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": runtime.path, "XDG_RUNTIME_DIR": runtime.path,
+                                             "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
+        if let lang = ProcessInfo.processInfo.environment["LANG"] { environment["LANG"] = lang }
+        let compositor = try BenchChild("sway", executable: sway, arguments: ["-c", config.path], environment: environment,
+                                        errorLog: runtime.appendingPathComponent("sway.err"), user: user)
+        defer {
+            compositor.terminate()
+            compositor.waitForExit(within: 10)
+        }
+        let deadline = Date().addingTimeInterval(30)
+        var display = ""
+        while display.isEmpty {
+            display = ((try? String(contentsOf: ready, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+            guard compositor.process.isRunning else { throw Failure(description: "touch-router bench e2e --peer sway: sway ended at start: \(compositor.errors)") }
+            guard Date() < deadline else { throw Failure(description: "touch-router bench e2e --peer sway: sway never ran its exec line: \(compositor.errors)") }
+            usleep(20_000)
+        }
+        let env = environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
+        return try drive(display: display, runtime: runtime, user: user, environment: env, label: "sway")
+    }
+
+    private func runTouchRouter() throws -> Side {
+        let runtime = try EndToEndRun.directory(work.appendingPathComponent("touchrouter-peer"))
+        let config = runtime.appendingPathComponent("config.toml")
+        try "[privileges]\nvirtual-input = [\(jsonQuoted(tools.injector))]\n".write(to: config, atomically: true, encoding: .utf8)
+        let environment = EndToEndRun.environment(runtime: runtime)
+        let session = try BenchChild("touch-router run", executable: tools.launcher,
+                                     arguments: ["run", "--backend", "headless", "--config", config.path, "--output", "\(Self.output.width)x\(Self.output.height)"],
+                                     environment: environment, errorLog: runtime.appendingPathComponent("session.err"))
+        defer {
+            session.terminate()
+            session.waitForExit(within: 10)
+        }
+        let display = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
+        return try drive(display: display, runtime: runtime, user: nil, environment: environment.merging(["WAYLAND_DISPLAY": display]) { $1 }, label: "TouchRouter")
+    }
+
+    /// One client the size of the output, then the injector; the client's receipts matched to the injector's sends.
+    private func drive(display: String, runtime: URL, user: BenchUser?, environment: [String: String], label: String) throws -> Side {
+        let client = try EndToEndRun.startClients(1, tools: tools, display: display, runtime: runtime, size: "\(Self.output.width)x\(Self.output.height)",
+                                                  user: user, environment: environment)[0]
+        defer { if client.process.isRunning { client.terminate() } }
+        let sent = runtime.appendingPathComponent("injector.txt")
+        let injector = try BenchChild("injector", executable: tools.injector,
+                                      arguments: ["--out", sent.path, "--extent", "\(Self.output.width)x\(Self.output.height)", "--at", "\(Self.at.x),\(Self.at.y)",
+                                                  "--rate", "\(rate)", "--seconds", "\(seconds)"],
+                                      environment: environment, errorLog: runtime.appendingPathComponent("injector.err"), user: user)
+        let bar = BenchProgress()
+        if progress { bar.start("\(label) (virtual pointer and keyboard)", seconds: seconds) }
+        let status = injector.waitForExit(within: seconds + 60)
+        bar.stop()
+        guard status == 0 else { throw Failure(description: "touch-router bench e2e --peer sway: the injector failed on \(label): \(injector.errors)") }
+        usleep(200_000)
+        client.terminate()
+        guard client.waitForExit(within: 10) == 0 else { throw Failure(description: "touch-router bench e2e: the client on \(label) did not exit cleanly: \(client.errors)") }
+        let received = try EndToEndAnalysis.records(runtime.appendingPathComponent("client-0.txt")).events
+        guard let text = try? String(contentsOf: sent, encoding: .utf8) else { throw Failure(description: "\(sent.path): error: the injector wrote nothing") }
+        var start: Int64 = 0
+        var pointerSent: [(at: Int64, x: Double, y: Double)] = []
+        var keySent: [Int64] = []
+        for (number, line) in text.split(separator: "\n").enumerated() {
+            let f = line.split(separator: " ")
+            if f.first == "#" {
+                for word in f where word.hasPrefix("start=") { start = Int64(word.dropFirst(6)) ?? 0 }
+                continue
+            }
+            guard f.count == 4, let at = Int64(f[1]), let a = Double(f[2]), let b = Double(f[3]) else {
+                throw Failure(description: "\(sent.path):\(number + 1): error: expected 'pointer|key SEND_NS A B'")
+            }
+            if f[0] == "pointer" { pointerSent.append((at, a, b)) } else { keySent.append(at) }
+        }
+        // The warm-up went before `start`; what came before it is not measured.
+        let motions = received.filter { $0.kind == "pointer-motion" && $0.receipt >= start }
+        let keys = received.filter { $0.kind == "key" && $0.receipt >= start }
+        var pointerLatencies: [Int64] = [], keyLatencies: [Int64] = []
+        var misplaced = 0
+        for (event, send) in zip(motions, pointerSent) {
+            pointerLatencies.append(event.receipt - send.at)
+            if event.x != send.x { misplaced += 1 }
+        }
+        for (event, send) in zip(keys, keySent) { keyLatencies.append(event.receipt - send) }
+        return Side(pointer: (pointerSent.count, motions.count, misplaced, EndToEndAnalysis.Summary(pointerLatencies)),
+                    keys: (keySent.count, keys.count, EndToEndAnalysis.Summary(keyLatencies)))
     }
 }
