@@ -279,7 +279,11 @@ struct EndToEndRun {
             guard let s else { return "null" }
             return "{" + ["count", "p50", "p90", "p99", "p99_9", "max"].map { "\"\($0)\":\((s[$0] as? Int) ?? 0)" }.joined(separator: ",") + "}"
         }
-        report.extraJSON = ",\"late_frames\":\((played["late_frames"] as? Int) ?? 0),\"router_share_ns\":{\"all\":\(share(stages["arrival_to_flushed"])),\"touch_motion\":\(share(motion["arrival_to_flushed"]))}"
+        // Every stage of msg stats, for where the share goes; and the whole reply beside the records.
+        let stagesJSON = (try? JSONSerialization.data(withJSONObject: stages, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+        if let whole = try? JSONSerialization.data(withJSONObject: stats, options: [.sortedKeys]) { try? whole.write(to: runtime.appendingPathComponent("stats.json")) }
+        report.extraJSON = ",\"late_frames\":\((played["late_frames"] as? Int) ?? 0),\"router_share_ns\":{\"all\":\(share(stages["arrival_to_flushed"])),\"touch_motion\":\(share(motion["arrival_to_flushed"]))},"
+            + "\"router_stages_ns\":\(stagesJSON)"
         if let all = stages["arrival_to_flushed"] {
             var summary = EndToEndAnalysis.Summary([])
             summary.count = all["count"] as? Int ?? 0
