@@ -146,7 +146,9 @@ struct Msg: ParsableCommand {
             every type without one); reload (reads the configuration file again); devices (each input device: \
             its kinds and node, and for a touchscreen the output or region it maps to, why, and its calibration); \
             output create WxH[@Hz][,transform=T] (a new virtual output, HEADLESS-N, right of the others); \
-            output remove NAME (its windows move to the first output that stays).
+            output remove NAME (its windows move to the first output that stays); play touch FINGERS RATE SECONDS \
+            [log=PATH] or play recording FILE.yml [log=PATH] (plays a workload as a touchscreen would, replying \
+            when done; absolute paths; see bench e2e).
             """)
 
     @Option(help: "The control socket (default: TOUCH_ROUTER_SOCKET).")
