@@ -45,6 +45,8 @@ struct EndToEndBench: ParsableCommand {
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
+    @OptionGroup var progressOptions: ProgressOptions
+
     @Option(parsing: .upToNextOption, help: ArgumentHelp("Compare two --json outputs of this command, before and after: every figure in both, with its ratio B/A. Runs nothing.", valueName: "A.json B.json"))
     var compare: [String] = []
 
@@ -83,13 +85,13 @@ struct EndToEndBench: ParsableCommand {
             defer { if keep == nil { try? FileManager.default.removeItem(at: work) } }
             let recordingPath = recording.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let run = EndToEndRun(tools: tools, work: work, clients: clients, fingers: fingers, rate: rate, seconds: seconds,
-                                  recording: recordingPath, size: size, progress: !json)
+                                  recording: recordingPath, size: size, progress: progressOptions.shown)
             let touchRouter = try run.touchRouter()
             let floor = try run.floor(workload: touchRouter.floorWorkload)
             var peerReport: String?
             var peerTable: String?
             if peer == "sway" {
-                let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, progress: !json).run()
+                let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, progress: progressOptions.shown).run()
                 peerReport = comparison.json
                 peerTable = comparison.table
             }
@@ -256,7 +258,7 @@ struct EndToEndRun {
         _ = try control.request("stats reset")
         let log = runtime.appendingPathComponent("played.txt").path
         let request = recording.map { "play recording \($0) log=\(log)" } ?? "play touch \(fingers) \(rate) \(seconds) log=\(log)"
-        let bar = BenchProgress()
+        let bar = TimedProgressBar()
         if progress { bar.start("TouchRouter", seconds: recording == nil ? seconds : 5) }
         let played = try control.request(request, within: (recording == nil ? seconds : 3600) + 60)
         bar.stop()
@@ -310,7 +312,7 @@ struct EndToEndRun {
         let clientProcesses = try Self.startClients(clients, tools: tools, display: display, runtime: runtime, size: size)
         defer { for client in clientProcesses where client.process.isRunning { client.terminate() } }
         _ = try server.value(after: "playing", within: 30, what: "the floor server to start playing")
-        let bar = BenchProgress()
+        let bar = TimedProgressBar()
         if progress { bar.start("raw libwayland floor", seconds: recording == nil ? seconds : 5) }
         let done = try server.value(after: "done ", within: (recording == nil ? seconds : 3600) + 60, what: "the floor server to finish")
         bar.stop()

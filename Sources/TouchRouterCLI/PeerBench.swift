@@ -156,7 +156,7 @@ struct PeerBench {
                                       arguments: ["--out", sent.path, "--extent", "\(Self.output.width)x\(Self.output.height)", "--at", "\(Self.at.x),\(Self.at.y)",
                                                   "--rate", "\(rate)", "--seconds", "\(seconds)"],
                                       environment: environment, errorLog: runtime.appendingPathComponent("injector.err"), user: user)
-        let bar = BenchProgress()
+        let bar = TimedProgressBar()
         if progress { bar.start("\(label) (virtual pointer and keyboard)", seconds: seconds) }
         let status = injector.waitForExit(within: seconds + 60)
         bar.stop()
