@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterReplay
 import TouchRouterCore
 import TouchRouterStats
 
@@ -42,7 +43,7 @@ enum ChromeTrace {
             guard let first = present.first, let last = present.last else { continue }
             let stamps = EventStage.allCases.filter { s.has($0) }.map { "\"\($0.name)_ns\":\(s[$0])" }
             let args = "{\"seq\":\(timeline.sequence),\"client\":\(timeline.client.map { String($0.raw) } ?? "null")," + stamps.joined(separator: ",") + "}"
-            let name = jsonQuoted(timeline.kind.name)
+            let name = jsonString(timeline.kind.name)
             events.append("{\"name\":\(name),\"cat\":\"event\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":\(micro(s[first])),\"dur\":\(micro(max(0, s[last] - s[first]))),\"args\":\(args)}")
             for (from, to) in zip(present, present.dropFirst()) {
                 let tid = track("\(from.name) → \(to.name)")
@@ -51,13 +52,13 @@ enum ChromeTrace {
         }
         var metadata = ["{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"touch-router route\"}}"]
         for (index, name) in order.enumerated() {
-            metadata.append("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":\(index + 1),\"args\":{\"name\":\(jsonQuoted(name))}}")
+            metadata.append("{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":\(index + 1),\"args\":{\"name\":\(jsonString(name))}}")
             metadata.append("{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":\(index + 1),\"args\":{\"sort_index\":\(index + 1)}}")
         }
         return "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n" + (metadata + events).joined(separator: ",\n") + "\n]}\n"
     }
 
-    private static func jsonQuoted(_ text: String) -> String {
+    private static func jsonString(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

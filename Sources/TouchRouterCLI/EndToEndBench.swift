@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TouchRouterReplay
 
 /// `touch-router bench e2e` (README, "bench e2e"): routing latency end to end, from a
 /// touch event's device time to its receipt by real client processes, through a real
@@ -114,23 +115,10 @@ struct EndToEndBench: ParsableCommand {
     var workloadJSON: String {
         let (w, h) = (try? Self.parseSize(size)) ?? (0, 0)
         return "{\"clients\":\(clients),\"fingers\":\(recording == nil ? String(fingers) : "null"),\"rate\":\(recording == nil ? String(rate) : "null"),"
-            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonQuoted($0) } ?? "null"),\"size\":[\(w),\(h)]}"
+            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonString($0) } ?? "null"),\"size\":[\(w),\(h)]}"
     }
 }
 
-func jsonQuoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
-}
 
 /// The programs a run starts: this launcher (`touch-router run`) and the C programs beside it.
 struct EndToEndTools {
@@ -169,7 +157,7 @@ struct SideReport {
     var countsMatch: Bool { sent == received && unmatched == 0 && dropped == 0 }
 
     var json: String {
-        "{\"sent\":\(sent),\"received\":\(received),\"counts_match\":\(countsMatch),\"frames\":\(frames),\"matched_by\":\(jsonQuoted(matchedBy)),"
+        "{\"sent\":\(sent),\"received\":\(received),\"counts_match\":\(countsMatch),\"frames\":\(frames),\"matched_by\":\(jsonString(matchedBy)),"
             + "\"unmatched\":\(unmatched),\"dropped\":\(dropped),\"latency_ns\":\(latency.json)\(extraJSON)}"
     }
 }

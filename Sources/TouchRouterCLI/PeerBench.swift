@@ -1,4 +1,5 @@
 import Foundation
+import TouchRouterReplay
 
 /// `bench e2e --peer sway` (README, "bench e2e"): one benchmark client, the full size of a
 /// 1920×1080 output, driven by touch-router-bench-injector's pointer motion and keys
@@ -58,8 +59,8 @@ struct PeerBench {
             let values = [ratio(a.p50, b.p50), ratio(a.p99, b.p99), ratio(a.p999, b.p999)].map { $0.map { String(format: $0, digits: 3) } ?? "null" }
             return "{\"p50\":\(values[0]),\"p99\":\(values[1]),\"p99_9\":\(values[2])}"
         }
-        let json = "{\"name\":\"sway\",\"version\":\(jsonQuoted(Self.swayVersion(sway))),\"workload\":{\"clients\":1,\"rate\":\(rate),\"seconds\":\(seconds),"
-            + "\"output\":[\(Self.output.width),\(Self.output.height)],\"user\":\(user.map { jsonQuoted($0.name) } ?? "null")},"
+        let json = "{\"name\":\"sway\",\"version\":\(jsonString(Self.swayVersion(sway))),\"workload\":{\"clients\":1,\"rate\":\(rate),\"seconds\":\(seconds),"
+            + "\"output\":[\(Self.output.width),\(Self.output.height)],\"user\":\(user.map { jsonString($0.name) } ?? "null")},"
             + "\"sway\":\(swaySide.json),\"touchrouter\":\(touchRouterSide.json),"
             + "\"ratios_touchrouter_to_sway\":{\"pointer_motion\":\(ratios(touchRouterSide.pointer.latency, swaySide.pointer.latency)),\"key\":\(ratios(touchRouterSide.keys.latency, swaySide.keys.latency))}}"
         var rows: [[String]] = [["", "sent", "received", "kind", "p50 µs", "p99 µs", "p99.9 µs", "max µs"]]
@@ -133,7 +134,7 @@ struct PeerBench {
     private func runTouchRouter() throws -> Side {
         let runtime = try EndToEndRun.directory(work.appendingPathComponent("touchrouter-peer"))
         let config = runtime.appendingPathComponent("config.toml")
-        try "[privileges]\nvirtual-input = [\(jsonQuoted(tools.injector))]\n".write(to: config, atomically: true, encoding: .utf8)
+        try "[privileges]\nvirtual-input = [\(jsonString(tools.injector))]\n".write(to: config, atomically: true, encoding: .utf8)
         let environment = EndToEndRun.environment(runtime: runtime)
         let session = try BenchChild("touch-router run", executable: tools.launcher,
                                      arguments: ["run", "--backend", "headless", "--config", config.path, "--output", "\(Self.output.width)x\(Self.output.height)"],

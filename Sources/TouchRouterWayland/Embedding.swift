@@ -79,9 +79,17 @@ extension WaylandSession {
                 self.enqueueAsDevice(event)
             }
             self.router.dispatchAll()
+            self.flushRoutedInput()
         }
         _ = try display.watch(fd: fd) { _ in drain() }
         drain()
+    }
+
+    /// A device's events reach clients as soon as they are routed, not at the end of the
+    /// loop's round, where other sources ready in the same round (clients' requests, timers)
+    /// would stand between a touch and its delivery.
+    func flushRoutedInput() {
+        display.settleAndFlush()
     }
 
     /// Queues an event of a device, as libinput's are queued: a key waits for the keys before

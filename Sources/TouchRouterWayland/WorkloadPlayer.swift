@@ -22,9 +22,9 @@ public enum Workload: Sendable, Equatable {
 
 /// Plays a workload into a running session as a touchscreen would: a timerfd in the
 /// session's loop fires at each frame's time; each event then gets the session's
-/// CLOCK_MONOTONIC as its device time at the moment it is made, is queued in the router and
-/// dispatched, as `addInputSource`'s events are, and the loop flushes the clients at the end
-/// of its round. `msg stats` and `msg trace` see these events as any device's.
+/// CLOCK_MONOTONIC as its device time at the moment it is made, is queued in the router,
+/// dispatched, and flushed to the clients at once, as `addInputSource`'s events are.
+/// `msg stats` and `msg trace` see these events as any device's.
 ///
 /// When it ends it writes, if asked, the played log: what went out, for the raw libwayland
 /// floor and for matching receipts to device times (README, "bench e2e"):
@@ -251,6 +251,7 @@ final class WorkloadPlayer {
             router.enqueue(.touchFrame(device: device, time: time))
             frameTimes.append(time.nanoseconds)
             router.dispatchAll()
+            session.flushRoutedInput()
             next += 1
             made += 1
             now = session.clock.now().nanoseconds
