@@ -80,7 +80,29 @@ extension WaylandSession {
         stats.clientDisconnected(record.id)
         shell.clientDisconnected(record)
     }
-    func devices(_ kind: SeatDevice.Kind, of client: ClientID) -> [SeatDevice] {
-        clientsByID[client]?.devices(kind) ?? []
+    /// A client's devices of one kind, walked without making an array: every delivered
+    /// event walks them.
+    func devices(_ kind: SeatDevice.Kind, of client: ClientID) -> SeatDevices {
+        SeatDevices(all: clientsByID[client]?.devices ?? [], kind: kind)
     }
+}
+
+/// The devices of one kind among a client's, as a sequence that allocates nothing.
+struct SeatDevices: Sequence {
+    let all: [SeatDevice]
+    let kind: SeatDevice.Kind
+
+    struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[SeatDevice]>
+        let kind: SeatDevice.Kind
+
+        mutating func next() -> SeatDevice? {
+            while let device = base.next() {
+                if device.kind == kind { return device }
+            }
+            return nil
+        }
+    }
+
+    func makeIterator() -> Iterator { Iterator(base: all.makeIterator(), kind: kind) }
 }
