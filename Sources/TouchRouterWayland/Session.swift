@@ -83,6 +83,8 @@ public final class WaylandSession {
     /// Mapped popups that asked for a grab, innermost last; they hold the core's client grab.
     var grabbingPopups: [XdgPopupObject] = []
     var placedToplevels = 0
+    /// The toplevel whose configures say activated: the one holding the keyboard focus.
+    weak var activeToplevel: XdgToplevelObject?
     var globals: [OpaquePointer] = []
     /// The virtual pointer and keyboard managers' globals, which only some clients see.
     var virtualInputGlobals: [OpaquePointer] = []

@@ -273,6 +273,7 @@ public final class SessionShell {
     /// next gesture deadline. The deadline is on the clock every event carries: CLOCK_MONOTONIC,
     /// which `MonotonicClock` reads for injected events and libinput stamps its own with.
     private func roundEnded() {
+        session.updateActivatedToplevel()
         let focus = session.router.keyboardFocus
         if focus != reportedFocus {
             let from = reportedFocus
