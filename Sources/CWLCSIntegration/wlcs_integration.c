@@ -39,6 +39,7 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"zwp_input_timestamps_manager_v1", 1},
     {"zwlr_virtual_pointer_manager_v1", 2},
     {"zwp_virtual_keyboard_manager_v1", 1},
+    {"zxdg_output_manager_v1", 3},
 };
 
 static WlcsIntegrationDescriptor const descriptor = {

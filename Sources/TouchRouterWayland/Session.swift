@@ -164,6 +164,7 @@ public final class WaylandSession {
         }
         try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
         try add(tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.version, InputTimestampsManagerGlobal.bind)
+        try add(tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.version, XdgOutputManagerGlobal.bind)
         // Privileged: shown only to the clients `mayUseVirtualInput` allows (Privileges.swift).
         virtualInputGlobals = [
             try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind),
