@@ -212,6 +212,8 @@ extension WaylandSession {
         for resource in output.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
         _ = router.setKeyboardFocus(surface.id)
         router.dispatchAll()
+        // Activated in the same batch as the commit's answers, not after the round.
+        updateActivatedToplevel()
     }
 
     private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {
