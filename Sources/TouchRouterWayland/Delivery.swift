@@ -11,6 +11,7 @@ extension WaylandSession: InputDelivery {
         guard let resource = target(surface) else { return }
         let serial = display.nextSerial
         surfaces[surface]?.touchInput?.touchWentDown(id, serial: serial)
+        clientsByID[client]?.noteTouchDown(serial: serial, touch: id)
         for touch in devices(.touch, of: client) {
             touch.sendTimestamp(time)
             wl_touch_send_down(touch.resource, serial, time.waylandMilliseconds, resource, id.raw, fixed(local.x), fixed(local.y))

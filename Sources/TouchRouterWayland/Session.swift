@@ -85,6 +85,8 @@ public final class WaylandSession {
     var placedToplevels = 0
     /// The toplevel whose configures say activated: the one holding the keyboard focus.
     weak var activeToplevel: XdgToplevelObject?
+    /// Touches that drag a window (InteractiveMove.swift), by touch.
+    var touchMoves: [TouchID: TouchMove] = [:]
     var globals: [OpaquePointer] = []
     /// The virtual pointer and keyboard managers' globals, which only some clients see.
     var virtualInputGlobals: [OpaquePointer] = []

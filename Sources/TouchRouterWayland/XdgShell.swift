@@ -290,7 +290,10 @@ final class XdgToplevelObject: WaylandObject {
             if let surface = toplevel.xdgSurface?.surface { toplevel.session.shell.appIDChanged(surface) }
         },
         show_window_menu: { _, _, _, _, _, _ in },
-        move: { _, _, _, _ in },
+        move: { _, resource, _, serial in
+            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
+            toplevel.session.beginMove(toplevel, serial: serial)
+        },
         resize: { _, resource, _, _, edges in
             guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
                 let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)

@@ -13,6 +13,9 @@ does what no well-behaved toolkit client does on purpose.
     raw-client.py maximize         maps two toplevels, maximizes the second, acks, commits a
                                    buffer of the configured size, prints "maximized WxH", and
                                    waits to be killed
+    raw-client.py touch-move       maps a 200x200 toplevel; on its first touch down it asks
+                                   xdg_toplevel.move with that down's serial and prints
+                                   "moving"; then prints every wl_touch event it gets
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
 
@@ -315,7 +318,33 @@ def maximize():
         xdg.conn.event()
 
 
+def touch_move():
+    xdg = Xdg()
+    conn = xdg.conn
+    seat = bind(conn, "wl_seat", 5)
+    touch = conn.new_id()
+    conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+    surface, role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(surface, role, 200, 200)
+    print("mapped", flush=True)
+    names = {0: "down", 1: "up", 2: "motion", 3: "frame", 4: "cancel"}
+    moving = False
+    while True:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error %d %d %s" % decode_error(payload), flush=True)
+            return 1
+        xdg.handle(obj, opcode, payload)
+        if obj != touch:
+            continue
+        print(names.get(opcode, str(opcode)), flush=True)
+        if opcode == 0 and not moving:
+            moving = True
+            conn.send(toplevel, 5, struct.pack("<II", seat, struct.unpack_from("<I", payload)[0]))  # move(seat, serial)
+            print("moving", flush=True)
+
+
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
-              "maximize": maximize}[sys.argv[1]]())
+              "maximize": maximize, "touch-move": touch_move}[sys.argv[1]]())
