@@ -86,6 +86,7 @@ extension WaylandSession: InputDelivery {
     public func pointerButton(surface: SurfaceID, client: ClientID, time: RouterTime, button: UInt32, state: ButtonState) {
         let serial = display.nextSerial
         let pressed = state == .pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
+        if state == .pressed { clientsByID[client]?.buttonPressSerial = serial }
         for pointer in devices(.pointer, of: client) {
             pointer.sendTimestamp(time)
             wl_pointer_send_button(pointer.resource, serial, time.waylandMilliseconds, button, pressed)

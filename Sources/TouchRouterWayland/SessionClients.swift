@@ -17,6 +17,9 @@ final class ClientRecord {
     /// xdg_toplevel.move is checked against. The latest few only.
     var touchDownSerials: [(serial: UInt32, touch: TouchID)] = []
 
+    /// The serial of the latest button press sent to the client.
+    var buttonPressSerial: UInt32?
+
     func noteTouchDown(serial: UInt32, touch: TouchID) {
         if touchDownSerials.count >= 8 { touchDownSerials.removeFirst() }
         touchDownSerials.append((serial, touch))

@@ -70,6 +70,7 @@ extension WaylandSession {
     /// The size a toplevel is asked to take: its output's in kiosk mode and when maximized or
     /// fullscreen (there are no panels to leave room for), its own choice otherwise.
     func configureSize(for toplevel: XdgToplevelObject) -> Size {
+        if let size = toplevel.resizeSize { return size }
         guard options.kiosk || toplevel.fills, let output = output(of: toplevel) else { return Size(width: 0, height: 0) }
         return output.mode.layoutSize
     }
@@ -80,6 +81,7 @@ extension WaylandSession {
         var states: [xdg_toplevel_state] = []
         if toplevel.maximized { states.append(XDG_TOPLEVEL_STATE_MAXIMIZED) }
         if toplevel.fullscreen { states.append(XDG_TOPLEVEL_STATE_FULLSCREEN) }
+        if toplevel.resizeSize != nil { states.append(XDG_TOPLEVEL_STATE_RESIZING) }
         if activeToplevel === toplevel { states.append(XDG_TOPLEVEL_STATE_ACTIVATED) }
         if options.kiosk, toplevel.version >= 2 {
             states += [XDG_TOPLEVEL_STATE_TILED_LEFT, XDG_TOPLEVEL_STATE_TILED_RIGHT, XDG_TOPLEVEL_STATE_TILED_TOP, XDG_TOPLEVEL_STATE_TILED_BOTTOM]

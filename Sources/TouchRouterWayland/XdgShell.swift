@@ -236,6 +236,8 @@ final class XdgToplevelObject: WaylandObject {
     var restorePosition: Offset?
 
     var fills: Bool { maximized || fullscreen }
+    /// During an interactive resize: the size its configures ask for, with the resizing state.
+    var resizeSize: Size?
 
     func sent(serial: UInt32) {
         // A client that never acks keeps only the latest few: an ack of an older one is
@@ -294,12 +296,13 @@ final class XdgToplevelObject: WaylandObject {
             let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
             toplevel.session.beginMove(toplevel, serial: serial)
         },
-        resize: { _, resource, _, _, edges in
+        resize: { _, resource, _, serial, edges in
+            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
             guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
-                let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
                 toplevel.postError(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue, "\(toplevel.name).resize: \(edges) is not an xdg_toplevel.resize_edge")
                 return
             }
+            toplevel.session.beginResize(toplevel, serial: serial, edges: edges)
         },
         set_max_size: { _, resource, width, height in
             let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)

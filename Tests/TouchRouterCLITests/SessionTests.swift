@@ -387,22 +387,42 @@ struct SessionTests {
         let session = try RunningSession()
         defer { _ = session.terminate() }
         let log = session.file("raw.log")
-        _ = try session.client(["python3", Self.rawClient, "touch-move"], output: log)
+        _ = try session.client(["python3", Self.rawClient, "move"], output: log)
         try session.wait(for: "the window to map") { try RunningSession.text(of: log).contains("mapped") && session.toplevels().count == 1 }
         let start = try session.toplevels()[0]["position"] as? [Int] ?? [-1, -1]
         let (x, y) = (start[0] + 50, start[1] + 60)
         try session.inject(["touch down 3 \(x) \(y)", "touch frame"])
         try session.wait(for: "the client to ask for the move") { RunningSession.text(of: log).contains("moving") }
-        try session.wait(for: "the client's touch to be cancelled") { RunningSession.text(of: log).contains("cancel") }
+        try session.wait(for: "the client's touch to be cancelled") { RunningSession.text(of: log).contains("touch cancel") }
         try session.inject(["touch motion 3 \(x + 70) \(y + 30)", "touch frame", "touch motion 3 \(x + 120) \(y + 45)", "touch frame"])
         try session.wait(for: "the window to follow the finger") { try session.toplevels().first?["position"] as? [Int] == [start[0] + 120, start[1] + 45] }
         try session.inject(["touch up 3", "touch frame"])
-        let afterCancel = RunningSession.text(of: log).components(separatedBy: "cancel\n").dropFirst().joined()
-        #expect(!afterCancel.contains("motion") && !afterCancel.contains("up"), "nothing more of the moving touch reaches the client: \(RunningSession.text(of: log))")
+        let afterCancel = RunningSession.text(of: log).components(separatedBy: "touch cancel\n").dropFirst().joined()
+        #expect(!afterCancel.contains("touch motion") && !afterCancel.contains("touch up"), "nothing more of the moving touch reaches the client: \(RunningSession.text(of: log))")
         // The grab ended with the finger: a new touch on the moved window is the client's again.
         try session.inject(["touch down 4 \(x + 130) \(y + 50)", "touch frame", "touch up 4", "touch frame"])
-        try session.wait(for: "the next touch to reach the client") { RunningSession.text(of: log).components(separatedBy: "down\n").count == 3 }
+        try session.wait(for: "the next touch to reach the client") { RunningSession.text(of: log).components(separatedBy: "touch down\n").count == 3 }
         #expect(try session.toplevels().first?["position"] as? [Int] == [start[0] + 120, start[1] + 45], "a second touch does not move it")
+    }
+
+    @Test("xdg_toplevel.move with a button press's serial: the pointer leaves the client and the window follows it until the button is up; then the pointer enters again")
+    func pointerStartedMove() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        _ = try session.client(["python3", Self.rawClient, "move"], output: log)
+        try session.wait(for: "the window to map") { try RunningSession.text(of: log).contains("mapped") && session.toplevels().count == 1 }
+        let start = try session.toplevels()[0]["position"] as? [Int] ?? [-1, -1]
+        let (x, y) = (start[0] + 50, start[1] + 60)
+        try session.inject(["pointer motion \(x) \(y)", "pointer button press BTN_LEFT"])
+        try session.wait(for: "the pointer to leave the moving window") { RunningSession.text(of: log).contains("moving\npointer leave\n") }
+        try session.inject(["pointer motion \(x + 70) \(y + 30)", "pointer motion \(x + 90) \(y + 10)"])
+        try session.wait(for: "the window to follow the pointer") { try session.toplevels().first?["position"] as? [Int] == [start[0] + 90, start[1] + 10] }
+        try session.inject(["pointer button release BTN_LEFT", "pointer motion \(x + 95) \(y + 12)"])
+        try session.wait(for: "the pointer to enter the moved window again") { RunningSession.text(of: log).contains("pointer leave\npointer enter\n") }
+        let afterLeave = RunningSession.text(of: log).components(separatedBy: "pointer leave\n").dropFirst().joined()
+        #expect(afterLeave.hasPrefix("pointer enter\n"), "nothing of the move's motion or release reaches the client: \(RunningSession.text(of: log))")
+        #expect(try session.toplevels().first?["position"] as? [Int] == [start[0] + 90, start[1] + 10], "after the release the pointer no longer moves it")
     }
 
     @Test("a client that dies holding a popup grab leaves no grab behind: the pointer enters the window beside it again, clicks and keys reach it")

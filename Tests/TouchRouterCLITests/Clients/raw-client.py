@@ -13,9 +13,10 @@ does what no well-behaved toolkit client does on purpose.
     raw-client.py maximize         maps two toplevels, maximizes the second, acks, commits a
                                    buffer of the configured size, prints "maximized WxH", and
                                    waits to be killed
-    raw-client.py touch-move       maps a 200x200 toplevel; on its first touch down it asks
-                                   xdg_toplevel.move with that down's serial and prints
-                                   "moving"; then prints every wl_touch event it gets
+    raw-client.py move             maps a 200x200 toplevel; on its first touch down or button
+                                   press it asks xdg_toplevel.move with that serial and
+                                   prints "moving"; it prints every wl_touch event it gets
+                                   as "touch NAME", every wl_pointer event as "pointer NAME"
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
 
@@ -318,16 +319,18 @@ def maximize():
         xdg.conn.event()
 
 
-def touch_move():
+def move():
     xdg = Xdg()
     conn = xdg.conn
     seat = bind(conn, "wl_seat", 5)
-    touch = conn.new_id()
+    touch, pointer = conn.new_id(), conn.new_id()
     conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+    conn.send(seat, 0, struct.pack("<I", pointer))  # get_pointer
     surface, role, toplevel = xdg.toplevel()
     xdg.ack_and_draw(surface, role, 200, 200)
     print("mapped", flush=True)
-    names = {0: "down", 1: "up", 2: "motion", 3: "frame", 4: "cancel"}
+    names = {touch: {0: "down", 1: "up", 2: "motion", 3: "frame", 4: "cancel"},
+             pointer: {0: "enter", 1: "leave", 2: "motion", 3: "button", 4: "axis", 5: "frame"}}
     moving = False
     while True:
         obj, opcode, payload = conn.event()
@@ -335,10 +338,13 @@ def touch_move():
             print("error %d %d %s" % decode_error(payload), flush=True)
             return 1
         xdg.handle(obj, opcode, payload)
-        if obj != touch:
+        if obj not in names:
             continue
-        print(names.get(opcode, str(opcode)), flush=True)
-        if opcode == 0 and not moving:
+        if obj == pointer and opcode == 5:
+            continue  # frames of the pointer say nothing here
+        print(("touch " if obj == touch else "pointer ") + names[obj].get(opcode, str(opcode)), flush=True)
+        pressed = obj == pointer and opcode == 3 and struct.unpack_from("<I", payload, 12)[0] == 1
+        if (obj == touch and opcode == 0 or pressed) and not moving:
             moving = True
             conn.send(toplevel, 5, struct.pack("<II", seat, struct.unpack_from("<I", payload)[0]))  # move(seat, serial)
             print("moving", flush=True)
@@ -347,4 +353,4 @@ def touch_move():
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
-              "maximize": maximize, "touch-move": touch_move}[sys.argv[1]]())
+              "maximize": maximize, "move": move}[sys.argv[1]]())
