@@ -41,7 +41,10 @@ extension WaylandSession {
               let touched = touch.surface, tree.toplevel(of: touched) == surface.id,
               let position = tree.surface(surface.id)?.position else { return }
         touchMoves[press.touch] = TouchMove(surface: surface, startWindow: position)
-        if !router.rejectTouch(press.touch, by: record.id) { touchMoves[press.touch] = nil }
+        let rejected = router.rejectTouch(press.touch, by: record.id)
+        // Taken by the output's MoveResponder, which noted where the finger was; else (no
+        // output under the finger) nothing drags, and no later touch of that id may.
+        if !rejected || touchMoves[press.touch]?.startFinger == nil { touchMoves[press.touch] = nil }
         router.dispatchAll()
     }
 
