@@ -13,6 +13,8 @@ does what no well-behaved toolkit client does on purpose.
     raw-client.py maximize         maps two toplevels, maximizes the second, acks, commits a
                                    buffer of the configured size, prints "maximized WxH", and
                                    waits to be killed
+    raw-client.py configure        maps a toplevel at the size its first configure asks (200x200
+                                   for 0x0), and prints each configure as "configure WxH STATES"
     raw-client.py move             maps a 200x200 toplevel; on its first touch down or button
                                    press it asks xdg_toplevel.move with that serial and
                                    prints "moving"; it prints every wl_touch event it gets
@@ -319,6 +321,22 @@ def maximize():
         xdg.conn.event()
 
 
+def configure():
+    xdg = Xdg()
+    surface, role, _ = xdg.toplevel()
+
+    def show():
+        size, states = xdg.configured[role]["size"], xdg.configured[role]["states"]
+        print(f"configure {size[0]}x{size[1]} {' '.join(map(str, sorted(states)))}".rstrip(), flush=True)
+    show()
+    width, height = xdg.configured[role]["size"]
+    xdg.ack_and_draw(surface, role, width or 200, height or 200)
+    xdg.roundtrip()
+    show()
+    while True:
+        xdg.conn.event()
+
+
 def move():
     xdg = Xdg()
     conn = xdg.conn
@@ -353,4 +371,4 @@ def move():
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
-              "maximize": maximize, "move": move}[sys.argv[1]]())
+              "maximize": maximize, "move": move, "configure": configure}[sys.argv[1]]())
