@@ -282,6 +282,13 @@ final class SurfaceObject: WaylandObject {
                 surface.postError(WL_SURFACE_ERROR_INVALID_SIZE.rawValue, "wl_surface@\(wl_resource_get_id(resource)).attach: only wl_shm buffers are supported")
                 return
             }
+            // xdg-shell: no buffer before the compositor's first configure. A toplevel is
+            // configured as its role is made, so this catches a role-less xdg_surface and a
+            // popup attached before its initial commit (README, "xdg-shell").
+            if let xdg = surface.xdgSurface, !xdg.sentFirstConfigure {
+                xdg.postError(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue, "xdg_surface@\(wl_resource_get_id(xdg.resource)): wl_surface@\(wl_resource_get_id(resource)).attach before the first configure")
+                return
+            }
             surface.pending.bufferSize = shm.size
             surface.pending.buffer = BufferReference(buffer)
         },

@@ -11,6 +11,7 @@ extension WaylandSession: InputDelivery {
         guard let resource = target(surface) else { return }
         let serial = display.nextSerial
         surfaces[surface]?.touchInput?.touchWentDown(id, serial: serial)
+        clientsByID[client]?.noteTouchDown(serial: serial, touch: id)
         for touch in devices(.touch, of: client) {
             touch.sendTimestamp(time)
             wl_touch_send_down(touch.resource, serial, time.waylandMilliseconds, resource, id.raw, fixed(local.x), fixed(local.y))
@@ -85,6 +86,7 @@ extension WaylandSession: InputDelivery {
     public func pointerButton(surface: SurfaceID, client: ClientID, time: RouterTime, button: UInt32, state: ButtonState) {
         let serial = display.nextSerial
         let pressed = state == .pressed ? WL_POINTER_BUTTON_STATE_PRESSED.rawValue : WL_POINTER_BUTTON_STATE_RELEASED.rawValue
+        if state == .pressed { clientsByID[client]?.buttonPressSerial = serial }
         for pointer in devices(.pointer, of: client) {
             pointer.sendTimestamp(time)
             wl_pointer_send_button(pointer.resource, serial, time.waylandMilliseconds, button, pressed)

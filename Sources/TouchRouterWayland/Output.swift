@@ -87,7 +87,7 @@ final class VirtualOutput {
         if version >= 2 { wl_output_send_scale(resource, 1) }
         if version >= 4 {
             wl_output_send_name(resource, name)
-            wl_output_send_description(resource, "\(identity.make) \(identity.model) \(name) (\(mode))")
+            wl_output_send_description(resource, description)
         }
         if version >= 2 { wl_output_send_done(resource) }
     }

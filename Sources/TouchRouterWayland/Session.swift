@@ -83,6 +83,10 @@ public final class WaylandSession {
     /// Mapped popups that asked for a grab, innermost last; they hold the core's client grab.
     var grabbingPopups: [XdgPopupObject] = []
     var placedToplevels = 0
+    /// The toplevel whose configures say activated: the one holding the keyboard focus.
+    weak var activeToplevel: XdgToplevelObject?
+    /// Touches that drag a window (InteractiveMove.swift), by touch.
+    var touchMoves: [TouchID: TouchMove] = [:]
     var globals: [OpaquePointer] = []
     /// The virtual pointer and keyboard managers' globals, which only some clients see.
     var virtualInputGlobals: [OpaquePointer] = []
@@ -162,6 +166,7 @@ public final class WaylandSession {
         }
         try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
         try add(tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.version, InputTimestampsManagerGlobal.bind)
+        try add(tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.version, XdgOutputManagerGlobal.bind)
         // Privileged: shown only to the clients `mayUseVirtualInput` allows (Privileges.swift).
         virtualInputGlobals = [
             try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind),

@@ -13,6 +13,17 @@ final class ClientRecord {
     var usage = ClientUsage()
     /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.
     var touchWithheld = false
+    /// The serials of the latest touch downs sent to the client, and their touches: what
+    /// xdg_toplevel.move is checked against. The latest few only.
+    var touchDownSerials: [(serial: UInt32, touch: TouchID)] = []
+
+    /// The serial of the latest button press sent to the client.
+    var buttonPressSerial: UInt32?
+
+    func noteTouchDown(serial: UInt32, touch: TouchID) {
+        if touchDownSerials.count >= 8 { touchDownSerials.removeFirst() }
+        touchDownSerials.append((serial, touch))
+    }
 
     init(id: ClientID, client: OpaquePointer) {
         self.id = id

@@ -67,16 +67,70 @@ extension WaylandSession {
         toplevel.appID.isEmpty ? toplevel.title : toplevel.title.isEmpty ? toplevel.appID : "\(toplevel.appID): \(toplevel.title)"
     }
 
-    /// The size a toplevel is asked to take: the output's in kiosk mode, its own choice otherwise.
+    /// The size a toplevel is asked to take: its output's in kiosk mode and when maximized or
+    /// fullscreen (there are no panels to leave room for), its own choice otherwise.
     func configureSize(for toplevel: XdgToplevelObject) -> Size {
-        guard options.kiosk, let output = outputs.first else { return Size(width: 0, height: 0) }
+        if let size = toplevel.resizeSize { return size }
+        guard options.kiosk || toplevel.fills, let output = output(of: toplevel) else { return Size(width: 0, height: 0) }
         return output.mode.layoutSize
+    }
+
+    /// The states a toplevel's configure carries: what it asked for, activated while it
+    /// holds the keyboard focus, and in kiosk mode tiled on every edge (from version 2).
+    func configureStates(for toplevel: XdgToplevelObject) -> [xdg_toplevel_state] {
+        var states: [xdg_toplevel_state] = []
+        if toplevel.maximized { states.append(XDG_TOPLEVEL_STATE_MAXIMIZED) }
+        if toplevel.fullscreen { states.append(XDG_TOPLEVEL_STATE_FULLSCREEN) }
+        if toplevel.resizeSize != nil { states.append(XDG_TOPLEVEL_STATE_RESIZING) }
+        if activeToplevel === toplevel { states.append(XDG_TOPLEVEL_STATE_ACTIVATED) }
+        if options.kiosk, toplevel.version >= 2 {
+            states += [XDG_TOPLEVEL_STATE_TILED_LEFT, XDG_TOPLEVEL_STATE_TILED_RIGHT, XDG_TOPLEVEL_STATE_TILED_TOP, XDG_TOPLEVEL_STATE_TILED_BOTTOM]
+        }
+        return states
+    }
+
+    /// The output a toplevel is on, or the one it will map on.
+    private func output(of toplevel: XdgToplevelObject) -> VirtualOutput? {
+        if let surface = toplevel.xdgSurface?.surface, surface.inTree, let id = tree.outputOf(surface.id),
+           let output = outputs.first(where: { $0.id == id }) { return output }
+        return outputs.first
+    }
+
+    /// After each round: the toplevel holding the keyboard focus is the activated one; the
+    /// one that lost it and the one that gained it are configured again.
+    func updateActivatedToplevel() {
+        let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { surfaces[$0]?.xdgSurface?.toplevel }
+        guard focused !== activeToplevel else { return }
+        let previous = activeToplevel
+        activeToplevel = focused
+        previous?.xdgSurface?.sendConfigure()
+        focused?.xdgSurface?.sendConfigure()
+    }
+
+    /// On a toplevel's commit: when its acked configure asks it to fill the output, its
+    /// window geometry goes to the output's corner; when no longer, back where it was.
+    private func placeFilling(_ surface: SurfaceObject, _ toplevel: XdgToplevelObject) throws(SurfaceTreeError) {
+        guard let position = tree.surface(surface.id)?.position else { return }
+        if toplevel.ackedFill {
+            let geometry = surface.xdgSurface?.geometry
+            let corner = Offset(dx: -(geometry?.x ?? 0), dy: -(geometry?.y ?? 0))
+            if !toplevel.filling {
+                toplevel.filling = true
+                toplevel.restorePosition = position
+            }
+            if position != corner { try tree.move(surface.id, to: corner) }
+        } else if toplevel.filling {
+            toplevel.filling = false
+            if let restore = toplevel.restorePosition, !options.kiosk, restore != position { try tree.move(surface.id, to: restore) }
+            toplevel.restorePosition = nil
+        }
     }
 
     /// After a commit made state current: configure a new xdg surface, map it once it has
     /// acked and has a buffer, and bring the core's tree up to date.
     func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
         pendingFrames += frameCallbacks.map { ($0, surface.id) }
+        if let toplevel = surface.xdgSurface?.toplevel, !toplevel.commitSizes() { return }
         if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {
             if !xdg.sentFirstConfigure { xdg.sendConfigure() }
             // Mapping waits for a buffer, not for ack_configure: WLCS's clients attach
@@ -103,6 +157,7 @@ extension WaylandSession {
                 let origin = popupOrigin(popup, parent: parent)
                 if tree.surface(surface.id)?.position != origin { try tree.move(surface.id, to: origin) }
             }
+            if let toplevel = surface.xdgSurface?.toplevel, tree.role(of: surface.id) == .toplevel { try placeFilling(surface, toplevel) }
             if surface.pendingRestack {
                 surface.pendingRestack = false
                 try restackChildren(of: surface)
@@ -159,6 +214,8 @@ extension WaylandSession {
         for resource in output.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
         _ = router.setKeyboardFocus(surface.id)
         router.dispatchAll()
+        // Activated in the same batch as the commit's answers, not after the round.
+        updateActivatedToplevel()
     }
 
     private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {

@@ -57,17 +57,21 @@ public final class SessionShell {
 
     /// An output's link of the chain: a touch on its background.
     func outputAdded(_ output: VirtualOutput) {
+        // A moving finger first: it was given back by its client, and no binding may take it.
+        let move = MoveResponder(session: session, output: output.name)
+        responders.append(move)
+        session.router.attach(move, to: .output(output.id))
         let background = BackgroundResponder(shell: self, output: output.name)
         responders.append(background)
         session.router.attach(background, to: .output(output.id))
     }
 
     func outputRemoved(_ output: VirtualOutput) {
-        for responder in responders {
-            guard let background = responder as? BackgroundResponder, background.output == output.name else { continue }
-            session.router.detach(background)
+        let ofOutput = { (responder: any CompositorResponder) in
+            (responder as? BackgroundResponder)?.output == output.name || (responder as? MoveResponder)?.output == output.name
         }
-        responders.removeAll { ($0 as? BackgroundResponder)?.output == output.name }
+        for responder in responders where ofOutput(responder) { session.router.detach(responder) }
+        responders.removeAll(where: ofOutput)
     }
 
     // MARK: Applying a configuration
@@ -273,6 +277,7 @@ public final class SessionShell {
     /// next gesture deadline. The deadline is on the clock every event carries: CLOCK_MONOTONIC,
     /// which `MonotonicClock` reads for injected events and libinput stamps its own with.
     private func roundEnded() {
+        session.updateActivatedToplevel()
         let focus = session.router.keyboardFocus
         if focus != reportedFocus {
             let from = reportedFocus

@@ -21,7 +21,7 @@ enum XdgWmBaseGlobal {
                 return
             }
             guard !surface.hasBuffer, !surface.pending.bufferAttached || surface.pending.bufferSize == nil else {
-                base.postError(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue, "xdg_wm_base@\(wl_resource_get_id(resource)).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has a buffer")
+                base.postError(XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE.rawValue, "xdg_wm_base@\(wl_resource_get_id(resource)).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has a buffer")
                 return
             }
             guard let created = createResource(client, tr_xdg_surface_interface(), version: base.version, id: id) else { return }
@@ -121,9 +121,14 @@ final class XdgSurfaceObject: WaylandObject {
         if let toplevel {
             var states = wl_array()
             wl_array_init(&states)
+            for state in session.configureStates(for: toplevel) {
+                guard let slot = wl_array_add(&states, MemoryLayout<UInt32>.size) else { continue }
+                slot.storeBytes(of: state.rawValue, as: UInt32.self)
+            }
             let size = session.configureSize(for: toplevel)
             xdg_toplevel_send_configure(toplevel.resource, Int32(clamping: size.width), Int32(clamping: size.height), &states)
             wl_array_release(&states)
+            toplevel.sent(serial: serial)
         } else if let popup {
             // The box is computed in Int from the positioner's int32s, and can lie outside
             // int32 (an anchor at INT32_MAX with an offset): it goes out clamped, and the
@@ -149,6 +154,19 @@ final class XdgSurfaceObject: WaylandObject {
             WaylandObject.install(toplevel, implementation: XdgToplevelObject.table)
             xdg.toplevel = toplevel
             surface.role = .toplevel
+            if toplevel.version >= 5 {
+                var capabilities = wl_array()
+                wl_array_init(&capabilities)
+                for capability in [XDG_TOPLEVEL_WM_CAPABILITIES_MAXIMIZE, XDG_TOPLEVEL_WM_CAPABILITIES_FULLSCREEN] {
+                    guard let slot = wl_array_add(&capabilities, MemoryLayout<UInt32>.size) else { continue }
+                    slot.storeBytes(of: capability.rawValue, as: UInt32.self)
+                }
+                xdg_toplevel_send_wm_capabilities(created, &capabilities)
+                wl_array_release(&capabilities)
+            }
+            // Configured at once, not at the initial commit: clients that attach their
+            // first buffer without waiting (WLCS's among them) then never attach unconfigured.
+            xdg.sendConfigure()
         },
         get_popup: { client, resource, id, parentResource, positionerResource in
             let xdg = WaylandObject.of(resource, as: XdgSurfaceObject.self)
@@ -192,6 +210,7 @@ final class XdgSurfaceObject: WaylandObject {
                 return
             }
             xdg.configured = true
+            xdg.toplevel?.acked(serial: serial)
         }))
 }
 
@@ -199,6 +218,39 @@ final class XdgToplevelObject: WaylandObject {
     weak var xdgSurface: XdgSurfaceObject?
     var title = ""
     var appID = ""
+    /// The states the client asked for; each request is answered with a configure.
+    var maximized = false
+    var fullscreen = false
+    weak var parent: XdgToplevelObject?
+    /// Double-buffered: set by the requests, checked against each other and made current on commit.
+    var pendingMinSize = Size(width: 0, height: 0)
+    var pendingMaxSize = Size(width: 0, height: 0)
+    var minSize = Size(width: 0, height: 0)
+    var maxSize = Size(width: 0, height: 0)
+    /// Configures sent and not yet acked: whether each asked the window to fill its output.
+    private var unacked: [(serial: UInt32, fill: Bool)] = []
+    /// Whether the last configure the client acked asked it to fill the output.
+    private(set) var ackedFill = false
+    /// Whether the window is placed filling its output now, and where it was before.
+    var filling = false
+    var restorePosition: Offset?
+
+    var fills: Bool { maximized || fullscreen }
+    /// During an interactive resize: the size its configures ask for, with the resizing state.
+    var resizeSize: Size?
+
+    func sent(serial: UInt32) {
+        // A client that never acks keeps only the latest few: an ack of an older one is
+        // still valid, and counts as not filling.
+        if unacked.count >= 16 { unacked.removeFirst() }
+        unacked.append((serial, fills))
+    }
+
+    func acked(serial: UInt32) {
+        guard let index = unacked.firstIndex(where: { $0.serial == serial }) else { return }
+        ackedFill = unacked[index].fill
+        unacked.removeFirst(index + 1)
+    }
 
     init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject) {
         self.xdgSurface = xdgSurface
@@ -209,7 +261,25 @@ final class XdgToplevelObject: WaylandObject {
 
     nonisolated(unsafe) static let table = implementation(xdg_toplevel_interface(
         destroy: destroyRequest,
-        set_parent: { _, _, _ in },
+        set_parent: { _, resource, parentResource in
+            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
+            guard let parentResource else {
+                toplevel.parent = nil
+                return
+            }
+            let parent = WaylandObject.of(parentResource, as: XdgToplevelObject.self)
+            // No cycles: the parent may be neither this toplevel nor one of its descendants.
+            // Chains are acyclic by this check, so the walk ends.
+            var ancestor: XdgToplevelObject? = parent
+            while let next = ancestor {
+                if next === toplevel {
+                    toplevel.postError(XDG_TOPLEVEL_ERROR_INVALID_PARENT.rawValue, "\(toplevel.name).set_parent: xdg_toplevel@\(wl_resource_get_id(parentResource)) is this toplevel or one of its descendants")
+                    return
+                }
+                ancestor = next.parent
+            }
+            toplevel.parent = parent
+        },
         set_title: { _, resource, title in
             let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
             toplevel.title = title.map { String(cString: $0) } ?? ""
@@ -222,29 +292,60 @@ final class XdgToplevelObject: WaylandObject {
             if let surface = toplevel.xdgSurface?.surface { toplevel.session.shell.appIDChanged(surface) }
         },
         show_window_menu: { _, _, _, _, _, _ in },
-        move: { _, _, _, _ in },
-        resize: { _, resource, _, _, edges in
+        move: { _, resource, _, serial in
+            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
+            toplevel.session.beginMove(toplevel, serial: serial)
+        },
+        resize: { _, resource, _, serial, edges in
+            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
             guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
-                let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
                 toplevel.postError(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue, "\(toplevel.name).resize: \(edges) is not an xdg_toplevel.resize_edge")
                 return
             }
+            toplevel.session.beginResize(toplevel, serial: serial, edges: edges)
         },
-        set_max_size: { _, resource, width, height in WaylandObject.of(resource, as: XdgToplevelObject.self).checkSize(width, height, "set_max_size") },
-        set_min_size: { _, resource, width, height in WaylandObject.of(resource, as: XdgToplevelObject.self).checkSize(width, height, "set_min_size") },
-        set_maximized: { _, _ in },
-        unset_maximized: { _, _ in },
-        set_fullscreen: { _, _, _ in },
-        unset_fullscreen: { _, _ in },
+        set_max_size: { _, resource, width, height in
+            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
+            guard toplevel.checkSize(width, height, "set_max_size") else { return }
+            toplevel.pendingMaxSize = Size(width: Int(width), height: Int(height))
+        },
+        set_min_size: { _, resource, width, height in
+            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
+            guard toplevel.checkSize(width, height, "set_min_size") else { return }
+            toplevel.pendingMinSize = Size(width: Int(width), height: Int(height))
+        },
+        set_maximized: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.maximized = true } },
+        unset_maximized: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.maximized = false } },
+        // The output asked for is not used: the window fills the output it is on.
+        set_fullscreen: { _, resource, _ in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.fullscreen = true } },
+        unset_fullscreen: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.fullscreen = false } },
         set_minimized: { _, _ in }))
 }
 
 extension XdgToplevelObject {
-    /// Minimum and maximum sizes are taken and not used yet, but a negative one is the
-    /// protocol's invalid_size.
-    func checkSize(_ width: Int32, _ height: Int32, _ request: String) {
-        guard width < 0 || height < 0 else { return }
+    /// A negative minimum or maximum size is the protocol's invalid_size. False when posted.
+    func checkSize(_ width: Int32, _ height: Int32, _ request: String) -> Bool {
+        guard width < 0 || height < 0 else { return true }
         postError(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue, "\(name).\(request): \(width)x\(height) is negative")
+        return false
+    }
+
+    /// A state request: always answered with a configure, changed or not, as the protocol asks.
+    func change(_ update: (XdgToplevelObject) -> Void) {
+        update(self)
+        xdgSurface?.sendConfigure()
+    }
+
+    /// On commit: the pending minimum and maximum sizes become current, unless a maximum
+    /// (where not 0, "no maximum") is below its minimum. False when that posted invalid_size.
+    func commitSizes() -> Bool {
+        let min = pendingMinSize, max = pendingMaxSize
+        if max.width > 0 && max.width < min.width || max.height > 0 && max.height < min.height {
+            postError(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue, "\(name): the maximum size \(max.width)x\(max.height) is smaller than the minimum \(min.width)x\(min.height)")
+            return false
+        }
+        (minSize, maxSize) = (min, max)
+        return true
     }
 }
 

@@ -168,12 +168,14 @@ struct SessionTests {
         try withRuntimeDirectory("info") { _ in
             let run = try ToolRun(["run", "--output", "1280x800@75", "--output", "800x600", "--", "wayland-info"])
             #expect(run.status == 0, "\(run.errors)")
-            for (interface, version) in [("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wl_seat", 8), ("wl_data_device_manager", 3), ("wl_output", 4), ("zwp_input_timestamps_manager_v1", 1)] {
+            for (interface, version) in [("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wl_seat", 8), ("wl_data_device_manager", 3), ("wl_output", 4), ("zwp_input_timestamps_manager_v1", 1), ("zxdg_output_manager_v1", 3)] {
                 #expect(run.output.range(of: "interface: '\(interface)',\\s+version:\\s+\(version),", options: .regularExpression) != nil, "\(interface) v\(version) in:\n\(run.output)")
             }
             #expect(run.output.contains("name: HEADLESS-1"))
             #expect(run.output.contains("width: 1280 px, height: 800 px, refresh: 75.000 Hz"))
             #expect(run.output.contains("x: 1280, y: 0"), "the second output sits right of the first")
+            #expect(run.output.contains("name: 'HEADLESS-2'\n\t\tdescription: 'TouchRouter virtual HEADLESS-2 (800x600@60.0)'\n\t\tlogical_x: 1280, logical_y: 0\n\t\tlogical_width: 800, logical_height: 600"),
+                    "xdg_output gives the second output's name, description and place in the layout: \(run.output)")
             #expect(run.output.contains("capabilities: pointer keyboard touch"))
         }
     }
@@ -351,9 +353,91 @@ struct SessionTests {
               ("protocol-error", "error object \\d+ code 3: wl_surface@\\d+\\.attach: x and y must be 0 from version 5"),
               ("truncated-pool", "error object \\d+ code 2: wl_buffer@\\d+: its pool's file is shorter than the pool \\(40000 bytes\\)"),
               ("stride", "error object \\d+ code 1: wl_shm_pool@\\d+\\.create_buffer: 100x100 pixels of 4 bytes, 100 bytes a row"),
+              ("parent-cycle", "error object \\d+ code 1: xdg_toplevel@\\d+\\.set_parent: xdg_toplevel@\\d+ is this toplevel or one of its descendants"),
+              ("min-over-max", "error object \\d+ code 2: xdg_toplevel@\\d+: the maximum size 100x300 is smaller than the minimum 200x200"),
+              ("unconfigured-buffer", "error object \\d+ code 3: xdg_surface@\\d+: wl_surface@\\d+\\.attach before the first configure"),
           ])
     func protocolErrorLeavesOthers(mode: String, error: String) throws {
         try RunningSession.besideWev(["python3", Self.rawClient, mode], expecting: error)
+    }
+
+    @Test("set_maximized is answered with the output's size and the maximized state; the committed window fills the output from its corner")
+    func maximizeFillsOutput() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        let raw = try session.client(["python3", Self.rawClient, "maximize"], output: log)
+        try session.wait(for: "the window to be maximized") { RunningSession.text(of: log).contains("maximized ") || !raw.isRunning }
+        let said = RunningSession.text(of: log)
+        let match = said.firstMatch(of: /maximized (\d+)x(\d+) states ([\d ]+)/)
+        #expect(match != nil, "\(said)")
+        guard let match, let width = Int(match.1), let height = Int(match.2) else { return }
+        #expect(match.3 == "1 4", "maximized and activated, nothing else: \(said)")
+        let outputs = try session.msg("tree").json["outputs"] as? [[String: Any]] ?? []
+        #expect(outputs.first?["rect"] as? [Int] == [0, 0, width, height], "the configure asks for the whole output")
+        // The second window cascaded to (32, 32) when it mapped; maximized, it moves to the corner.
+        try session.wait(for: "the maximized window to fill the output") {
+            try session.toplevels().contains { $0["size"] as? [Int] == [width, height] && $0["position"] as? [Int] == [0, 0] }
+        }
+        #expect(try session.toplevels().count == 2)
+    }
+
+    @Test("--kiosk configures a toplevel to fill the output, tiled on all four edges, and activated once mapped; without it, 0x0 and no tiling")
+    func kioskConfigure() throws {
+        for kiosk in [true, false] {
+            let session = try RunningSession(arguments: kiosk ? ["--kiosk", "--output", "1024x600"] : ["--output", "1024x600"])
+            defer { _ = session.terminate() }
+            let log = session.file("raw.log")
+            _ = try session.client(["python3", Self.rawClient, "configure"], output: log)
+            try session.wait(for: "the window to map and be activated") { RunningSession.text(of: log).components(separatedBy: "configure ").count == 3 }
+            let lines = RunningSession.text(of: log).split(separator: "\n").map(String.init)
+            #expect(lines == (kiosk ? ["configure 1024x600 5 6 7 8", "configure 1024x600 4 5 6 7 8"] : ["configure 0x0", "configure 0x0 4"]), "kiosk \(kiosk): \(lines)")
+            try session.wait(for: "the window in the tree") { try session.toplevels().count == 1 }
+            #expect(try session.toplevels().first?["size"] as? [Int] == (kiosk ? [1024, 600] : [200, 200]))
+        }
+    }
+
+    @Test("xdg_toplevel.move with a touch down's serial: the client gets wl_touch.cancel and nothing more of that touch, and the window follows the finger exactly; the next touch reaches the client again")
+    func touchStartedMove() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        _ = try session.client(["python3", Self.rawClient, "move"], output: log)
+        try session.wait(for: "the window to map") { try RunningSession.text(of: log).contains("mapped") && session.toplevels().count == 1 }
+        let start = try session.toplevels()[0]["position"] as? [Int] ?? [-1, -1]
+        let (x, y) = (start[0] + 50, start[1] + 60)
+        try session.inject(["touch down 3 \(x) \(y)", "touch frame"])
+        try session.wait(for: "the client to ask for the move") { RunningSession.text(of: log).contains("moving") }
+        try session.wait(for: "the client's touch to be cancelled") { RunningSession.text(of: log).contains("touch cancel") }
+        try session.inject(["touch motion 3 \(x + 70) \(y + 30)", "touch frame", "touch motion 3 \(x + 120) \(y + 45)", "touch frame"])
+        try session.wait(for: "the window to follow the finger") { try session.toplevels().first?["position"] as? [Int] == [start[0] + 120, start[1] + 45] }
+        try session.inject(["touch up 3", "touch frame"])
+        let afterCancel = RunningSession.text(of: log).components(separatedBy: "touch cancel\n").dropFirst().joined()
+        #expect(!afterCancel.contains("touch motion") && !afterCancel.contains("touch up"), "nothing more of the moving touch reaches the client: \(RunningSession.text(of: log))")
+        // The grab ended with the finger: a new touch on the moved window is the client's again.
+        try session.inject(["touch down 4 \(x + 130) \(y + 50)", "touch frame", "touch up 4", "touch frame"])
+        try session.wait(for: "the next touch to reach the client") { RunningSession.text(of: log).components(separatedBy: "touch down\n").count == 3 }
+        #expect(try session.toplevels().first?["position"] as? [Int] == [start[0] + 120, start[1] + 45], "a second touch does not move it")
+    }
+
+    @Test("xdg_toplevel.move with a button press's serial: the pointer leaves the client and the window follows it until the button is up; then the pointer enters again")
+    func pointerStartedMove() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        _ = try session.client(["python3", Self.rawClient, "move"], output: log)
+        try session.wait(for: "the window to map") { try RunningSession.text(of: log).contains("mapped") && session.toplevels().count == 1 }
+        let start = try session.toplevels()[0]["position"] as? [Int] ?? [-1, -1]
+        let (x, y) = (start[0] + 50, start[1] + 60)
+        try session.inject(["pointer motion \(x) \(y)", "pointer button press BTN_LEFT"])
+        try session.wait(for: "the pointer to leave the moving window") { RunningSession.text(of: log).contains("moving\npointer leave\n") }
+        try session.inject(["pointer motion \(x + 70) \(y + 30)", "pointer motion \(x + 90) \(y + 10)"])
+        try session.wait(for: "the window to follow the pointer") { try session.toplevels().first?["position"] as? [Int] == [start[0] + 90, start[1] + 10] }
+        try session.inject(["pointer button release BTN_LEFT", "pointer motion \(x + 95) \(y + 12)"])
+        try session.wait(for: "the pointer to enter the moved window again") { RunningSession.text(of: log).contains("pointer leave\npointer enter\n") }
+        let afterLeave = RunningSession.text(of: log).components(separatedBy: "pointer leave\n").dropFirst().joined()
+        #expect(afterLeave.hasPrefix("pointer enter\n"), "nothing of the move's motion or release reaches the client: \(RunningSession.text(of: log))")
+        #expect(try session.toplevels().first?["position"] as? [Int] == [start[0] + 90, start[1] + 10], "after the release the pointer no longer moves it")
     }
 
     @Test("a client that dies holding a popup grab leaves no grab behind: the pointer enters the window beside it again, clicks and keys reach it")

@@ -16,6 +16,7 @@
 #include "input-timestamps-unstable-v1-server-protocol.h"
 #include "wlr-virtual-pointer-unstable-v1-server-protocol.h"
 #include "virtual-keyboard-unstable-v1-server-protocol.h"
+#include "xdg-output-unstable-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -46,6 +47,8 @@ const struct wl_interface *tr_zwp_input_timestamps_manager_v1_interface(void);
 const struct wl_interface *tr_zwp_input_timestamps_v1_interface(void);
 const struct wl_interface *tr_zwlr_virtual_pointer_manager_v1_interface(void);
 const struct wl_interface *tr_zwlr_virtual_pointer_v1_interface(void);
+const struct wl_interface *tr_zxdg_output_manager_v1_interface(void);
+const struct wl_interface *tr_zxdg_output_v1_interface(void);
 const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void);
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void);
 

@@ -28,6 +28,11 @@ extension Router {
         _ = cancelLiveTouches(time: clock.now()) { _ in true }
         for i in touches.indices { touches[i].target = .swallowed(.interactionIgnored) }
         pointerGrab = nil
+        // A window move's hold on the pointer ends too: its release would be ignored.
+        if let take = pointerTake {
+            pointerTake = nil
+            take.ended()
+        }
         if pointerFocus != nil {
             setPointerFocus(nil)
             flushPointerFrames()

@@ -14,6 +14,8 @@ struct PointerState {
     var grab: SurfaceID?
     /// A client's popup grab (`ClientGrab`), which the pointer's focus honours.
     var clientGrab: ClientGrab?
+    /// The shell holds the pointer mid-press (`takePointer`).
+    var take: PointerTake?
     /// Buttons whose press dismissed a client's grab: their release is dropped too.
     var buttonsPressedOutsideGrab: [UInt32] = []
     /// Buttons held when the surface they were pressed on left the tree: their releases
@@ -155,7 +157,7 @@ extension Router {
     /// when nothing changed. The host calls it once it has applied a batch of changes;
     /// buttons and axis events call it first, so that they never reach a stale focus.
     public func refreshPointerFocus() {
-        guard pointerPlaced, ignoreInteractionDepth == 0, pointerPickRevision != tree.hitTestRevision else { return }
+        guard pointerPlaced, ignoreInteractionDepth == 0, pointerTake == nil, pointerPickRevision != tree.hitTestRevision else { return }
         let saved = recordDeliveries
         recordDeliveries.removeAll(keepingCapacity: true)
         let old = pointerFocus

@@ -118,6 +118,14 @@ public final class Router {
 
     /// One handler per kind of event.
     func handle(_ event: InputEvent) -> RouteOutcome {
+        if pointerTake != nil {
+            switch event {
+            case .pointerMotion, .pointerMotionAbsolute, .pointerButton, .pointerAxis:
+                if let taken = routeTakenPointer(event) { return taken }
+            default:
+                break
+            }
+        }
         switch event {
         case .touchDown(let device, let time, let id, let position):
             return touchDown(event, device: device, time: time, id: id, position: position)

@@ -7,6 +7,18 @@ does what no well-behaved toolkit client does on purpose.
     raw-client.py truncated-pool   commits a buffer from a pool whose file it then cut short,
                                    and prints the error the server sends
     raw-client.py stride           creates a buffer whose rows cannot hold its pixels
+    raw-client.py parent-cycle     makes a toplevel its own grandparent's parent (invalid_parent)
+    raw-client.py min-over-max     commits a maximum size below the minimum (invalid_size)
+    raw-client.py unconfigured-buffer  attaches a buffer to an xdg_surface before any configure
+    raw-client.py maximize         maps two toplevels, maximizes the second, acks, commits a
+                                   buffer of the configured size, prints "maximized WxH", and
+                                   waits to be killed
+    raw-client.py configure        maps a toplevel at the size its first configure asks (200x200
+                                   for 0x0), and prints each configure as "configure WxH STATES"
+    raw-client.py move             maps a 200x200 toplevel; on its first touch down or button
+                                   press it asks xdg_toplevel.move with that serial and
+                                   prints "moving"; it prints every wl_touch event it gets
+                                   as "touch NAME", every wl_pointer event as "pointer NAME"
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
 
@@ -210,5 +222,153 @@ def grab():
         conn.event()
 
 
+class Xdg:
+    """A connection with the globals an xdg-shell client needs, and its toplevels' configures."""
+
+    def __init__(self):
+        self.conn = connect()
+        self.compositor = bind(self.conn, "wl_compositor", 4)
+        self.shm = bind(self.conn, "wl_shm", 1)
+        self.wm_base = bind(self.conn, "xdg_wm_base", 5)
+        # By xdg_surface: the latest xdg_toplevel.configure (width, height, states) and serial.
+        self.toplevel_of = {}
+        self.configured = {}
+
+    def handle(self, obj, opcode, payload):
+        if obj == self.wm_base and opcode == 0:
+            self.conn.send(self.wm_base, 3, payload[:4])  # pong
+        for xdg, toplevel in self.toplevel_of.items():
+            if obj == toplevel and opcode == 0:
+                width, height, length = struct.unpack_from("<iiI", payload)
+                states = list(struct.unpack_from(f"<{length // 4}I", payload, 12))
+                self.configured[xdg] = {"size": (width, height), "states": states, "serial": None}
+            elif obj == xdg and opcode == 0 and xdg in self.configured:
+                self.configured[xdg]["serial"] = struct.unpack_from("<I", payload)[0]
+
+    def roundtrip(self):
+        self.conn.roundtrip(self.handle)
+
+    def toplevel(self):
+        conn = self.conn
+        surface, xdg = conn.new_id(), conn.new_id()
+        conn.send(self.compositor, 0, struct.pack("<I", surface))
+        conn.send(self.wm_base, 2, struct.pack("<II", xdg, surface))  # get_xdg_surface
+        toplevel = conn.new_id()
+        conn.send(xdg, 1, struct.pack("<I", toplevel))  # get_toplevel
+        self.toplevel_of[xdg] = toplevel
+        conn.send(surface, 6)  # commit
+        self.roundtrip()
+        return surface, xdg, toplevel
+
+    def ack_and_draw(self, surface, xdg, width, height):
+        self.conn.send(xdg, 4, struct.pack("<I", self.configured[xdg]["serial"]))  # ack_configure
+        self.conn.send(surface, 1, struct.pack("<Iii", shm_buffer(self.conn, self.shm, width, height), 0, 0))
+        self.conn.send(surface, 6)
+        self.roundtrip()
+
+
+def parent_cycle():
+    xdg = Xdg()
+    _, _, a = xdg.toplevel()
+    _, _, b = xdg.toplevel()
+    xdg.conn.send(b, 1, struct.pack("<I", a))  # b.set_parent(a)
+    xdg.roundtrip()
+    xdg.conn.send(a, 1, struct.pack("<I", b))  # a.set_parent(b): a would be its own grandparent
+    return expect_error(xdg.conn, a, 1)  # xdg_toplevel.error.invalid_parent
+
+
+def min_over_max():
+    xdg = Xdg()
+    surface, _, toplevel = xdg.toplevel()
+    xdg.conn.send(toplevel, 8, struct.pack("<ii", 200, 200))  # set_min_size
+    xdg.conn.send(toplevel, 7, struct.pack("<ii", 100, 300))  # set_max_size: narrower than the minimum
+    xdg.conn.send(surface, 6)
+    return expect_error(xdg.conn, toplevel, 2)  # xdg_toplevel.error.invalid_size
+
+
+def unconfigured_buffer():
+    xdg = Xdg()
+    conn = xdg.conn
+    surface, role = conn.new_id(), conn.new_id()
+    conn.send(xdg.compositor, 0, struct.pack("<I", surface))
+    conn.send(xdg.wm_base, 2, struct.pack("<II", role, surface))  # get_xdg_surface, no role yet
+    conn.send(surface, 1, struct.pack("<Iii", shm_buffer(conn, xdg.shm, 10, 10), 0, 0))
+    return expect_error(conn, role, 3)  # xdg_surface.error.unconfigured_buffer
+
+
+def maximize():
+    xdg = Xdg()
+    first = xdg.toplevel()
+    xdg.ack_and_draw(first[0], first[1], 100, 100)
+    surface, role, toplevel = xdg.toplevel()
+    if xdg.configured[role]["size"] != (0, 0):
+        print(f"unmaximized configure asks for {xdg.configured[role]['size']}", flush=True)
+        return 1
+    xdg.ack_and_draw(surface, role, 200, 200)
+    if 4 not in xdg.configured[role]["states"]:
+        print(f"the mapped, focused window is not activated: {xdg.configured[role]['states']}", flush=True)
+        return 1
+    xdg.conn.send(toplevel, 9)  # set_maximized
+    xdg.roundtrip()
+    width, height = xdg.configured[role]["size"]
+    states = xdg.configured[role]["states"]
+    if 1 not in states or width <= 0 or height <= 0:
+        print(f"set_maximized answered with {width}x{height} {states}", flush=True)
+        return 1
+    xdg.ack_and_draw(surface, role, width, height)
+    print(f"maximized {width}x{height} states {' '.join(map(str, sorted(states)))}", flush=True)
+    while True:
+        xdg.conn.event()
+
+
+def configure():
+    xdg = Xdg()
+    surface, role, _ = xdg.toplevel()
+
+    def show():
+        size, states = xdg.configured[role]["size"], xdg.configured[role]["states"]
+        print(f"configure {size[0]}x{size[1]} {' '.join(map(str, sorted(states)))}".rstrip(), flush=True)
+    show()
+    width, height = xdg.configured[role]["size"]
+    xdg.ack_and_draw(surface, role, width or 200, height or 200)
+    xdg.roundtrip()
+    show()
+    while True:
+        xdg.conn.event()
+
+
+def move():
+    xdg = Xdg()
+    conn = xdg.conn
+    seat = bind(conn, "wl_seat", 5)
+    touch, pointer = conn.new_id(), conn.new_id()
+    conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+    conn.send(seat, 0, struct.pack("<I", pointer))  # get_pointer
+    surface, role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(surface, role, 200, 200)
+    print("mapped", flush=True)
+    names = {touch: {0: "down", 1: "up", 2: "motion", 3: "frame", 4: "cancel"},
+             pointer: {0: "enter", 1: "leave", 2: "motion", 3: "button", 4: "axis", 5: "frame"}}
+    moving = False
+    while True:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error %d %d %s" % decode_error(payload), flush=True)
+            return 1
+        xdg.handle(obj, opcode, payload)
+        if obj not in names:
+            continue
+        if obj == pointer and opcode == 5:
+            continue  # frames of the pointer say nothing here
+        print(("touch " if obj == touch else "pointer ") + names[obj].get(opcode, str(opcode)), flush=True)
+        pressed = obj == pointer and opcode == 3 and struct.unpack_from("<I", payload, 12)[0] == 1
+        if (obj == touch and opcode == 0 or pressed) and not moving:
+            moving = True
+            conn.send(toplevel, 5, struct.pack("<II", seat, struct.unpack_from("<I", payload)[0]))  # move(seat, serial)
+            print("moving", flush=True)
+
+
 if __name__ == "__main__":
-    sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab}[sys.argv[1]]())
+    sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
+              "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
+              "maximize": maximize, "move": move, "configure": configure}[sys.argv[1]]())

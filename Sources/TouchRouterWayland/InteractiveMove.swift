@@ -1,0 +1,142 @@
+import CWaylandShim
+import TouchRouterCore
+
+// xdg_toplevel.move started by a pointer button: the serial must be that of the latest
+// press sent to the client, with a button still held on one of the toplevel's surfaces.
+// The core takes the pointer from the client (`Router.takePointer`: wl_pointer.leave,
+// then nothing until the last button is up) and the window follows the pointer.
+//
+// xdg_toplevel.move started by a touch. The serial must be that of the latest touch down
+// the client was sent for that touch, on the toplevel itself or one of its surfaces, and
+// the touch must still be down on it. The touch is then taken from the client with the
+// core's touch rejection (the client gets wl_touch.cancel, and nothing more of it) and
+// lands on its output's `MoveResponder`, which drags the window by the finger's travel
+// until the finger lifts. A window or client that goes away mid-move leaves the finger
+// with the responder, moving nothing, until it lifts.
+
+/// A touch that drags a window.
+struct TouchMove {
+    weak var surface: SurfaceObject?
+    /// The window's position on its output when the move began.
+    var startWindow: Offset
+    /// Where the finger was when the responder took it.
+    var startFinger: Point<GlobalSpace>? = nil
+}
+
+extension WaylandSession {
+    /// xdg_toplevel.move: by a touch whose down had `serial`, a touch grab; anything
+    /// else (a pointer's press, a stale or made-up serial, --kiosk) is ignored, as the
+    /// protocol allows.
+    func beginMove(_ toplevel: XdgToplevelObject, serial: UInt32) {
+        guard !options.kiosk, let surface = toplevel.xdgSurface?.surface, surface.inTree, !toplevel.filling,
+              let record = existingRecord(for: surface.client) else { return }
+        if record.buttonPressSerial == serial {
+            beginPointerMove(surface, record)
+            return
+        }
+        guard let press = record.touchDownSerials.last(where: { $0.serial == serial }),
+              record.touchDownSerials.last(where: { $0.touch == press.touch })?.serial == serial,
+              touchMoves[press.touch] == nil,
+              let touch = router.activeTouches.first(where: { $0.id == press.touch }), !touch.emulatingPointer,
+              let touched = touch.surface, tree.toplevel(of: touched) == surface.id,
+              let position = tree.surface(surface.id)?.position else { return }
+        touchMoves[press.touch] = TouchMove(surface: surface, startWindow: position)
+        let rejected = router.rejectTouch(press.touch, by: record.id)
+        // Taken by the output's MoveResponder, which noted where the finger was; else (no
+        // output under the finger) nothing drags, and no later touch of that id may.
+        if !rejected || touchMoves[press.touch]?.startFinger == nil { touchMoves[press.touch] = nil }
+        router.dispatchAll()
+    }
+
+    private func beginPointerMove(_ surface: SurfaceObject, _ record: ClientRecord) {
+        guard let focus = router.pointerFocus, tree.toplevel(of: focus) == surface.id,
+              let position = tree.surface(surface.id)?.position else { return }
+        let start = router.pointerPosition
+        router.takePointer(from: record.id, onMotion: { [weak self, weak surface] point in
+            guard let self, let surface else { return }
+            self.dragWindow(surface, from: position, by: start, to: point)
+        }, ended: {})
+    }
+
+    /// xdg_toplevel.resize by the pointer, with the latest press's serial and a button held
+    /// on the toplevel: the pointer is taken as for a move, and each motion asks the client
+    /// for the window geometry grown or shrunk by the pointer's travel on the edges given
+    /// (within its minimum and maximum sizes), with the resizing state. A left or top edge
+    /// moves the window at once, so that the opposite edge stays where it was once the
+    /// client takes the size. With the button up, a last configure drops the resizing state.
+    func beginResize(_ toplevel: XdgToplevelObject, serial: UInt32, edges: UInt32) {
+        guard edges != 0, !options.kiosk, !toplevel.filling, let surface = toplevel.xdgSurface?.surface, surface.inTree,
+              let record = existingRecord(for: surface.client), record.buttonPressSerial == serial,
+              let focus = router.pointerFocus, tree.toplevel(of: focus) == surface.id,
+              let position = tree.surface(surface.id)?.position else { return }
+        let geometry = surface.xdgSurface?.geometry ?? Rect(x: 0, y: 0, width: surface.size.width, height: surface.size.height)
+        let start = router.pointerPosition
+        let (top, bottom, left, right) = (edges & 1 != 0, edges & 2 != 0, edges & 4 != 0, edges & 8 != 0)
+        router.takePointer(from: record.id, onMotion: { [weak self, weak toplevel] point in
+            guard let self, let toplevel, let surface = toplevel.xdgSurface?.surface, surface.inTree,
+                  point.x.isFinite, point.y.isFinite else { return }
+            let dx = Int((point.x - start.x).rounded()), dy = Int((point.y - start.y).rounded())
+            func clamp(_ value: Int, _ minimum: Int, _ maximum: Int) -> Int {
+                let low = max(1, minimum)
+                return maximum > 0 ? min(max(value, low), max(maximum, low)) : max(value, low)
+            }
+            let width = clamp(geometry.width + (right ? dx : left ? -dx : 0), toplevel.minSize.width, toplevel.maxSize.width)
+            let height = clamp(geometry.height + (bottom ? dy : top ? -dy : 0), toplevel.minSize.height, toplevel.maxSize.height)
+            toplevel.resizeSize = Size(width: width, height: height)
+            toplevel.xdgSurface?.sendConfigure()
+            let target = Offset(dx: left ? position.dx + geometry.width - width : position.dx,
+                                dy: top ? position.dy + geometry.height - height : position.dy)
+            if self.tree.surface(surface.id)?.position != target {
+                do { try self.tree.move(surface.id, to: target) } catch { self.report("resizing \(surface.id): \(error)") }
+            }
+        }, ended: { [weak toplevel] in
+            guard let toplevel, toplevel.resizeSize != nil else { return }
+            toplevel.resizeSize = nil
+            toplevel.xdgSurface?.sendConfigure()
+        })
+    }
+
+    /// The finger of a move is at `position`: the window follows it.
+    func drag(_ id: TouchID, to position: Point<GlobalSpace>) {
+        guard let move = touchMoves[id], let start = move.startFinger, let surface = move.surface else { return }
+        dragWindow(surface, from: move.startWindow, by: start, to: position)
+    }
+
+    /// Moves a window that was at `window` when the drag began at `start`, by the travel to `position`.
+    private func dragWindow(_ surface: SurfaceObject, from window: Offset, by start: Point<GlobalSpace>, to position: Point<GlobalSpace>) {
+        guard surface.inTree, position.x.isFinite, position.y.isFinite, start.x.isFinite, start.y.isFinite else { return }
+        // Positions are on an output, so the travel fits an Int with room to spare.
+        let dx = (position.x - start.x).rounded(), dy = (position.y - start.y).rounded()
+        guard abs(dx) < 1e9, abs(dy) < 1e9 else { return }
+        let target = Offset(dx: window.dx + Int(dx), dy: window.dy + Int(dy))
+        guard tree.surface(surface.id)?.position != target else { return }
+        do { try tree.move(surface.id, to: target) } catch { report("moving \(surface.id): \(error)") }
+    }
+}
+
+/// An output's link: takes the touches that `beginMove` gave back from their clients.
+final class MoveResponder: CompositorResponder {
+    unowned let session: WaylandSession
+    let output: String
+    init(session: WaylandSession, output: String) {
+        self.session = session
+        self.output = output
+    }
+
+    func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
+        switch event {
+        case .touchDown(_, _, let id, let position):
+            guard session.touchMoves[id] != nil else { return .notHandled }
+            session.touchMoves[id]?.startFinger = position
+            return .handled
+        case .touchMotion(_, _, let id, let position):
+            guard session.touchMoves[id] != nil else { return .notHandled }
+            session.drag(id, to: position)
+            return .handled
+        case .touchUp(_, _, let id), .touchCancel(_, _, let id):
+            return session.touchMoves.removeValue(forKey: id) != nil ? .handled : .notHandled
+        default:
+            return .notHandled
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import CWaylandShim
+import TouchRouterCore
+
+// xdg-output-unstable-v1 (protocols/xdg-output-unstable-v1.xml) at version 3: each
+// output's place and size in the layout (the session has no scaling, so logical is the
+// layout's own), its name and description. From version 3 the batch ends with the
+// wl_output's done, not zxdg_output_v1.done.
+
+enum XdgOutputManagerGlobal {
+    static let version: Int32 = 3
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(zxdg_output_manager_v1_interface(
+        destroy: destroyRequest,
+        get_xdg_output: { client, resource, id, outputResource in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let created = createResource(client, tr_zxdg_output_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            WaylandObject.install(XdgOutputObject(resource: created, session: manager.session), implementation: XdgOutputObject.table)
+            // libwayland has checked the argument is a wl_output; every one is an OutputBinding.
+            // An output already removed from the session says nothing.
+            let binding = WaylandObject.of(outputResource, as: OutputBinding.self)
+            guard let output = binding.output, !output.retired else { return }
+            output.sendLogicalState(to: created, output: binding.resource)
+        }))
+}
+
+/// One zxdg_output_v1: it only ever receives.
+final class XdgOutputObject: WaylandObject {
+    nonisolated(unsafe) static let table = implementation(zxdg_output_v1_interface(destroy: destroyRequest))
+}
+
+extension VirtualOutput {
+    /// The xdg_output's events for this output, then the batch's done.
+    func sendLogicalState(to resource: OpaquePointer, output: OpaquePointer) {
+        let version = wl_resource_get_version(resource)
+        let size = mode.layoutSize
+        zxdg_output_v1_send_logical_position(resource, Int32(clamping: rect.x), Int32(clamping: rect.y))
+        zxdg_output_v1_send_logical_size(resource, Int32(clamping: size.width), Int32(clamping: size.height))
+        if version >= 2 {
+            zxdg_output_v1_send_name(resource, name)
+            zxdg_output_v1_send_description(resource, description)
+        }
+        if version >= 3 {
+            if wl_resource_get_version(output) >= 2 { wl_output_send_done(output) }
+        } else {
+            zxdg_output_v1_send_done(resource)
+        }
+    }
+
+    /// What wl_output.description and zxdg_output_v1.description say.
+    var description: String { "\(identity.make) \(identity.model) \(name) (\(mode))" }
+}
