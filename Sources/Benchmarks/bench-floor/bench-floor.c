@@ -3,9 +3,11 @@
  * "bench e2e"). A minimal libwayland-server compositor with just enough wl_compositor,
  * wl_shm, xdg_wm_base, wl_seat and zwp_input_timestamps_manager_v1 for the benchmark
  * client to map; once the expected number of clients have mapped it sends a workload of
- * touch frames straight to them, with no routing: each event stamped with CLOCK_MONOTONIC
- * just before it is encoded (an input timestamp, then the wl_touch event), and the clients
- * flushed after each frame, as a compositor's loop does. Then it disconnects them and exits.
+ * touch frames straight to them, with no routing: every event of a frame stamped with the
+ * CLOCK_MONOTONIC time the frame is taken up (an input timestamp, then the wl_touch event),
+ * as a touchscreen's frame gives all its events one time and as the session's player makes
+ * a frame's events at once, and the clients flushed after each frame, as a compositor's
+ * loop does. Then it disconnects them and exits.
  *
  *   touch-router-bench-floor --clients N --workload FILE
  *
@@ -262,8 +264,7 @@ static struct floor_client *mapped_client(int32_t index) {
     return NULL;
 }
 
-static void stamp(struct floor_client *fc, uint32_t *ms) {
-    uint64_t t = now_ns();
+static void stamp(struct floor_client *fc, uint64_t t, uint32_t *ms) {
     *ms = (uint32_t)(t / 1000000u);
     if (fc->touch_timestamps) {
         uint64_t sec = t / 1000000000u;
@@ -288,13 +289,14 @@ static int on_timer(int fd, uint32_t mask, void *data) {
     while (next_event < event_count && start_ns + (uint64_t)events[next_event].offset_ns <= now) {
         /* events[next_event] is an 'F' line; its events follow it. */
         char touched[MAX_CLIENTS] = { 0 };
+        uint64_t frame_time = now_ns();
         next_event++;
         for (; next_event < event_count && events[next_event].kind != 'F'; next_event++) {
             const struct event *e = &events[next_event];
             struct floor_client *fc = mapped_client(e->client);
             if (!fc || !fc->touch || !fc->surface) continue;
             uint32_t ms;
-            stamp(fc, &ms);
+            stamp(fc, frame_time, &ms);
             if (e->kind == 'D') {
                 wl_touch_send_down(fc->touch, ++serial, ms, fc->surface, e->id, wl_fixed_from_double(e->x), wl_fixed_from_double(e->y));
             } else if (e->kind == 'M') {
