@@ -21,6 +21,15 @@ does what no well-behaved toolkit client does on purpose.
                                    as "touch NAME", every wl_pointer event as "pointer NAME"
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
+    raw-client.py layer            maps a 200x200 toplevel, then a layer surface on the top layer
+                                   anchored bottom, left and right, 0x100, 10 px above the
+                                   bottom, exclusive zone 100, keyboard interactivity none;
+                                   prints "layer configure WxH", maximizes the toplevel and
+                                   prints "maximized WxH", then "layer touch down" for each
+                                   touch down on the layer surface and "window touch down"
+                                   on the window (needs [privileges] layer-shell)
+    raw-client.py layer-error      asks for a layer surface on layer 7 (invalid_layer)
+    raw-client.py layer-size       commits a layer surface 0 wide anchored left only (invalid_size)
 
 Each line it prints is "event OBJECT OPCODE" or a word of its own; it exits 0 when the
 session behaved as the protocol says, 1 otherwise.
@@ -368,7 +377,77 @@ def move():
             print("moving", flush=True)
 
 
+def layer_surface(xdg, shell, layer, namespace):
+    conn = xdg.conn
+    surface, role = conn.new_id(), conn.new_id()
+    conn.send(xdg.compositor, 0, struct.pack("<I", surface))
+    conn.send(shell, 0, struct.pack("<IIII", role, surface, 0, layer) + string(namespace))  # get_layer_surface, no output
+    return surface, role
+
+
+def layer():
+    xdg = Xdg()
+    conn = xdg.conn
+    shell = bind(conn, "zwlr_layer_shell_v1", 4)
+    seat = bind(conn, "wl_seat", 5)
+    touch = conn.new_id()
+    conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+    window, window_role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(window, window_role, 200, 200)
+    surface, role = layer_surface(xdg, shell, 2, "keyboard")  # top
+    conn.send(role, 0, struct.pack("<II", 0, 100))  # set_size
+    conn.send(role, 1, struct.pack("<I", 2 | 4 | 8))  # set_anchor bottom, left, right
+    conn.send(role, 3, struct.pack("<iiii", 0, 0, 10, 0))  # set_margin: 10 from the bottom
+    conn.send(role, 2, struct.pack("<i", 100))  # set_exclusive_zone
+    conn.send(role, 4, struct.pack("<I", 0))  # set_keyboard_interactivity none
+    conn.send(surface, 6)  # commit
+    configures = []
+    conn.roundtrip(lambda obj, opcode, payload: configures.append(struct.unpack_from("<III", payload)) if obj == role and opcode == 0 else xdg.handle(obj, opcode, payload))
+    if not configures:
+        print("no layer configure", flush=True)
+        return 1
+    serial, width, height = configures[-1]
+    print(f"layer configure {width}x{height}", flush=True)
+    conn.send(role, 6, struct.pack("<I", serial))  # ack_configure
+    conn.send(surface, 1, struct.pack("<Iii", shm_buffer(conn, xdg.shm, width, height), 0, 0))
+    conn.send(surface, 6)
+    xdg.roundtrip()
+    conn.send(toplevel, 9)  # set_maximized
+    xdg.roundtrip()
+    width, height = xdg.configured[window_role]["size"]
+    xdg.ack_and_draw(window, window_role, width, height)
+    print(f"maximized {width}x{height}", flush=True)
+    while True:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error %d %d %s" % decode_error(payload), flush=True)
+            return 1
+        xdg.handle(obj, opcode, payload)
+        if obj == touch and opcode == 0:
+            target = struct.unpack_from("<I", payload, 8)[0]
+            print(("layer" if target == surface else "window" if target == window else "other") + " touch down", flush=True)
+
+
+def layer_error():
+    xdg = Xdg()
+    shell = bind(xdg.conn, "zwlr_layer_shell_v1", 4)
+    layer_surface(xdg, shell, 7, "bad")
+    return expect_error(xdg.conn, shell, 1)  # zwlr_layer_shell_v1.error.invalid_layer
+
+
+def layer_size():
+    xdg = Xdg()
+    shell = bind(xdg.conn, "zwlr_layer_shell_v1", 4)
+    surface, role = layer_surface(xdg, shell, 3, "bad")
+    conn = xdg.conn
+    conn.send(role, 0, struct.pack("<II", 0, 50))  # set_size 0x50
+    conn.send(role, 1, struct.pack("<I", 1 | 4))  # top and left only: 0 wide cannot stretch
+    conn.send(surface, 6)
+    return expect_error(conn, role, 1)  # zwlr_layer_surface_v1.error.invalid_size
+
+
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
-              "maximize": maximize, "move": move, "configure": configure}[sys.argv[1]]())
+              "maximize": maximize, "move": move, "configure": configure,
+              "layer": layer, "layer-error": layer_error, "layer-size": layer_size}[sys.argv[1]]())
