@@ -141,6 +141,9 @@ final class LayerSurfaceObject: WaylandObject {
                 return
             }
             popup.parent = surface
+            // Configured at once, as toplevels are: WLCS's clients attach the popup's buffer
+            // without committing first.
+            if let xdg = popup.xdgSurface, !xdg.sentFirstConfigure { xdg.sendConfigure() }
         },
         ack_configure: { _, resource, serial in
             let layer = WaylandObject.of(resource, as: LayerSurfaceObject.self)
@@ -172,17 +175,15 @@ extension WaylandSession {
     }
 
     /// On its surface's commit: the pending state becomes current, checked; the first
-    /// commit is answered with a configure, a buffer before it is an error; a buffer maps
-    /// it, a null buffer unmaps it until it commits and is configured again.
+    /// commit is answered with a configure; a buffer maps it, a null buffer unmaps it until
+    /// it commits and is configured again. A buffer in the very first commit, before any
+    /// configure, is mapped, not an error: WLCS's clients attach before they read the
+    /// configure, as with xdg-shell (Mir maps them; wlroots ends them).
     /// False when the commit ended the client.
     func layerSurfaceCommitted(_ surface: SurfaceObject, _ layer: LayerSurfaceObject) -> Bool {
         let state = layer.pending
         if state.size.width == 0 && !state.anchor.contains([.left, .right]) || state.size.height == 0 && !state.anchor.contains([.top, .bottom]) {
             layer.postError(ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE.rawValue, "\(layer.name): a size of \(state.size.width)x\(state.size.height) needs anchors on both edges of each axis that is 0")
-            return false
-        }
-        if surface.hasBuffer && !layer.sentConfigure {
-            layer.postError(ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SURFACE_STATE.rawValue, "\(layer.name): wl_surface@\(wl_resource_get_id(surface.resource)).commit of a buffer before the first configure")
             return false
         }
         let changedLayer = layer.layer != layer.pendingLayer
@@ -231,8 +232,35 @@ extension WaylandSession {
         if let virtualOutput = outputs.first(where: { $0.id == output }) {
             for resource in virtualOutput.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
         }
+        if layer.interactivity == .onDemand {
+            // On demand: focused as it maps, as a new window is; a press elsewhere takes it away.
+            _ = router.setKeyboardFocus(surface.id)
+            updateActivatedToplevel()
+        }
         focusExclusiveLayer(layer, surface)
         router.dispatchAll()
+    }
+
+    /// Before each flush: the topmost mapped layer surface on top or overlay with exclusive
+    /// interactivity keeps the keyboard (or a popup of its own does); a press elsewhere
+    /// that moved it is undone here, before the client reads it.
+    func holdExclusiveLayerFocus() {
+        guard !layerSurfaces.isEmpty else { return }
+        var holder: SurfaceID?
+        search: for output in tree.outputs {
+            for id in output.toplevels.reversed() {
+                guard let layer = surfaces[id]?.layerSurface, tree.isShown(id) else { continue }
+                guard layer.layer >= .top else { break }
+                if layer.interactivity == .exclusive {
+                    holder = id
+                    break search
+                }
+            }
+        }
+        guard let holder, router.keyboardFocus.flatMap({ tree.toplevel(of: $0) }) != holder else { return }
+        _ = router.setKeyboardFocus(holder)
+        router.dispatchAll()
+        updateActivatedToplevel()
     }
 
     /// Exclusive interactivity on the top and overlay layers takes the keyboard while mapped.
