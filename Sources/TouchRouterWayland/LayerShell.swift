@@ -79,6 +79,8 @@ final class LayerSurfaceObject: WaylandObject {
     var lastConfigureSerial: UInt32 = 0
     var configuredSize: Size?
     var acked = false
+    /// Its output went and `closed` was sent: its commits change nothing any more.
+    var closed = false
     /// Where the arrangement put it, in its output's space.
     var box = Rect<OutputSpace>(x: 0, y: 0, width: 0, height: 0)
 
@@ -181,6 +183,7 @@ extension WaylandSession {
     /// configure, as with xdg-shell (Mir maps them; wlroots ends them).
     /// False when the commit ended the client.
     func layerSurfaceCommitted(_ surface: SurfaceObject, _ layer: LayerSurfaceObject) -> Bool {
+        if layer.closed { return true }
         let state = layer.pending
         if state.size.width == 0 && !state.anchor.contains([.left, .right]) || state.size.height == 0 && !state.anchor.contains([.top, .bottom]) {
             layer.postError(ZWLR_LAYER_SURFACE_V1_ERROR_INVALID_SIZE.rawValue, "\(layer.name): a size of \(state.size.width)x\(state.size.height) needs anchors on both edges of each axis that is 0")
@@ -263,6 +266,20 @@ extension WaylandSession {
         updateActivatedToplevel()
     }
 
+    /// The output went: each of its layer surfaces leaves the tree and is told `closed`;
+    /// the client destroys it (a later commit is ignored).
+    func closeLayerSurfaces(on output: OutputID) {
+        for layer in layerSurfaces where layer.output == output && !layer.closed {
+            layer.closed = true
+            if let surface = layer.surface, surface.inTree {
+                roleDestroyed(surface: surface)
+                surface.role = .layer
+            }
+            zwlr_layer_surface_v1_send_closed(layer.resource)
+        }
+        usableAreas[output] = nil
+    }
+
     /// Exclusive interactivity on the top and overlay layers takes the keyboard while mapped.
     private func focusExclusiveLayer(_ layer: LayerSurfaceObject, _ surface: SurfaceObject) {
         guard layer.interactivity == .exclusive, layer.layer >= .top, surface.inTree, router.keyboardFocus != surface.id else { return }
@@ -284,7 +301,7 @@ extension WaylandSession {
     func arrangeLayers(on outputID: OutputID, forceConfigure: LayerSurfaceObject? = nil) {
         guard let output = outputs.first(where: { $0.id == outputID }) else { return }
         let whole = Rect<OutputSpace>(x: 0, y: 0, width: output.rect.width, height: output.rect.height)
-        let layers = layerSurfaces.filter { $0.output == outputID && $0.initialized }
+        let layers = layerSurfaces.filter { $0.output == outputID && $0.initialized && !$0.closed }
             .enumerated().sorted { ($0.element.layer, $0.offset) < ($1.element.layer, $1.offset) }.map(\.element)
         let (rects, usable) = LayerPlacement.arrange(layers.map(\.current), on: whole)
         for (layer, rect) in zip(layers, rects) {

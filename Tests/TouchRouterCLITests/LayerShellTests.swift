@@ -40,6 +40,21 @@ struct LayerShellTests {
         #expect(raw.isRunning)
     }
 
+    @Test("a layer surface whose output is removed is told closed and leaves the tree; its window moves to the output that stays")
+    func closedWithOutput() throws {
+        let session = try RunningSession(arguments: ["--output", "1280x720", "--output", "800x600", "--config", try Self.configuration()])
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        let raw = try session.client(["/usr/bin/python3", SessionTests.rawClient, "layer"], output: log)
+        try session.wait(for: "the window to be maximized beside the layer surface") { RunningSession.text(of: log).contains("maximized ") || !raw.isRunning }
+        #expect(try session.toplevels().count == 2)
+        #expect(try session.msg("output", "remove", "HEADLESS-1").status == 0)
+        try session.wait(for: "the client to be told closed") { RunningSession.text(of: log).contains("layer closed") }
+        try session.wait(for: "only the window left") { try session.toplevels().count == 1 }
+        #expect(try session.toplevels().first?["size"] as? [Int] != [1280, 100], "the one left is the window, not the layer surface")
+        #expect(raw.isRunning)
+    }
+
     @Test("layer-shell's errors end the client with the protocol's code and a message naming the request",
           arguments: [
               ("layer-error", "error object \\d+ code 1: zwlr_layer_shell_v1@\\d+\\.get_layer_surface: 7 is not a zwlr_layer_shell_v1.layer"),

@@ -27,7 +27,8 @@ does what no well-behaved toolkit client does on purpose.
                                    prints "layer configure WxH", maximizes the toplevel and
                                    prints "maximized WxH", then "layer touch down" for each
                                    touch down on the layer surface and "window touch down"
-                                   on the window (needs [privileges] layer-shell)
+                                   on the window, and "layer closed" when told so
+                                   (needs [privileges] layer-shell)
     raw-client.py layer-error      asks for a layer surface on layer 7 (invalid_layer)
     raw-client.py layer-size       commits a layer surface 0 wide anchored left only (invalid_size)
 
@@ -423,6 +424,8 @@ def layer():
             print("error %d %d %s" % decode_error(payload), flush=True)
             return 1
         xdg.handle(obj, opcode, payload)
+        if obj == role and opcode == 1:
+            print("layer closed", flush=True)
         if obj == touch and opcode == 0:
             target = struct.unpack_from("<I", payload, 8)[0]
             print(("layer" if target == surface else "window" if target == window else "other") + " touch down", flush=True)
