@@ -81,22 +81,23 @@ public struct LayerPlacement: Hashable, Sendable {
         return Rect(x: x, y: y, width: size.width, height: size.height)
     }
 
-    /// `usable` less this surface's exclusive zone (with its margin on that edge), never below 0×0.
+    /// `usable` less this surface's exclusive zone (with its margin on that edge), never below
+    /// 0×0 and never more than `usable`: a negative margin does not grow it.
     public func shrink(_ usable: Rect<OutputSpace>) -> Rect<OutputSpace> {
         guard exclusiveZone > 0, let edge = exclusiveEdge else { return usable }
         var r = usable
         switch edge {
         case .top:
-            let taken = min(r.height, exclusiveZone + margins.top)
+            let taken = max(0, min(r.height, exclusiveZone + margins.top))
             r = Rect(x: r.x, y: r.y + taken, width: r.width, height: r.height - taken)
         case .bottom:
-            let taken = min(r.height, exclusiveZone + margins.bottom)
+            let taken = max(0, min(r.height, exclusiveZone + margins.bottom))
             r = Rect(x: r.x, y: r.y, width: r.width, height: r.height - taken)
         case .left:
-            let taken = min(r.width, exclusiveZone + margins.left)
+            let taken = max(0, min(r.width, exclusiveZone + margins.left))
             r = Rect(x: r.x + taken, y: r.y, width: r.width - taken, height: r.height)
         default:
-            let taken = min(r.width, exclusiveZone + margins.right)
+            let taken = max(0, min(r.width, exclusiveZone + margins.right))
             r = Rect(x: r.x, y: r.y, width: r.width - taken, height: r.height)
         }
         return r

@@ -304,7 +304,10 @@ extension WaylandSession {
         let layers = layerSurfaces.filter { $0.output == outputID && $0.initialized && !$0.closed }
             .enumerated().sorted { ($0.element.layer, $0.offset) < ($1.element.layer, $1.offset) }.map(\.element)
         let (rects, usable) = LayerPlacement.arrange(layers.map(\.current), on: whole)
-        for (layer, rect) in zip(layers, rects) {
+        for (layer, unclamped) in zip(layers, rects) {
+            // Sizes are uint32 and margins int32: a box can lie far outside int32, and is
+            // kept at its edge, as popups' are.
+            let rect = unclamped.clampedToInt32
             layer.box = rect
             let size = Size(width: rect.width, height: rect.height)
             if layer.configuredSize != size || layer === forceConfigure {

@@ -55,6 +55,20 @@ struct LayerShellTests {
         #expect(raw.isRunning)
     }
 
+    @Test("sizes, margins and zones at uint32's and int32's ends neither trap nor stop the session: configures come clamped, the usable area never grows past the output")
+    func extremes() throws {
+        let session = try RunningSession(arguments: ["--config", try Self.configuration()])
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        let raw = try session.client(["/usr/bin/python3", SessionTests.rawClient, "layer-extreme"], output: log)
+        raw.waitUntilExit()
+        let said = RunningSession.text(of: log)
+        #expect(raw.terminationStatus == 0 && said.contains("survived"), "\(said)")
+        #expect(said.contains("configure 2147483647x2147483647\n"), "uint32 sizes configured clamped to int32: \(said)")
+        #expect(said.contains("maximized 1920x1080\n"), "no zone here takes anything, and a negative margin gives nothing: \(said)")
+        #expect(try session.msg("tree").status == 0, "the session still answers")
+    }
+
     @Test("layer-shell's errors end the client with the protocol's code and a message naming the request",
           arguments: [
               ("layer-error", "error object \\d+ code 1: zwlr_layer_shell_v1@\\d+\\.get_layer_surface: 7 is not a zwlr_layer_shell_v1.layer"),

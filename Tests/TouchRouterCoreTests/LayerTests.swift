@@ -85,5 +85,7 @@ struct LayerTests {
         #expect(LayerPlacement(anchor: [.bottom, .left], exclusiveZone: 1).exclusiveEdge == nil, "a corner has no edge")
         let greedy = LayerPlacement(size: Size(width: 0, height: 10), anchor: [.bottom], exclusiveZone: Int(Int32.max))
         #expect(greedy.shrink(output) == Rect(x: 0, y: 0, width: 1920, height: 0))
+        let negative = LayerPlacement(size: Size(width: 10, height: 0), anchor: [.right, .top, .bottom], margins: .init(right: Int(Int32.min)), exclusiveZone: Int(Int32.max))
+        #expect(negative.shrink(output) == output, "a zone less a larger negative margin takes nothing, and gives nothing")
     }
 }

@@ -29,6 +29,8 @@ does what no well-behaved toolkit client does on purpose.
                                    touch down on the layer surface and "window touch down"
                                    on the window, and "layer closed" when told so
                                    (needs [privileges] layer-shell)
+    raw-client.py layer-extreme    maps layer surfaces with uint32's and int32's extremes for sizes,
+                                   margins and zones; prints each configure and "survived"
     raw-client.py layer-error      asks for a layer surface on layer 7 (invalid_layer)
     raw-client.py layer-size       commits a layer surface 0 wide anchored left only (invalid_size)
 
@@ -431,6 +433,39 @@ def layer():
             print(("layer" if target == surface else "window" if target == window else "other") + " touch down", flush=True)
 
 
+def layer_extreme():
+    xdg = Xdg()
+    conn = xdg.conn
+    shell = bind(conn, "zwlr_layer_shell_v1", 4)
+    big, low = 0x7FFFFFFF, -0x80000000
+    cases = [((0xFFFFFFFF, 0xFFFFFFFF), 8 | 2, (big, big, big, big), big),
+             ((0, 0), 15, (big, low, big, low), low),
+             ((0xFFFFFFFF, 0), 1 | 2 | 8, (low, low, low, low), big),
+             ((1, 1), 0, (0, 0, 0, 0), -1)]
+    for size, anchor, margins, zone in cases:
+        surface, role = layer_surface(xdg, shell, 3, "extreme")
+        conn.send(role, 0, struct.pack("<II", *size))
+        conn.send(role, 1, struct.pack("<I", anchor))
+        conn.send(role, 3, struct.pack("<iiii", *margins))
+        conn.send(role, 2, struct.pack("<i", zone))
+        conn.send(surface, 6)
+        configures = []
+        conn.roundtrip(lambda obj, opcode, payload: configures.append(struct.unpack_from("<III", payload)) if obj == role and opcode == 0 else None)
+        serial, width, height = configures[-1]
+        print(f"configure {width}x{height}", flush=True)
+        conn.send(role, 6, struct.pack("<I", serial))
+        conn.send(surface, 1, struct.pack("<Iii", shm_buffer(conn, xdg.shm, 10, 10), 0, 0))
+        conn.send(surface, 6)
+        conn.roundtrip()
+    window, window_role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(window, window_role, 20, 20)
+    conn.send(toplevel, 9)  # set_maximized, into whatever usable area is left
+    xdg.roundtrip()
+    print(f"maximized {xdg.configured[window_role]['size'][0]}x{xdg.configured[window_role]['size'][1]}", flush=True)
+    print("survived", flush=True)
+    return 0
+
+
 def layer_error():
     xdg = Xdg()
     shell = bind(xdg.conn, "zwlr_layer_shell_v1", 4)
@@ -453,4 +488,4 @@ if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
               "maximize": maximize, "move": move, "configure": configure,
-              "layer": layer, "layer-error": layer_error, "layer-size": layer_size}[sys.argv[1]]())
+              "layer": layer, "layer-extreme": layer_extreme, "layer-error": layer_error, "layer-size": layer_size}[sys.argv[1]]())
