@@ -301,7 +301,7 @@ extension WaylandSession {
     func arrangeLayers(on outputID: OutputID, forceConfigure: LayerSurfaceObject? = nil) {
         guard let output = outputs.first(where: { $0.id == outputID }) else { return }
         let whole = Rect<OutputSpace>(x: 0, y: 0, width: output.rect.width, height: output.rect.height)
-        let layers = layerSurfaces.filter { $0.output == outputID && $0.initialized && !$0.closed }
+        let layers = layerSurfaces.filter { $0.output == outputID && $0.initialized && !$0.closed && $0.surface != nil }
             .enumerated().sorted { ($0.element.layer, $0.offset) < ($1.element.layer, $1.offset) }.map(\.element)
         let (rects, usable) = LayerPlacement.arrange(layers.map(\.current), on: whole)
         for (layer, unclamped) in zip(layers, rects) {

@@ -20,6 +20,11 @@ extension WaylandSession {
         existingRecord(for: surface.client)?.usage.surfaces -= 1
         surface.subsurface?.detach()
         takeOutOfTree(surface)
+        // A layer surface whose wl_surface went no longer holds its place or its zone.
+        if let layer = surface.layerSurface {
+            layer.surface = nil
+            if let output = layer.output { arrangeLayers(on: output) }
+        }
     }
 
     /// The role object (xdg_toplevel or xdg_popup) went: the surface leaves the tree, and

@@ -31,6 +31,9 @@ does what no well-behaved toolkit client does on purpose.
                                    (needs [privileges] layer-shell)
     raw-client.py layer-extreme    maps layer surfaces with uint32's and int32's extremes for sizes,
                                    margins and zones; prints each configure and "survived"
+    raw-client.py layer-gone       maps a panel (top edge, zone 50) and a maximized window, prints
+                                   "maximized WxH", destroys the panel's wl_surface first, then its
+                                   layer surface, printing the window's configure after each
     raw-client.py layer-error      asks for a layer surface on layer 7 (invalid_layer)
     raw-client.py layer-size       commits a layer surface 0 wide anchored left only (invalid_size)
 
@@ -466,6 +469,39 @@ def layer_extreme():
     return 0
 
 
+def layer_gone():
+    xdg = Xdg()
+    conn = xdg.conn
+    shell = bind(conn, "zwlr_layer_shell_v1", 4)
+    surface, role = layer_surface(xdg, shell, 2, "panel")
+    conn.send(role, 0, struct.pack("<II", 0, 50))
+    conn.send(role, 1, struct.pack("<I", 1 | 4 | 8))  # top, left, right
+    conn.send(role, 2, struct.pack("<i", 50))
+    conn.send(surface, 6)
+    configures = []
+    conn.roundtrip(lambda obj, opcode, payload: configures.append(struct.unpack_from("<III", payload)) if obj == role and opcode == 0 else None)
+    serial, width, height = configures[-1]
+    conn.send(role, 6, struct.pack("<I", serial))
+    conn.send(surface, 1, struct.pack("<Iii", shm_buffer(conn, xdg.shm, width, height), 0, 0))
+    conn.send(surface, 6)
+    window, window_role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(window, window_role, 20, 20)
+    conn.send(toplevel, 9)  # set_maximized
+    xdg.roundtrip()
+
+    def show(what):
+        size = xdg.configured[window_role]["size"]
+        print(f"{what} {size[0]}x{size[1]}", flush=True)
+    show("maximized")
+    conn.send(surface, 0)  # wl_surface.destroy, the layer surface still alive
+    xdg.roundtrip()
+    show("surface gone")
+    conn.send(role, 7)  # zwlr_layer_surface_v1.destroy
+    xdg.roundtrip()
+    show("layer gone")
+    return 0
+
+
 def layer_error():
     xdg = Xdg()
     shell = bind(xdg.conn, "zwlr_layer_shell_v1", 4)
@@ -488,4 +524,4 @@ if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
               "maximize": maximize, "move": move, "configure": configure,
-              "layer": layer, "layer-extreme": layer_extreme, "layer-error": layer_error, "layer-size": layer_size}[sys.argv[1]]())
+              "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size}[sys.argv[1]]())
