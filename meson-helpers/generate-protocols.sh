@@ -25,7 +25,7 @@ update() {
         cp "$fresh" "$target"
     fi
 }
-for name in xdg-shell touch-router-input-v1 input-timestamps-unstable-v1 wlr-virtual-pointer-unstable-v1 virtual-keyboard-unstable-v1 xdg-output-unstable-v1; do
+for name in xdg-shell touch-router-input-v1 input-timestamps-unstable-v1 wlr-virtual-pointer-unstable-v1 virtual-keyboard-unstable-v1 xdg-output-unstable-v1 wlr-layer-shell-unstable-v1; do
     xml="$root/protocols/$name.xml"
     wayland-scanner server-header "$xml" "$work/$name-server-protocol.h"
     wayland-scanner private-code "$xml" "$work/$name-protocol.c"

@@ -27,7 +27,7 @@ struct tr_touch {
 };
 
 /* Only what the session implements, at the versions it advertises: WLCS skips the
- * tests of everything else (wl_shell, xdg-shell v6, layer-shell, ...). */
+ * tests of everything else (wl_shell, xdg-shell v6, ...). */
 static WlcsExtensionDescriptor const extensions[] = {
     {"wl_compositor", 5},
     {"wl_subcompositor", 1},
@@ -40,6 +40,7 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"zwlr_virtual_pointer_manager_v1", 2},
     {"zwp_virtual_keyboard_manager_v1", 1},
     {"zxdg_output_manager_v1", 3},
+    {"zwlr_layer_shell_v1", 4},
 };
 
 static WlcsIntegrationDescriptor const descriptor = {

@@ -43,6 +43,8 @@ const struct wl_interface *tr_zwlr_virtual_pointer_manager_v1_interface(void) { 
 const struct wl_interface *tr_zwlr_virtual_pointer_v1_interface(void) { return &zwlr_virtual_pointer_v1_interface; }
 const struct wl_interface *tr_zxdg_output_manager_v1_interface(void) { return &zxdg_output_manager_v1_interface; }
 const struct wl_interface *tr_zxdg_output_v1_interface(void) { return &zxdg_output_v1_interface; }
+const struct wl_interface *tr_zwlr_layer_shell_v1_interface(void) { return &zwlr_layer_shell_v1_interface; }
+const struct wl_interface *tr_zwlr_layer_surface_v1_interface(void) { return &zwlr_layer_surface_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void) { return &zwp_virtual_keyboard_v1_interface; }
 

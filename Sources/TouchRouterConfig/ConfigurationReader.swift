@@ -109,7 +109,13 @@ extension SessionConfiguration {
                 }
                 configuration.privileges.virtualInput = programs
             }
-            try privilegesReader.finish(allowed: ["virtual-input"])
+            if let programs = try privilegesReader.strings("layer-shell", check: Self.programNameProblem) {
+                guard programs.count <= 256 else {
+                    throw document.error(value: [.key("privileges"), .key("layer-shell")], "privileges.layer-shell: \(programs.count) programs, past 256, the most it may name")
+                }
+                configuration.privileges.layerShell = programs
+            }
+            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell"])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)

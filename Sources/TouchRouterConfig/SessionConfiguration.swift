@@ -159,6 +159,8 @@ public struct CursorSettings: Sendable, Equatable {
 public struct PrivilegeSettings: Sendable, Equatable {
     /// `virtual-input`: zwlr_virtual_pointer_manager_v1 and zwp_virtual_keyboard_manager_v1.
     public var virtualInput: [String] = []
+    /// `layer-shell`: zwlr_layer_shell_v1 (panels, docks, on-screen keyboards, lock screens).
+    public var layerShell: [String] = []
     public init() {}
 
     /// Whether `executable` (a resolved absolute path) is one of `names`; `resolve` resolves

@@ -5,6 +5,18 @@ public enum SurfaceRole: String, Sendable, CaseIterable {
     case popup
 }
 
+/// Where a toplevel sits in its output's stack: layer-shell's four layers, with windows
+/// between bottom and top. Raising and lowering keep a toplevel within its layer.
+public enum StackingLayer: Int, Sendable, CaseIterable, Comparable {
+    case background
+    case bottom
+    case windows
+    case top
+    case overlay
+
+    public static func < (a: StackingLayer, b: StackingLayer) -> Bool { a.rawValue < b.rawValue }
+}
+
 /// Per-surface state that decides whether and how it takes input.
 public struct SurfaceProperties: Hashable, Sendable {
     /// The client has committed a buffer (and, for xdg surfaces, acked a configure).
@@ -85,6 +97,8 @@ final class SurfaceNode {
     unowned(unsafe) var output: OutputNode?
     /// Relative to the parent surface; for a toplevel, relative to its output.
     var position: Offset
+    /// For toplevels: the layer of the output's stack it is kept in.
+    var layer = StackingLayer.windows
     var size: Size { didSet { inputRects = effectiveInputRegion.rects } }
     /// nil means the whole surface, as a wl_surface without an input region.
     var inputRegion: Region<SurfaceSpace>? { didSet { inputRects = effectiveInputRegion.rects } }
@@ -179,6 +193,8 @@ public struct SurfaceSnapshot: Hashable, Sendable {
     public var properties: SurfaceProperties
     /// Where the surface's origin is in its output, through every parent.
     public var originInOutput: Offset
+    /// Its toplevel's layer.
+    public var layer: StackingLayer
 }
 
 public struct OutputSnapshot: Hashable, Sendable {
@@ -264,7 +280,7 @@ public final class SurfaceTree {
         return SurfaceSnapshot(
             id: id, role: node.role, client: node.client, label: node.label, parent: node.parent?.id,
             output: top.output?.id, position: node.position, size: node.size, inputRegion: node.inputRegion,
-            properties: node.properties, originInOutput: top.position + node.offsetInToplevel)
+            properties: node.properties, originInOutput: top.position + node.offsetInToplevel, layer: top.layer)
     }
 
     public func client(of id: SurfaceID) -> ClientID? { nodes[id]?.client }
@@ -274,6 +290,8 @@ public final class SurfaceTree {
     public func properties(of id: SurfaceID) -> SurfaceProperties? { nodes[id]?.properties }
     public func toplevel(of id: SurfaceID) -> SurfaceID? { nodes[id]?.toplevel.id }
     public func outputOf(_ id: SurfaceID) -> OutputID? { nodes[id]?.toplevel.output?.id }
+    /// The layer of the surface's toplevel.
+    public func layer(of id: SurfaceID) -> StackingLayer? { nodes[id]?.toplevel.layer }
 
     /// Children front to back: popups, subsurfaces above, subsurfaces below.
     public func children(of id: SurfaceID) -> [SurfaceID] {
@@ -402,8 +420,9 @@ public final class SurfaceTree {
         source.toplevels.removeAll { $0 === node }
         node.position = position
         node.output = target
-        target.toplevels.append(node)
-        index.insertToplevel(node, stack: target.toplevels, at: target.toplevels.count - 1)
+        let at = Self.topOfLayer(node.layer, in: target.toplevels)
+        target.toplevels.insert(node, at: at)
+        index.insertToplevel(node, stack: target.toplevels, at: at)
     }
 
     /// Removes an output and everything on it.
@@ -416,19 +435,37 @@ public final class SurfaceTree {
 
     // MARK: Surfaces
 
-    /// Adds a toplevel on top of its output's stack.
+    /// Adds a toplevel on top of its layer in its output's stack (windows by default).
     public func addToplevel(
         _ id: SurfaceID, client: ClientID, output: OutputID, position: Offset, size: Size,
-        properties: SurfaceProperties = SurfaceProperties(), label: String? = nil
+        properties: SurfaceProperties = SurfaceProperties(), label: String? = nil, layer: StackingLayer = .windows
     ) throws(SurfaceTreeError) {
         guard nodes[id] == nil else { throw .duplicateSurface(id) }
         guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
         guard let outputNode = outputNode(output) else { throw .unknownOutput(output) }
         let node = SurfaceNode(id: id, role: .toplevel, client: client, label: label ?? "\(id)", position: position, size: size, properties: properties)
         node.output = outputNode
+        node.layer = layer
         nodes[id] = node
-        outputNode.toplevels.append(node)
-        index.insertToplevel(node, stack: outputNode.toplevels, at: outputNode.toplevels.count - 1)
+        let at = Self.topOfLayer(layer, in: outputNode.toplevels)
+        outputNode.toplevels.insert(node, at: at)
+        index.insertToplevel(node, stack: outputNode.toplevels, at: at)
+    }
+
+    /// Where a toplevel of `layer` goes to be the top of its layer: below the first of a higher layer.
+    private static func topOfLayer(_ layer: StackingLayer, in stack: [SurfaceNode]) -> Int {
+        stack.firstIndex { $0.layer > layer } ?? stack.count
+    }
+
+    /// Moves a toplevel to another layer, on top of it (layer-shell's set_layer).
+    public func setLayer(_ id: SurfaceID, _ layer: StackingLayer) throws(SurfaceTreeError) {
+        let node = try node(id)
+        guard node.parent == nil, let output = node.output else { throw .wrongRole(id, expected: .toplevel) }
+        guard node.layer != layer else { return }
+        node.layer = layer
+        output.toplevels.removeAll { $0 === node }
+        output.toplevels.insert(node, at: Self.topOfLayer(layer, in: output.toplevels))
+        index.restackToplevel(node, stack: output.toplevels)
     }
 
     /// Adds a subsurface at the top of its parent's stack, as wl_subcompositor.get_subsurface does,
@@ -553,7 +590,7 @@ public final class SurfaceTree {
 
     // MARK: Stacking
 
-    /// To the top of its siblings: toplevels on their output, subsurfaces over their parent, popups among popups.
+    /// To the top of its siblings: toplevels on their output (within their layer), subsurfaces over their parent, popups among popups.
     public func raise(_ id: SurfaceID) throws(SurfaceTreeError) {
         let node = try node(id)
         if node.role == .subsurface, let parent = node.parent {
@@ -565,7 +602,7 @@ public final class SurfaceTree {
         }
         try restack(node) { stack in
             stack.removeAll { $0 === node }
-            stack.append(node)
+            stack.insert(node, at: node.role == .toplevel ? Self.topOfLayer(node.layer, in: stack) : stack.count)
         }
     }
 
@@ -581,7 +618,7 @@ public final class SurfaceTree {
         }
         try restack(node) { stack in
             stack.removeAll { $0 === node }
-            stack.insert(node, at: 0)
+            stack.insert(node, at: node.role == .toplevel ? stack.firstIndex { $0.layer >= node.layer } ?? stack.count : 0)
         }
     }
 
@@ -614,7 +651,8 @@ public final class SurfaceTree {
             parent.above = stack[(split + 1)...].map { $0! }
             index.refreshToplevel(node.toplevel)
         case .toplevel, .popup:
-            guard sibling.parent === node.parent, sibling.output === node.output, sibling.role == node.role else {
+            guard sibling.parent === node.parent, sibling.output === node.output, sibling.role == node.role,
+                  sibling.layer == node.layer else {
                 throw .notASibling(id, of: siblingID)
             }
             try restack(node) { stack in

@@ -16,6 +16,7 @@ final class WLCSServer {
         options.listens = false
         // WLCS's clients are threads of its own process: no executable tells them apart.
         options.virtualInputForEveryClient = true
+        options.layerShellForEveryClient = true
         session = try WaylandSession(options: options)
     }
 }

@@ -215,7 +215,7 @@ final class BufferReference {
 }
 
 enum SurfaceRoleKind: String {
-    case none, toplevel, popup, subsurface
+    case none, toplevel, popup, subsurface, layer = "layer surface"
 }
 
 final class SurfaceObject: WaylandObject {
@@ -235,6 +235,7 @@ final class SurfaceObject: WaylandObject {
     }
     var role = SurfaceRoleKind.none
     weak var xdgSurface: XdgSurfaceObject?
+    weak var layerSurface: LayerSurfaceObject?
     weak var subsurface: SubsurfaceObject?
     /// Its touch_router_surface_input_v1, if the client made one.
     weak var touchInput: TouchInputSurfaceObject?

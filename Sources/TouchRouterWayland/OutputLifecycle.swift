@@ -69,6 +69,8 @@ extension WaylandSession {
         guard outputs.count > 1 else { throw WaylandError("\(name) is the only output: the session keeps at least one") }
         let output = outputs.remove(at: index)
         let heir = outputs[0]
+        // Layer surfaces belong to their output: they are closed, not handed over.
+        closeLayerSurfaces(on: output.id)
         for toplevel in tree.output(output.id)?.toplevels ?? [] { handOver(toplevel, from: output, to: heir) }
         shell.outputRemoved(output)
         do { try tree.removeOutput(output.id) } catch { report("output \(name): \(error)") }

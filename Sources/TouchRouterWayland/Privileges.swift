@@ -21,15 +21,25 @@ extension WaylandSession {
     }
 
     private func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
+        if global == layerShellGlobal { return mayUseLayerShell(client) }
         guard virtualInputGlobals.contains(global) else { return true }
         return mayUseVirtualInput(client)
+    }
+
+    /// As `mayUseVirtualInput`, for `[privileges] layer-shell`.
+    func mayUseLayerShell(_ client: OpaquePointer) -> Bool {
+        if options.layerShellForEveryClient { return true }
+        return allowed(client, shell?.configuration.privileges.layerShell ?? [])
     }
 
     /// Asked at each announcement and bind, so that a reloaded `[privileges]` holds for
     /// every bind after it.
     func mayUseVirtualInput(_ client: OpaquePointer) -> Bool {
         if options.virtualInputForEveryClient { return true }
-        let allowed = shell?.configuration.privileges.virtualInput ?? []
+        return allowed(client, shell?.configuration.privileges.virtualInput ?? [])
+    }
+
+    private func allowed(_ client: OpaquePointer, _ allowed: [String]) -> Bool {
         guard !allowed.isEmpty else { return false }
         var pid: pid_t = 0
         wl_client_get_credentials(client, &pid, nil, nil)

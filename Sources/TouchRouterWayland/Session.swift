@@ -31,6 +31,8 @@ public final class WaylandSession {
         /// configuration's `[privileges]` says: for hosts whose clients live in their own
         /// process, as WLCS's do.
         public var virtualInputForEveryClient = false
+        /// zwlr_layer_shell_v1 for every client, whatever `[privileges] layer-shell` says.
+        public var layerShellForEveryClient = false
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
@@ -90,6 +92,13 @@ public final class WaylandSession {
     var globals: [OpaquePointer] = []
     /// The virtual pointer and keyboard managers' globals, which only some clients see.
     var virtualInputGlobals: [OpaquePointer] = []
+    /// The layer shell's global, which only some clients see.
+    var layerShellGlobal: OpaquePointer?
+    /// Layer surfaces alive, oldest first (LayerShell.swift); each leaves as its object goes.
+    var layerSurfaces: [LayerSurfaceObject] = []
+    /// Each output's area left for windows by the layer surfaces' exclusive zones, in the
+    /// output's space; an output not listed has all of itself.
+    var usableAreas: [OutputID: Rect<OutputSpace>] = [:]
     /// Virtual keyboards by their device, for the keymap their keys are read with.
     var virtualKeyboards: [DeviceID: VirtualKeyboardObject] = [:]
     /// The keymap the focused client's keyboards are to have: the seat's, or a virtual
@@ -172,11 +181,14 @@ public final class WaylandSession {
             try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind),
             try add(tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.version, VirtualKeyboardManagerGlobal.bind),
         ]
+        // Privileged too: shown only to the clients `mayUseLayerShell` allows.
+        layerShellGlobal = try add(tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.version, LayerShellGlobal.bind)
         installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that
         // the next input event does not pay for flattening what clients changed.
         display.beforeFlush = { [unowned self] in
+            self.holdExclusiveLayerFocus()
             self.tree.settleIndex()
             self.router.refreshPointerFocus()
         }

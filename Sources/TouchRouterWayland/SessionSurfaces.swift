@@ -20,6 +20,11 @@ extension WaylandSession {
         existingRecord(for: surface.client)?.usage.surfaces -= 1
         surface.subsurface?.detach()
         takeOutOfTree(surface)
+        // A layer surface whose wl_surface went no longer holds its place or its zone.
+        if let layer = surface.layerSurface {
+            layer.surface = nil
+            if let output = layer.output { arrangeLayers(on: output) }
+        }
     }
 
     /// The role object (xdg_toplevel or xdg_popup) went: the surface leaves the tree, and
@@ -67,12 +72,15 @@ extension WaylandSession {
         toplevel.appID.isEmpty ? toplevel.title : toplevel.title.isEmpty ? toplevel.appID : "\(toplevel.appID): \(toplevel.title)"
     }
 
-    /// The size a toplevel is asked to take: its output's in kiosk mode and when maximized or
-    /// fullscreen (there are no panels to leave room for), its own choice otherwise.
+    /// The size a toplevel is asked to take: its output's when fullscreen, the output's
+    /// usable area (what layer surfaces' exclusive zones leave) in kiosk mode and when
+    /// maximized, its own choice otherwise.
     func configureSize(for toplevel: XdgToplevelObject) -> Size {
         if let size = toplevel.resizeSize { return size }
         guard options.kiosk || toplevel.fills, let output = output(of: toplevel) else { return Size(width: 0, height: 0) }
-        return output.mode.layoutSize
+        if toplevel.fullscreen { return output.mode.layoutSize }
+        let usable = usableArea(of: output)
+        return Size(width: usable.width, height: usable.height)
     }
 
     /// The states a toplevel's configure carries: what it asked for, activated while it
@@ -90,7 +98,7 @@ extension WaylandSession {
     }
 
     /// The output a toplevel is on, or the one it will map on.
-    private func output(of toplevel: XdgToplevelObject) -> VirtualOutput? {
+    func output(of toplevel: XdgToplevelObject) -> VirtualOutput? {
         if let surface = toplevel.xdgSurface?.surface, surface.inTree, let id = tree.outputOf(surface.id),
            let output = outputs.first(where: { $0.id == id }) { return output }
         return outputs.first
@@ -113,7 +121,9 @@ extension WaylandSession {
         guard let position = tree.surface(surface.id)?.position else { return }
         if toplevel.ackedFill {
             let geometry = surface.xdgSurface?.geometry
-            let corner = Offset(dx: -(geometry?.x ?? 0), dy: -(geometry?.y ?? 0))
+            // A maximized window's corner is the usable area's, a fullscreen one's the output's.
+            let usable = toplevel.fullscreen ? nil : output(of: toplevel).map { usableArea(of: $0) }
+            let corner = Offset(dx: (usable?.x ?? 0) - (geometry?.x ?? 0), dy: (usable?.y ?? 0) - (geometry?.y ?? 0))
             if !toplevel.filling {
                 toplevel.filling = true
                 toplevel.restorePosition = position
@@ -131,6 +141,7 @@ extension WaylandSession {
     func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
         pendingFrames += frameCallbacks.map { ($0, surface.id) }
         if let toplevel = surface.xdgSurface?.toplevel, !toplevel.commitSizes() { return }
+        if surface.role == .layer, let layer = surface.layerSurface, !layerSurfaceCommitted(surface, layer) { return }
         if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {
             if !xdg.sentFirstConfigure { xdg.sendConfigure() }
             // Mapping waits for a buffer, not for ack_configure: WLCS's clients attach
@@ -193,13 +204,14 @@ extension WaylandSession {
         // and shadows may lie outside the buffer's origin, and must land on the output too.
         let geometry = surface.xdgSurface?.geometry ?? Rect(x: 0, y: 0, width: surface.size.width, height: surface.size.height)
         let corner: Offset
+        let usable = usableArea(of: output)
         if options.kiosk {
-            corner = .zero
+            corner = Offset(dx: usable.x, dy: usable.y)
         } else {
-            // Cascade from the top left, as Weston's desktop shell does, wrapping within the output.
+            // Cascade from the top left of the usable area, as Weston's desktop shell does, wrapping within it.
             let step = 32 * placedToplevels
-            let room = (width: max(1, output.rect.width - geometry.width), height: max(1, output.rect.height - geometry.height))
-            corner = Offset(dx: step % room.width, dy: step % room.height)
+            let room = (width: max(1, usable.width - geometry.width), height: max(1, usable.height - geometry.height))
+            corner = Offset(dx: usable.x + step % room.width, dy: usable.y + step % room.height)
         }
         let position = Offset(dx: corner.dx - geometry.x, dy: corner.dy - geometry.y)
         let requested = surface.requestedPosition.map { Offset(dx: $0.dx - output.rect.x, dy: $0.dy - output.rect.y) }
@@ -212,7 +224,7 @@ extension WaylandSession {
         // A new window ends any popup grab, as in Mir and GNOME Shell.
         router.dismissClientGrab()
         for resource in output.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
-        _ = router.setKeyboardFocus(surface.id)
+        if !exclusiveLayerHoldsKeyboard { _ = router.setKeyboardFocus(surface.id) }
         router.dispatchAll()
         // Activated in the same batch as the commit's answers, not after the round.
         updateActivatedToplevel()

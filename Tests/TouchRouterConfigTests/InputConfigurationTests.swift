@@ -117,8 +117,18 @@ struct InputConfigurationTests {
         #expect(relative.hasPrefix("input.toml:2:27: error: privileges.virtual-input[1]: expected an absolute path or a bare executable name"), "\(relative)")
         let empty = error("[privileges]\nvirtual-input = [\"\"]\n")
         #expect(empty.hasPrefix("input.toml:2:18: error: privileges.virtual-input[0]: expected an executable's name or absolute path"), "\(empty)")
-        let unknown = error("[privileges]\nlayer-shell = []\n")
-        #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'layer-shell' in [privileges]"), "\(unknown)")
+        let unknown = error("[privileges]\nscreencopy = []\n")
+        #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'screencopy' in [privileges]"), "\(unknown)")
+    }
+
+    @Test("[privileges] layer-shell: nobody unless named, read apart from virtual-input, a relative path refused at its value")
+    func privilegesLayerShell() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.layerShell.isEmpty)
+        let read = try SessionConfiguration.parse("[privileges]\nlayer-shell = [\"waybar\", \"/usr/bin/wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
+        #expect(read.privileges.layerShell == ["waybar", "/usr/bin/wvkbd-mobintl"])
+        #expect(read.privileges.virtualInput == ["wvkbd-mobintl"])
+        let relative = error("[privileges]\nlayer-shell = [\"bin/waybar\"]\n")
+        #expect(relative.hasPrefix("input.toml:2:16: error: privileges.layer-shell[0]: expected an absolute path or a bare executable name"), "\(relative)")
     }
 
     @Test("[privileges] matching: a bare name is the executable's file name, a path the resolved whole path")

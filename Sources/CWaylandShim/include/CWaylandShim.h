@@ -17,6 +17,7 @@
 #include "wlr-virtual-pointer-unstable-v1-server-protocol.h"
 #include "virtual-keyboard-unstable-v1-server-protocol.h"
 #include "xdg-output-unstable-v1-server-protocol.h"
+#include "wlr-layer-shell-unstable-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -51,6 +52,8 @@ const struct wl_interface *tr_zxdg_output_manager_v1_interface(void);
 const struct wl_interface *tr_zxdg_output_v1_interface(void);
 const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void);
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void);
+const struct wl_interface *tr_zwlr_layer_shell_v1_interface(void);
+const struct wl_interface *tr_zwlr_layer_surface_v1_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);

@@ -21,6 +21,21 @@ does what no well-behaved toolkit client does on purpose.
                                    as "touch NAME", every wl_pointer event as "pointer NAME"
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
+    raw-client.py layer            maps a 200x200 toplevel, then a layer surface on the top layer
+                                   anchored bottom, left and right, 0x100, 10 px above the
+                                   bottom, exclusive zone 100, keyboard interactivity none;
+                                   prints "layer configure WxH", maximizes the toplevel and
+                                   prints "maximized WxH", then "layer touch down" for each
+                                   touch down on the layer surface and "window touch down"
+                                   on the window, and "layer closed" when told so
+                                   (needs [privileges] layer-shell)
+    raw-client.py layer-extreme    maps layer surfaces with uint32's and int32's extremes for sizes,
+                                   margins and zones; prints each configure and "survived"
+    raw-client.py layer-gone       maps a panel (top edge, zone 50) and a maximized window, prints
+                                   "maximized WxH", destroys the panel's wl_surface first, then its
+                                   layer surface, printing the window's configure after each
+    raw-client.py layer-error      asks for a layer surface on layer 7 (invalid_layer)
+    raw-client.py layer-size       commits a layer surface 0 wide anchored left only (invalid_size)
 
 Each line it prints is "event OBJECT OPCODE" or a word of its own; it exits 0 when the
 session behaved as the protocol says, 1 otherwise.
@@ -368,7 +383,145 @@ def move():
             print("moving", flush=True)
 
 
+def layer_surface(xdg, shell, layer, namespace):
+    conn = xdg.conn
+    surface, role = conn.new_id(), conn.new_id()
+    conn.send(xdg.compositor, 0, struct.pack("<I", surface))
+    conn.send(shell, 0, struct.pack("<IIII", role, surface, 0, layer) + string(namespace))  # get_layer_surface, no output
+    return surface, role
+
+
+def layer():
+    xdg = Xdg()
+    conn = xdg.conn
+    shell = bind(conn, "zwlr_layer_shell_v1", 4)
+    seat = bind(conn, "wl_seat", 5)
+    touch = conn.new_id()
+    conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+    window, window_role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(window, window_role, 200, 200)
+    surface, role = layer_surface(xdg, shell, 2, "keyboard")  # top
+    conn.send(role, 0, struct.pack("<II", 0, 100))  # set_size
+    conn.send(role, 1, struct.pack("<I", 2 | 4 | 8))  # set_anchor bottom, left, right
+    conn.send(role, 3, struct.pack("<iiii", 0, 0, 10, 0))  # set_margin: 10 from the bottom
+    conn.send(role, 2, struct.pack("<i", 100))  # set_exclusive_zone
+    conn.send(role, 4, struct.pack("<I", 0))  # set_keyboard_interactivity none
+    conn.send(surface, 6)  # commit
+    configures = []
+    conn.roundtrip(lambda obj, opcode, payload: configures.append(struct.unpack_from("<III", payload)) if obj == role and opcode == 0 else xdg.handle(obj, opcode, payload))
+    if not configures:
+        print("no layer configure", flush=True)
+        return 1
+    serial, width, height = configures[-1]
+    print(f"layer configure {width}x{height}", flush=True)
+    conn.send(role, 6, struct.pack("<I", serial))  # ack_configure
+    conn.send(surface, 1, struct.pack("<Iii", shm_buffer(conn, xdg.shm, width, height), 0, 0))
+    conn.send(surface, 6)
+    xdg.roundtrip()
+    conn.send(toplevel, 9)  # set_maximized
+    xdg.roundtrip()
+    width, height = xdg.configured[window_role]["size"]
+    xdg.ack_and_draw(window, window_role, width, height)
+    print(f"maximized {width}x{height}", flush=True)
+    while True:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error %d %d %s" % decode_error(payload), flush=True)
+            return 1
+        xdg.handle(obj, opcode, payload)
+        if obj == role and opcode == 1:
+            print("layer closed", flush=True)
+        if obj == touch and opcode == 0:
+            target = struct.unpack_from("<I", payload, 8)[0]
+            print(("layer" if target == surface else "window" if target == window else "other") + " touch down", flush=True)
+
+
+def layer_extreme():
+    xdg = Xdg()
+    conn = xdg.conn
+    shell = bind(conn, "zwlr_layer_shell_v1", 4)
+    big, low = 0x7FFFFFFF, -0x80000000
+    cases = [((0xFFFFFFFF, 0xFFFFFFFF), 8 | 2, (big, big, big, big), big),
+             ((0, 0), 15, (big, low, big, low), low),
+             ((0xFFFFFFFF, 0), 1 | 2 | 8, (low, low, low, low), big),
+             ((1, 1), 0, (0, 0, 0, 0), -1)]
+    for size, anchor, margins, zone in cases:
+        surface, role = layer_surface(xdg, shell, 3, "extreme")
+        conn.send(role, 0, struct.pack("<II", *size))
+        conn.send(role, 1, struct.pack("<I", anchor))
+        conn.send(role, 3, struct.pack("<iiii", *margins))
+        conn.send(role, 2, struct.pack("<i", zone))
+        conn.send(surface, 6)
+        configures = []
+        conn.roundtrip(lambda obj, opcode, payload: configures.append(struct.unpack_from("<III", payload)) if obj == role and opcode == 0 else None)
+        serial, width, height = configures[-1]
+        print(f"configure {width}x{height}", flush=True)
+        conn.send(role, 6, struct.pack("<I", serial))
+        conn.send(surface, 1, struct.pack("<Iii", shm_buffer(conn, xdg.shm, 10, 10), 0, 0))
+        conn.send(surface, 6)
+        conn.roundtrip()
+    window, window_role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(window, window_role, 20, 20)
+    conn.send(toplevel, 9)  # set_maximized, into whatever usable area is left
+    xdg.roundtrip()
+    print(f"maximized {xdg.configured[window_role]['size'][0]}x{xdg.configured[window_role]['size'][1]}", flush=True)
+    print("survived", flush=True)
+    return 0
+
+
+def layer_gone():
+    xdg = Xdg()
+    conn = xdg.conn
+    shell = bind(conn, "zwlr_layer_shell_v1", 4)
+    surface, role = layer_surface(xdg, shell, 2, "panel")
+    conn.send(role, 0, struct.pack("<II", 0, 50))
+    conn.send(role, 1, struct.pack("<I", 1 | 4 | 8))  # top, left, right
+    conn.send(role, 2, struct.pack("<i", 50))
+    conn.send(surface, 6)
+    configures = []
+    conn.roundtrip(lambda obj, opcode, payload: configures.append(struct.unpack_from("<III", payload)) if obj == role and opcode == 0 else None)
+    serial, width, height = configures[-1]
+    conn.send(role, 6, struct.pack("<I", serial))
+    conn.send(surface, 1, struct.pack("<Iii", shm_buffer(conn, xdg.shm, width, height), 0, 0))
+    conn.send(surface, 6)
+    window, window_role, toplevel = xdg.toplevel()
+    xdg.ack_and_draw(window, window_role, 20, 20)
+    conn.send(toplevel, 9)  # set_maximized
+    xdg.roundtrip()
+
+    def show(what):
+        size = xdg.configured[window_role]["size"]
+        print(f"{what} {size[0]}x{size[1]}", flush=True)
+    show("maximized")
+    conn.send(surface, 0)  # wl_surface.destroy, the layer surface still alive
+    xdg.roundtrip()
+    show("surface gone")
+    conn.send(role, 7)  # zwlr_layer_surface_v1.destroy
+    xdg.roundtrip()
+    show("layer gone")
+    return 0
+
+
+def layer_error():
+    xdg = Xdg()
+    shell = bind(xdg.conn, "zwlr_layer_shell_v1", 4)
+    layer_surface(xdg, shell, 7, "bad")
+    return expect_error(xdg.conn, shell, 1)  # zwlr_layer_shell_v1.error.invalid_layer
+
+
+def layer_size():
+    xdg = Xdg()
+    shell = bind(xdg.conn, "zwlr_layer_shell_v1", 4)
+    surface, role = layer_surface(xdg, shell, 3, "bad")
+    conn = xdg.conn
+    conn.send(role, 0, struct.pack("<II", 0, 50))  # set_size 0x50
+    conn.send(role, 1, struct.pack("<I", 1 | 4))  # top and left only: 0 wide cannot stretch
+    conn.send(surface, 6)
+    return expect_error(conn, role, 1)  # zwlr_layer_surface_v1.error.invalid_size
+
+
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
-              "maximize": maximize, "move": move, "configure": configure}[sys.argv[1]]())
+              "maximize": maximize, "move": move, "configure": configure,
+              "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size}[sys.argv[1]]())
