@@ -97,7 +97,8 @@ func learnInterfaces() {
     for interface in [tr_wl_compositor_interface(), tr_wl_subcompositor_interface(), tr_wl_shm_interface(), tr_wl_seat_interface(),
                       tr_wl_output_interface(), tr_wl_data_device_manager_interface(), tr_xdg_wm_base_interface(),
                       tr_touch_router_input_manager_v1_interface(), tr_zwp_input_timestamps_manager_v1_interface(),
-                      tr_zwlr_virtual_pointer_manager_v1_interface(), tr_zwp_virtual_keyboard_manager_v1_interface()] {
+                      tr_zwlr_virtual_pointer_manager_v1_interface(), tr_zwp_virtual_keyboard_manager_v1_interface(),
+                      tr_zwlr_layer_shell_v1_interface(), tr_zxdg_output_manager_v1_interface()] {
         if let interface { learn(interface) }
     }
 }
@@ -422,6 +423,7 @@ func session() -> WaylandSession {
     options.listens = false
     // The fuzzed client is in this process: the privileged globals are fuzzed too.
     options.virtualInputForEveryClient = true
+    options.layerShellForEveryClient = true
     do {
         let session = try WaylandSession(options: options)
         try session.start()
