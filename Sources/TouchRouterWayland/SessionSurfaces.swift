@@ -111,8 +111,8 @@ extension WaylandSession {
         guard focused !== activeToplevel else { return }
         let previous = activeToplevel
         activeToplevel = focused
-        previous?.xdgSurface?.sendConfigure()
-        focused?.xdgSurface?.sendConfigure()
+        previous?.activationChanged()
+        focused?.activationChanged()
     }
 
     /// On a toplevel's commit: when its acked configure asks it to fill the output, its

@@ -250,6 +250,25 @@ final class XdgToplevelObject: WaylandObject {
         guard let index = unacked.firstIndex(where: { $0.serial == serial }) else { return }
         ackedFill = unacked[index].fill
         unacked.removeFirst(index + 1)
+        if unacked.isEmpty, activationPending {
+            activationPending = false
+            xdgSurface?.sendConfigure()
+        }
+    }
+
+    /// A change of the activated state waiting for the client to ack the configure before.
+    private var activationPending = false
+
+    /// Configures the window for a change of its activated state, unless a configure is still
+    /// unacked: then once it is. Focus can flip many times between two reads of a slow
+    /// client, and a configure each time made clients such as wev, which draw a new shm
+    /// buffer per configure, queue more descriptors than libwayland-client can send, and die.
+    func activationChanged() {
+        if unacked.isEmpty {
+            xdgSurface?.sendConfigure()
+        } else {
+            activationPending = true
+        }
     }
 
     init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject) {
