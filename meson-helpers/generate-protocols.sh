@@ -25,7 +25,25 @@ update() {
         cp "$fresh" "$target"
     fi
 }
-for name in xdg-shell touch-router-input-v1 input-timestamps-unstable-v1 wlr-virtual-pointer-unstable-v1 virtual-keyboard-unstable-v1 xdg-output-unstable-v1 wlr-layer-shell-unstable-v1; do
+# One protocol a line, so that adding one never touches another's line.
+protocols='
+xdg-shell
+touch-router-input-v1
+input-timestamps-unstable-v1
+wlr-virtual-pointer-unstable-v1
+virtual-keyboard-unstable-v1
+xdg-output-unstable-v1
+wlr-layer-shell-unstable-v1
+xdg-shell-unstable-v6
+relative-pointer-unstable-v1
+pointer-constraints-unstable-v1
+primary-selection-unstable-v1
+gtk-primary-selection
+text-input-unstable-v3
+input-method-unstable-v2
+wlr-foreign-toplevel-management-unstable-v1
+'
+for name in $protocols; do
     xml="$root/protocols/$name.xml"
     wayland-scanner server-header "$xml" "$work/$name-server-protocol.h"
     wayland-scanner private-code "$xml" "$work/$name-protocol.c"

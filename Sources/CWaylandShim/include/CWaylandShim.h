@@ -18,6 +18,14 @@
 #include "virtual-keyboard-unstable-v1-server-protocol.h"
 #include "xdg-output-unstable-v1-server-protocol.h"
 #include "wlr-layer-shell-unstable-v1-server-protocol.h"
+#include "xdg-shell-unstable-v6-server-protocol.h"
+#include "relative-pointer-unstable-v1-server-protocol.h"
+#include "pointer-constraints-unstable-v1-server-protocol.h"
+#include "primary-selection-unstable-v1-server-protocol.h"
+#include "gtk-primary-selection-server-protocol.h"
+#include "text-input-unstable-v3-server-protocol.h"
+#include "input-method-unstable-v2-server-protocol.h"
+#include "wlr-foreign-toplevel-management-unstable-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -54,6 +62,35 @@ const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void);
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void);
 const struct wl_interface *tr_zwlr_layer_shell_v1_interface(void);
 const struct wl_interface *tr_zwlr_layer_surface_v1_interface(void);
+const struct wl_interface *tr_wl_data_offer_interface(void);
+const struct wl_interface *tr_wl_shell_interface(void);
+const struct wl_interface *tr_wl_shell_surface_interface(void);
+const struct wl_interface *tr_zxdg_shell_v6_interface(void);
+const struct wl_interface *tr_zxdg_positioner_v6_interface(void);
+const struct wl_interface *tr_zxdg_surface_v6_interface(void);
+const struct wl_interface *tr_zxdg_toplevel_v6_interface(void);
+const struct wl_interface *tr_zxdg_popup_v6_interface(void);
+const struct wl_interface *tr_zwp_relative_pointer_manager_v1_interface(void);
+const struct wl_interface *tr_zwp_relative_pointer_v1_interface(void);
+const struct wl_interface *tr_zwp_pointer_constraints_v1_interface(void);
+const struct wl_interface *tr_zwp_locked_pointer_v1_interface(void);
+const struct wl_interface *tr_zwp_confined_pointer_v1_interface(void);
+const struct wl_interface *tr_zwp_primary_selection_device_manager_v1_interface(void);
+const struct wl_interface *tr_zwp_primary_selection_device_v1_interface(void);
+const struct wl_interface *tr_zwp_primary_selection_offer_v1_interface(void);
+const struct wl_interface *tr_zwp_primary_selection_source_v1_interface(void);
+const struct wl_interface *tr_gtk_primary_selection_device_manager_interface(void);
+const struct wl_interface *tr_gtk_primary_selection_device_interface(void);
+const struct wl_interface *tr_gtk_primary_selection_offer_interface(void);
+const struct wl_interface *tr_gtk_primary_selection_source_interface(void);
+const struct wl_interface *tr_zwp_text_input_v3_interface(void);
+const struct wl_interface *tr_zwp_text_input_manager_v3_interface(void);
+const struct wl_interface *tr_zwp_input_method_v2_interface(void);
+const struct wl_interface *tr_zwp_input_popup_surface_v2_interface(void);
+const struct wl_interface *tr_zwp_input_method_keyboard_grab_v2_interface(void);
+const struct wl_interface *tr_zwp_input_method_manager_v2_interface(void);
+const struct wl_interface *tr_zwlr_foreign_toplevel_manager_v1_interface(void);
+const struct wl_interface *tr_zwlr_foreign_toplevel_handle_v1_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);
