@@ -1,20 +1,20 @@
 /// Mutable state a class keeps behind one `let` pointer. A class's stored `var`s pay a
 /// dynamic exclusivity check on every access, which took 40% of a routed event; the
 /// pointee of a `let` pointer does not. The owner calls `release()` in its deinit.
-struct UncheckedState<Value> {
+package struct UncheckedState<Value> {
     private let pointer: UnsafeMutablePointer<Value>
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: value)
     }
 
-    var pointee: Value {
+    package var pointee: Value {
         unsafeAddress { UnsafePointer(pointer) }
         nonmutating unsafeMutableAddress { pointer }
     }
 
-    func release() {
+    package func release() {
         pointer.deinitialize(count: 1)
         pointer.deallocate()
     }

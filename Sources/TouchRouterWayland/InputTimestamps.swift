@@ -32,13 +32,14 @@ enum InputTimestampsManagerGlobal {
         guard let created = createResource(client, tr_zwp_input_timestamps_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
         let timestamps = InputTimestampsObject(resource: created, session: manager.session, device: device)
         WaylandObject.install(timestamps, implementation: InputTimestampsObject.table)
-        device.timestamps.append(WeakTimestamps(object: timestamps))
+        device.timestamps.append(timestamps)
     }
 }
 
 /// One zwp_input_timestamps_v1. Its device going first leaves it inert until destroyed.
 final class InputTimestampsObject: WaylandObject {
-    weak var device: SeatDevice?
+    /// Cleared by the device when its resource is destroyed first (`SeatDevice.resourceDestroyed`).
+    unowned(unsafe) var device: SeatDevice?
 
     init(resource: OpaquePointer, session: WaylandSession, device: SeatDevice) {
         self.device = device
@@ -46,7 +47,8 @@ final class InputTimestampsObject: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        device?.timestamps.removeAll { $0.object === self || $0.object == nil }
+        device?.timestamps.removeAll { $0 === self }
+        device = nil
     }
 
     /// tv_sec split in two 32-bit halves, and the nanoseconds within it. A time before the
@@ -61,18 +63,12 @@ final class InputTimestampsObject: WaylandObject {
     nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_v1_interface(destroy: destroyRequest))
 }
 
-/// A device's hold on its timestamps objects: weak, since libwayland destroys a dying
-/// client's objects in id order, either one first.
-struct WeakTimestamps {
-    weak var object: InputTimestampsObject?
-}
-
 extension SeatDevice {
     /// Before an event with a time: each timestamps object of this device hears it first.
     /// A loop over a small array, with no allocation, since it runs for every routed motion.
     @inline(__always)
     func sendTimestamp(_ time: RouterTime) {
         guard !timestamps.isEmpty else { return }
-        for entry in timestamps { entry.object?.send(time) }
+        for object in timestamps { object.send(time) }
     }
 }

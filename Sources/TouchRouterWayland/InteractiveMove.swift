@@ -52,8 +52,8 @@ extension WaylandSession {
         guard let focus = router.pointerFocus, tree.toplevel(of: focus) == surface.id,
               let position = tree.surface(surface.id)?.position else { return }
         let start = router.pointerPosition
-        router.takePointer(from: record.id, onMotion: { [weak self, weak surface] point in
-            guard let self, let surface else { return }
+        router.takePointer(from: record.id, onMotion: { [unowned self, weak surface] point in
+            guard let surface else { return }
             self.dragWindow(surface, from: position, by: start, to: point)
         }, ended: {})
     }
@@ -72,8 +72,8 @@ extension WaylandSession {
         let geometry = surface.xdgSurface?.geometry ?? Rect(x: 0, y: 0, width: surface.size.width, height: surface.size.height)
         let start = router.pointerPosition
         let (top, bottom, left, right) = (edges & 1 != 0, edges & 2 != 0, edges & 4 != 0, edges & 8 != 0)
-        router.takePointer(from: record.id, onMotion: { [weak self, weak toplevel] point in
-            guard let self, let toplevel, let surface = toplevel.xdgSurface?.surface, surface.inTree,
+        router.takePointer(from: record.id, onMotion: { [unowned self, weak toplevel] point in
+            guard let toplevel, let surface = toplevel.xdgSurface?.surface, surface.inTree,
                   point.x.isFinite, point.y.isFinite else { return }
             let dx = Int((point.x - start.x).rounded()), dy = Int((point.y - start.y).rounded())
             func clamp(_ value: Int, _ minimum: Int, _ maximum: Int) -> Int {

@@ -68,7 +68,9 @@ final class VirtualOutput {
     /// Every client's binding of this output, so that surfaces can say they entered it.
     /// Each client's bindings, so that one client's come and go without a search through all.
     var bindings: [OpaquePointer: [OutputBinding]] = [:]
-    weak var session: WaylandSession?
+    /// Set while the output's global exists, which the session withdraws before it ends;
+    /// not weak, so that the session has no side table (see `SeatTracker.session`).
+    unowned(unsafe) var session: WaylandSession?
 
     init(id: OutputID, identity: OutputIdentity, rect: Rect<GlobalSpace>, mode: OutputMode) {
         self.id = id

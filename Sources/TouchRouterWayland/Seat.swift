@@ -28,8 +28,11 @@ final class SeatDevice: WaylandObject {
     enum Kind { case touch, pointer, keyboard }
     let kind: Kind
     let clientID: ClientID
-    /// zwp_input_timestamps_v1 objects made for this resource (InputTimestamps.swift).
-    var timestamps: [WeakTimestamps] = []
+    /// zwp_input_timestamps_v1 objects made for this resource (InputTimestamps.swift), held
+    /// until either side's resource is destroyed, which unlinks both (libwayland destroys a
+    /// dying client's objects in id order, either one first). Not weak: a weak reference
+    /// costs a side-table load on every routed event, and gives its object one.
+    var timestamps: [InputTimestampsObject] = []
     /// The keymap this wl_keyboard was last sent (weak: a keymap replaced and freed is not
     /// mistaken for a later one at the same address).
     weak var sentKeymap: Keymap?
@@ -41,7 +44,7 @@ final class SeatDevice: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        for entry in timestamps { entry.object?.device = nil }
+        for object in timestamps { object.device = nil }
         timestamps.removeAll()
         session.seatDeviceDestroyed(self)
     }

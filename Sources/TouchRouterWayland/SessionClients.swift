@@ -62,7 +62,7 @@ extension WaylandSession {
         nextClient += 1
         clients[client] = record
         clientsByID[record.id] = record
-        let listener = Listener { [weak self, unowned record] _ in self?.clientDestroyed(record) }
+        let listener = Listener { [unowned self, unowned record] _ in self.clientDestroyed(record) }
         wl_client_add_destroy_listener(client, listener.wlListener)
         listener.didLink()
         record.destroyListener = listener

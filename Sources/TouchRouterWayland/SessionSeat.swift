@@ -161,7 +161,10 @@ extension WaylandSession {
 
 /// Watches every event before routing: keeps xkbcommon's modifier state, and raises on press.
 final class SeatTracker: EventMonitor {
-    weak var session: WaylandSession?
+    /// Unowned and unchecked: the session owns the router that holds this monitor, so it
+    /// outlives every call; a weak reference would give the session a side table, which
+    /// makes every retain and release of it, on every routed event, take the slow path.
+    unowned(unsafe) var session: WaylandSession?
 
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
         guard let session else { return }
