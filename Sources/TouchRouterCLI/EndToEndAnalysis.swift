@@ -73,6 +73,12 @@ enum EndToEndAnalysis {
             times[key, default: []].append(time)
             count += 1
         }
+
+        /// Another round's sends after these.
+        mutating func append(_ other: Sent) {
+            for (key, later) in other.times { times[key, default: []] += later }
+            count += other.count
+        }
     }
 
     /// The session's played log (WorkloadPlayer): what it sent to toplevels, and the floor's

@@ -40,6 +40,9 @@ struct EndToEndBench: ParsableCommand {
     @Option(help: ArgumentHelp("Also drive the same client with injected pointer motion and keys through a peer compositor and through TouchRouter: only 'sway' (Debian's sway 1.7, headless, as an unprivileged user).", valueName: "sway"))
     var peer: String?
 
+    @Option(help: "Rounds to play the workload in, each side's rounds between the other's (at most one a 0.1 s of --seconds; a recording plays in one).")
+    var rounds: Int = 10
+
     @Option(help: ArgumentHelp("Keep every log, record and workload file in this directory (made if missing) instead of a temporary one.", valueName: "dir"))
     var keep: String?
 
@@ -58,6 +61,7 @@ struct EndToEndBench: ParsableCommand {
         guard clients * fingers <= 256 else { throw ValidationError("--clients × --fingers is at most 256 touches at once (the router's limit), not \(clients * fingers)") }
         guard (1...1000).contains(rate) else { throw ValidationError("--rate takes 1 to 1000 reports a second, not \(rate)") }
         guard seconds.isFinite, (0.1...600).contains(seconds) else { throw ValidationError("--seconds takes 0.1 to 600") }
+        guard (1...1000).contains(rounds) else { throw ValidationError("--rounds takes 1 to 1000, not \(rounds)") }
         guard (try? Self.parseSize(size)) != nil else { throw ValidationError("--size takes WxH, each 1 to 8192, not '\(size)'") }
         if let peer, peer != "sway" { throw ValidationError("--peer takes only 'sway', not '\(peer)'") }
         if let recording, !FileManager.default.isReadableFile(atPath: recording) { throw ValidationError("--recording: cannot read \(recording)") }
@@ -87,8 +91,9 @@ struct EndToEndBench: ParsableCommand {
             let recordingPath = recording.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let run = EndToEndRun(tools: tools, work: work, clients: clients, fingers: fingers, rate: rate, seconds: seconds,
                                   recording: recordingPath, size: size, progress: progressOptions.shown)
-            let touchRouter = try run.touchRouter()
-            let floor = try run.floor(workload: touchRouter.floorWorkload)
+            // A write to a child that has gone ends with an error, not with the signal.
+            signal(SIGPIPE, SIG_IGN)
+            let (touchRouter, floor, playedRounds) = try run.interleaved(rounds: rounds)
             var peerReport: String?
             var peerTable: String?
             if peer == "sway" {
@@ -96,11 +101,11 @@ struct EndToEndBench: ParsableCommand {
                 peerReport = comparison.json
                 peerTable = comparison.table
             }
-            let report = EndToEndReport(workload: workloadJSON, touchRouter: touchRouter, floor: floor, peerJSON: peerReport)
+            let report = EndToEndReport(workload: workloadJSON(rounds: playedRounds), touchRouter: touchRouter, floor: floor, peerJSON: peerReport)
             if json {
                 print(report.json)
             } else {
-                print(report.table(title: "bench e2e: \(workloadDescription)"))
+                print(report.table(title: "bench e2e: \(workloadDescription), \(playedRounds) round\(playedRounds == 1 ? "" : "s") a side, interleaved"))
                 if let peerTable { print("\n" + peerTable) }
                 if keep != nil { print("\nlogs, records and workloads: \(work.path)") }
             }
@@ -112,10 +117,10 @@ struct EndToEndBench: ParsableCommand {
         return "\(clients) client\(clients == 1 ? "" : "s"), \(fingers) finger\(fingers == 1 ? "" : "s") each, \(rate) Hz, \(seconds) s"
     }
 
-    var workloadJSON: String {
+    func workloadJSON(rounds: Int) -> String {
         let (w, h) = (try? Self.parseSize(size)) ?? (0, 0)
         return "{\"clients\":\(clients),\"fingers\":\(recording == nil ? String(fingers) : "null"),\"rate\":\(recording == nil ? String(rate) : "null"),"
-            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonString($0) } ?? "null"),\"size\":[\(w),\(h)]}"
+            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonString($0) } ?? "null"),\"size\":[\(w),\(h)],\"rounds\":\(rounds)}"
     }
 }
 
@@ -220,104 +225,6 @@ struct EndToEndRun {
             dropped += file.dropped
         }
         return (all, dropped)
-    }
-
-    func touchRouter() throws -> SideReport {
-        let runtime = try Self.directory(work.appendingPathComponent("touchrouter"))
-        let session = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run", "--backend", "headless"], environment: Self.environment(runtime: runtime),
-                                     errorLog: runtime.appendingPathComponent("session.err"))
-        defer {
-            session.terminate()
-            session.waitForExit(within: 10)
-        }
-        let display = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
-        let socket = try session.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
-        let control = try BenchControl(path: socket)
-        let clientProcesses = try Self.startClients(clients, tools: tools, display: display, runtime: runtime, size: size)
-        defer { for client in clientProcesses where client.process.isRunning { client.terminate() } }
-        let deadline = Date().addingTimeInterval(20)
-        while true {
-            let tree = try control.request("tree")
-            let toplevels = (tree["outputs"] as? [[String: Any]] ?? []).flatMap { $0["toplevels"] as? [[String: Any]] ?? [] }
-            if toplevels.filter({ $0["mapped"] as? Bool == true }).count >= clients { break }
-            guard Date() < deadline else { throw Failure(description: "touch-router bench e2e: \(clients) toplevels never mapped in the session: \(tree)") }
-            usleep(20_000)
-        }
-        _ = try control.request("stats reset")
-        let log = runtime.appendingPathComponent("played.txt").path
-        let request = recording.map { "play recording \($0) log=\(log)" } ?? "play touch \(fingers) \(rate) \(seconds) log=\(log)"
-        let bar = TimedProgressBar()
-        if progress { bar.start("TouchRouter", seconds: recording == nil ? seconds : 5) }
-        let played = try control.request(request, within: (recording == nil ? seconds : 3600) + 60)
-        bar.stop()
-        // The loop flushes the last frame after the reply; a request later, it has, and the clients have had time to read it.
-        let stats = try control.request("stats")
-        usleep(200_000)
-        for client in clientProcesses { client.terminate() }
-        for client in clientProcesses where client.waitForExit(within: 10) != 0 {
-            throw Failure(description: "touch-router bench e2e: \(client.name) did not exit cleanly: \(client.errors)")
-        }
-        let (events, dropped) = try Self.records(of: clientProcesses, runtime: runtime)
-        let log_ = try EndToEndAnalysis.playedLog(URL(fileURLWithPath: log))
-        let matched = EndToEndAnalysis.touchLatencies(events, sent: log_.sent)
-        var report = SideReport(sent: log_.sent.count, received: matched.received, frames: log_.frames, matchedBy: matched.matchedBy,
-                                unmatched: matched.unmatched, dropped: dropped, latency: EndToEndAnalysis.Summary(matched.latencies))
-        report.floorWorkload = log_.floorWorkload
-        let stages = stats["stages"] as? [String: [String: Any]] ?? [:]
-        let motion = ((stats["kinds"] as? [String: Any])?["touch motion"] as? [String: Any])?["stages"] as? [String: [String: Any]] ?? [:]
-        func share(_ s: [String: Any]?) -> String {
-            guard let s else { return "null" }
-            return "{" + ["count", "p50", "p90", "p99", "p99_9", "max"].map { "\"\($0)\":\((s[$0] as? Int) ?? 0)" }.joined(separator: ",") + "}"
-        }
-        // Every stage of msg stats, for where the share goes; and the whole reply beside the records.
-        let stagesJSON = (try? JSONSerialization.data(withJSONObject: stages, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-        if let whole = try? JSONSerialization.data(withJSONObject: stats, options: [.sortedKeys]) { try? whole.write(to: runtime.appendingPathComponent("stats.json")) }
-        report.extraJSON = ",\"late_frames\":\((played["late_frames"] as? Int) ?? 0),\"router_share_ns\":{\"all\":\(share(stages["arrival_to_flushed"])),\"touch_motion\":\(share(motion["arrival_to_flushed"]))},"
-            + "\"router_stages_ns\":\(stagesJSON)"
-        if let all = stages["arrival_to_flushed"] {
-            var summary = EndToEndAnalysis.Summary([])
-            summary.count = all["count"] as? Int ?? 0
-            summary.p50 = UInt64(all["p50"] as? Int ?? 0)
-            summary.p99 = UInt64(all["p99"] as? Int ?? 0)
-            summary.p999 = UInt64(all["p99_9"] as? Int ?? 0)
-            summary.max = UInt64(all["max"] as? Int ?? 0)
-            report.routerShare = summary
-        }
-        return report
-    }
-
-    func floor(workload: String) throws -> SideReport {
-        let runtime = try Self.directory(work.appendingPathComponent("floor"))
-        let workloadFile = runtime.appendingPathComponent("workload.txt")
-        try workload.write(to: workloadFile, atomically: true, encoding: .utf8)
-        let server = try BenchChild("touch-router-bench-floor", executable: tools.floor, arguments: ["--clients", "\(clients)", "--workload", workloadFile.path],
-                                    environment: Self.environment(runtime: runtime), errorLog: runtime.appendingPathComponent("floor.err"))
-        defer {
-            server.terminate()
-            server.waitForExit(within: 10)
-        }
-        let display = try server.value(after: "WAYLAND_DISPLAY=", within: 30, what: "the floor server to listen")
-        let clientProcesses = try Self.startClients(clients, tools: tools, display: display, runtime: runtime, size: size)
-        defer { for client in clientProcesses where client.process.isRunning { client.terminate() } }
-        _ = try server.value(after: "playing", within: 30, what: "the floor server to start playing")
-        let bar = TimedProgressBar()
-        if progress { bar.start("raw libwayland floor", seconds: recording == nil ? seconds : 5) }
-        let done = try server.value(after: "done ", within: (recording == nil ? seconds : 3600) + 60, what: "the floor server to finish")
-        bar.stop()
-        var sent = 0, frames = 0
-        for word in done.split(separator: " ") {
-            if word.hasPrefix("events=") { sent = Int(word.dropFirst(7)) ?? 0 }
-            if word.hasPrefix("frames=") { frames = Int(word.dropFirst(7)) ?? 0 }
-        }
-        server.waitForExit(within: 10)
-        // The floor disconnected them: each writes its records and exits.
-        for client in clientProcesses where client.waitForExit(within: 10) != 0 {
-            throw Failure(description: "touch-router bench e2e: \(client.name) did not exit cleanly at the floor's end: \(client.errors)")
-        }
-        let (events, dropped) = try Self.records(of: clientProcesses, runtime: runtime)
-        let matched = EndToEndAnalysis.touchLatencies(events, sent: nil)
-        return SideReport(sent: sent, received: matched.received, frames: frames, matchedBy: matched.matchedBy, unmatched: matched.unmatched,
-                          dropped: dropped, latency: EndToEndAnalysis.Summary(matched.latencies))
     }
 }
 

@@ -56,8 +56,12 @@ final class BenchChild {
     private let pipe = Pipe()
     let errorLog: URL
     let name: String
+    /// The child's standard input, when it takes commands there (the floor).
+    private let input: Pipe?
 
-    init(_ name: String, executable: String, arguments: [String], environment: [String: String], errorLog: URL, user: BenchUser? = nil) throws {
+    init(_ name: String, executable: String, arguments: [String], environment: [String: String], errorLog: URL, user: BenchUser? = nil,
+         takesCommands: Bool = false) throws {
+        input = takesCommands ? Pipe() : nil
         self.name = name
         self.errorLog = errorLog
         if let user {
@@ -69,6 +73,7 @@ final class BenchChild {
         }
         process.environment = environment
         process.standardOutput = pipe
+        if let input { process.standardInput = input }
         _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
         if let user { chown(errorLog.path, user.uid, user.gid) }
         process.standardError = try FileHandle(forWritingTo: errorLog)
@@ -89,6 +94,19 @@ final class BenchChild {
             throw Failure(description: "\(error); \(name) said: \(errors)")
         }
     }
+
+    /// Writes one command line to the child's standard input.
+    func send(_ command: String) throws {
+        guard let input else { throw Failure(description: "touch-router bench e2e: \(name) takes no commands") }
+        do {
+            try input.fileHandleForWriting.write(contentsOf: Data((command + "\n").utf8))
+        } catch {
+            throw Failure(description: "touch-router bench e2e: cannot write to \(name): \(error); it said: \(errors)")
+        }
+    }
+
+    /// Ends the child's standard input: the floor's signal to disconnect its clients and exit.
+    func endCommands() { try? input?.fileHandleForWriting.close() }
 
     var errors: String { ((try? String(contentsOf: errorLog, encoding: .utf8)) ?? "").suffix(2000).description }
 

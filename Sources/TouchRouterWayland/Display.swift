@@ -138,6 +138,12 @@ final class WaylandDisplay {
         afterFlush?()
     }
 
+    /// Writes what clients were sent, before the round's settling.
+    func flushClients() {
+        wl_display_flush_clients(display)
+        afterFlush?()
+    }
+
     func stop() { running = false }
 
     func destroy() {

@@ -87,8 +87,11 @@ extension WaylandSession {
 
     /// A device's events reach clients as soon as they are routed, not at the end of the
     /// loop's round, where other sources ready in the same round (clients' requests, timers)
-    /// would stand between a touch and its delivery.
+    /// would stand between a touch and its delivery; and before the settling (the index,
+    /// pointer focus, the activated toplevel), which sends nothing that could go before them:
+    /// a client's events are written in the order they were sent, whenever the flush.
     func flushRoutedInput() {
+        display.flushClients()
         display.settleAndFlush()
     }
 

@@ -74,7 +74,9 @@ public final class WaylandSession {
     var compositors: [OutputID: OutputCompositor] = [:]
     var nextSurface: UInt32 = 1
     var clients: [OpaquePointer: ClientRecord] = [:]
-    var clientsByID: [ClientID: ClientRecord] = [:]
+    /// Clients by their id in the core, looked up for every delivered event (SessionClients.swift).
+    let clientTables = UncheckedState(ClientTables())
+    deinit { clientTables.release() }
     var nextClient: UInt32 = 1
     /// Clients a host handed a socket to (`addClient`), by the host's end.
     var clientsBySocket: [Int32: OpaquePointer] = [:]

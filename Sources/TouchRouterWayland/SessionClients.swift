@@ -91,10 +91,31 @@ extension WaylandSession {
         stats.clientDisconnected(record.id)
         shell.clientDisconnected(record)
     }
+    var clientsByID: [ClientID: ClientRecord] {
+        _read { yield clientTables.pointee.byID }
+        _modify { yield &clientTables.pointee.byID }
+    }
+
     /// A client's devices of one kind, walked without making an array: every delivered
     /// event walks them.
     func devices(_ kind: SeatDevice.Kind, of client: ClientID) -> SeatDevices {
-        SeatDevices(all: clientsByID[client]?.devices ?? [], kind: kind)
+        SeatDevices(all: clientTables.pointee.record(of: client)?.devices ?? [], kind: kind)
+    }
+}
+
+/// The session's clients by their id in the core, behind one pointer (`UncheckedState`, no
+/// exclusivity check per access), with the last one looked up kept: a frame's events come
+/// to the same client one after the other, and a hash costs more than the event's routing.
+struct ClientTables {
+    var byID: [ClientID: ClientRecord] = [:] {
+        didSet { last = nil }
+    }
+    private var last: ClientRecord?
+
+    mutating func record(of client: ClientID) -> ClientRecord? {
+        if let last, last.id == client { return last }
+        last = byID[client]
+        return last
     }
 }
 

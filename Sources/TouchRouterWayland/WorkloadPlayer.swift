@@ -54,13 +54,21 @@ final class WorkloadPlayer {
     private let device: DeviceID
     private var touches: [Touch] = []
     private var frames: [Frame] = []
-    /// Per touch event: its device time, toplevel index and surface-local point, kept for the log.
-    private var deviceTimes: [Int64] = []
-    private var frameTimes: [Int64] = []
-    private var targets: [Int32] = []
-    private var locals: [Point<SurfaceSpace>] = []
-    /// A touch's toplevel and its origin in the layout, from its down.
-    private var bound: [TouchID: (target: Int32, origin: (x: Double, y: Double))] = [:]
+    /// Per touch event and per frame, its device time, for the log; behind one pointer
+    /// (`UncheckedState`), since a class's arrays pay an exclusivity check on every access,
+    /// and these are written between a touch's device time and its delivery.
+    private struct Times {
+        var device: [Int64] = []
+        var frame: [Int64] = []
+    }
+    private let times = UncheckedState(Times())
+    /// Per touch down (by its index in `touches`): the toplevel it hit and that toplevel's
+    /// origin in the layout; a touch's later events are the log's to match to it.
+    private var downs: [Int: Binding] = [:]
+    private struct Binding {
+        var target: Int32
+        var origin: (x: Double, y: Double)
+    }
     private var toplevelIndex: [SurfaceID: Int32] = [:]
     private let logPath: String?
     private let completion: (Result<String, WaylandError>) -> Void
@@ -85,10 +93,12 @@ final class WorkloadPlayer {
         case .recording(let path):
             try load(path)
         }
-        deviceTimes.reserveCapacity(touches.count)
-        targets.reserveCapacity(touches.count)
-        locals.reserveCapacity(touches.count)
-        frameTimes.reserveCapacity(frames.count)
+        times.pointee.device = Array(repeating: 0, count: touches.count)
+        times.pointee.frame = Array(repeating: 0, count: frames.count)
+    }
+
+    deinit {
+        times.release()
     }
 
     /// Each toplevel's fingers go down together on a point of it no other toplevel covers,
@@ -236,20 +246,16 @@ final class WorkloadPlayer {
                     let hit = session.tree.hitTest(touch.position)
                     let target = hit.flatMap { session.tree.toplevel(of: $0.surface) }.flatMap { toplevelIndex[$0] } ?? -1
                     let origin = hit.map { (touch.position.x - $0.local.x, touch.position.y - $0.local.y) } ?? (0, 0)
-                    bound[touch.id] = (target, origin)
+                    downs[i] = Binding(target: target, origin: origin)
                 case .motion: event = .touchMotion(device: device, time: time, id: touch.id, position: touch.position)
                 case .up: event = .touchUp(device: device, time: time, id: touch.id)
                 }
-                let binding = bound[touch.id] ?? (-1, (0, 0))
-                if touch.kind == .up { bound[touch.id] = nil }
-                deviceTimes.append(time.nanoseconds)
-                targets.append(binding.target)
-                locals.append(Point(touch.position.x - binding.origin.x, touch.position.y - binding.origin.y))
+                times.pointee.device[i] = time.nanoseconds
                 router.enqueue(event)
             }
             let time = session.clock.now()
             router.enqueue(.touchFrame(device: device, time: time))
-            frameTimes.append(time.nanoseconds)
+            times.pointee.frame[next] = time.nanoseconds
             router.dispatchAll()
             session.flushRoutedInput()
             next += 1
@@ -285,15 +291,21 @@ final class WorkloadPlayer {
             let magnitude = Int64(min(abs(hundredths), 1e15))
             return (hundredths < 0 ? "-" : "") + "\(magnitude / 100).\(magnitude % 100 < 10 ? "0" : "")\(magnitude % 100)"
         }
+        // Each touch's toplevel and origin, from its down, for its later events.
+        var bound: [TouchID: Binding] = [:]
         for (f, frame) in frames.enumerated() {
-            var text = "F \(frame.offset) \(frameTimes[f])\n"
+            var text = "F \(frame.offset) \(times.pointee.frame[f])\n"
             for i in frame.touches {
                 let touch = touches[i]
+                if touch.kind == .down { bound[touch.id] = downs[i] }
+                let binding = bound[touch.id] ?? Binding(target: -1, origin: (0, 0))
                 switch touch.kind {
                 case .down, .motion:
-                    text += "\(touch.kind == .down ? "D" : "M") \(targets[i]) \(touch.id.raw) \(fixed(locals[i].x)) \(fixed(locals[i].y)) \(deviceTimes[i])\n"
+                    let local = (x: touch.position.x - binding.origin.x, y: touch.position.y - binding.origin.y)
+                    text += "\(touch.kind == .down ? "D" : "M") \(binding.target) \(touch.id.raw) \(fixed(local.x)) \(fixed(local.y)) \(times.pointee.device[i])\n"
                 case .up:
-                    text += "U \(targets[i]) \(touch.id.raw) \(deviceTimes[i])\n"
+                    text += "U \(binding.target) \(touch.id.raw) \(times.pointee.device[i])\n"
+                    bound[touch.id] = nil
                 }
             }
             ok = ok && fputs(text, file) >= 0

@@ -27,7 +27,7 @@ struct EndToEndBenchTests {
         #expect(latency["negative"] == 0, "\(what): \(latency)", sourceLocation: sourceLocation)
     }
 
-    @Test("bench e2e --json, 2 clients, 2 fingers, 1.5 s: TouchRouter and floor figures, every event sent received, ordered percentiles, the router share")
+    @Test("bench e2e --json, 2 clients, 2 fingers, 1.5 s in 10 interleaved rounds: TouchRouter and floor figures, every event sent received, ordered percentiles, the router share")
     func shortRun() throws {
         let run = try ToolRun(["bench", "e2e", "--clients", "2", "--fingers", "2", "--rate", "500", "--seconds", "1.5", "--json"], environment: ["WAYLAND_DISPLAY": ""])
         #expect(run.status == 0, "\(run.errors)")
@@ -35,8 +35,9 @@ struct EndToEndBenchTests {
         #expect(report["bench"] as? String == "e2e")
         let workload = try #require(report["workload"] as? [String: Any])
         #expect(workload["clients"] as? Int == 2 && workload["fingers"] as? Int == 2 && workload["rate"] as? Int == 500)
-        // 751 reports (down, 749 motions... up) × 2 clients × 2 fingers.
-        let expected = (Int((1.5 * 500).rounded()) + 2) * 4
+        #expect(workload["rounds"] as? Int == 10, "\(workload)")
+        // Each side plays 10 rounds of 0.15 s: each 77 reports (a down, 75 motions, an up) × 2 clients × 2 fingers.
+        let expected = 10 * (Int((0.15 * 500).rounded()) + 2) * 4
         for side in ["touchrouter", "floor"] {
             let figures = try #require(report[side] as? [String: Any], "\(side) in \(report.keys)")
             #expect(figures["sent"] as? Int == expected, "\(side): \(figures)")
@@ -132,11 +133,14 @@ struct EndToEndBenchTests {
         try "# touch-router-bench-workload 1\nF 1000\nF 10\n".write(to: workload, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.floor)
-        process.arguments = ["--clients", "1", "--workload", workload.path]
-        let errors = Pipe()
+        process.arguments = ["--clients", "1"]
+        process.environment = ["XDG_RUNTIME_DIR": directory.path]
+        let errors = Pipe(), commands = Pipe()
         process.standardError = errors
+        process.standardInput = commands
         process.standardOutput = FileHandle.nullDevice
         try process.run()
+        try commands.fileHandleForWriting.write(contentsOf: Data("play \(workload.path)\n".utf8))
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 2)

@@ -9,10 +9,13 @@
  * a frame's events at once, and the clients flushed after each frame, as a compositor's
  * loop does. Then it disconnects them and exits.
  *
- *   touch-router-bench-floor --clients N --workload FILE
+ *   touch-router-bench-floor --clients N
  *
- * It prints "WAYLAND_DISPLAY=NAME" once listening (in XDG_RUNTIME_DIR), "playing" when
- * every client has mapped, and "done frames=F events=E" at the end.
+ * It prints "WAYLAND_DISPLAY=NAME" once listening (in XDG_RUNTIME_DIR) and "ready" when
+ * every client has mapped. Then it takes commands on standard input, one a line:
+ *   play FILE    plays the workload in FILE from 20 ms later, then prints "done frames=F events=E"
+ * and at the end of standard input it disconnects the clients and exits. `bench e2e` plays
+ * the floor's rounds between the session's, so that both sides of a run meet the same load.
  *
  * The workload (written by `bench e2e`) is text:
  *   # touch-router-bench-workload 1
@@ -60,7 +63,7 @@ static struct wl_display *display;
 static struct wl_event_source *timer;
 static int timer_fd = -1;
 static uint64_t start_ns;
-static int playing, finished;
+static int ready, playing, quitting;
 static uint32_t serial;
 
 static uint64_t now_ns(void) {
@@ -313,8 +316,14 @@ static int on_timer(int fd, uint32_t mask, void *data) {
         wl_display_flush_clients(display);
         now = now_ns();
     }
-    if (next_event < event_count) arm();
-    else finished = 1;
+    if (next_event < event_count) {
+        arm();
+    } else {
+        wl_display_flush_clients(display);
+        playing = 0;
+        printf("done frames=%zu events=%zu\n", frames_sent, events_sent);
+        fflush(stdout);
+    }
     return 0;
 }
 
@@ -330,7 +339,10 @@ static void load(const char *path) {
         exit(2);
     }
     size_t cap = 1024, line_number = 0;
+    free(events);
+    event_count = next_event = frames_sent = events_sent = 0;
     events = malloc(cap * sizeof *events);
+    if (!events) fail(path, 0, "out of memory");
     char line[256];
     int64_t last = 0;
     while (fgets(line, sizeof line, file)) {
@@ -370,8 +382,59 @@ static void load(const char *path) {
     if (event_count == 0) fail(path, line_number, "no frames");
 }
 
+/* Standard input: "play FILE" lines; its end ends the run. */
+static char command[4096];
+static size_t command_length;
+static struct wl_event_source *commands;
+
+static void run_command(const char *line) {
+    if (strncmp(line, "play ", 5) == 0 && line[5]) {
+        if (playing) {
+            fprintf(stderr, "touch-router-bench-floor: play while a workload is playing\n");
+            exit(2);
+        }
+        load(line + 5);
+        if (!ready) {
+            fprintf(stderr, "touch-router-bench-floor: play before every client mapped\n");
+            exit(2);
+        }
+        playing = 1;
+        start_ns = now_ns() + 20000000u;
+        arm();
+        return;
+    }
+    fprintf(stderr, "touch-router-bench-floor: unknown command '%.100s' (expected 'play FILE')\n", line);
+    exit(2);
+}
+
+static int on_command(int fd, uint32_t mask, void *data) {
+    (void)mask; (void)data;
+    ssize_t n = read(fd, command + command_length, sizeof command - command_length);
+    if (n <= 0) {
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
+        /* At its end standard input stays readable: stop watching it. */
+        quitting = 1;
+        wl_event_source_remove(commands);
+        commands = NULL;
+        return 0;
+    }
+    command_length += (size_t)n;
+    char *newline;
+    while ((newline = memchr(command, '\n', command_length))) {
+        *newline = 0;
+        run_command(command);
+        size_t used = (size_t)(newline - command) + 1;
+        memmove(command, newline + 1, command_length - used);
+        command_length -= used;
+    }
+    if (command_length == sizeof command) {
+        fprintf(stderr, "touch-router-bench-floor: a command longer than %zu bytes\n", sizeof command);
+        exit(2);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
-    const char *workload = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--clients") == 0 && i + 1 < argc) {
             char *end;
@@ -381,17 +444,15 @@ int main(int argc, char **argv) {
                 return 2;
             }
             expected_clients = (int)value;
-        } else if (strcmp(argv[i], "--workload") == 0 && i + 1 < argc) workload = argv[++i];
-        else {
-            fprintf(stderr, "usage: touch-router-bench-floor --clients N --workload FILE\n");
+        } else {
+            fprintf(stderr, "usage: touch-router-bench-floor --clients N (then 'play FILE' lines on standard input)\n");
             return 2;
         }
     }
-    if (!workload || !expected_clients) {
-        fprintf(stderr, "usage: touch-router-bench-floor --clients N --workload FILE\n");
+    if (!expected_clients) {
+        fprintf(stderr, "usage: touch-router-bench-floor --clients N (then 'play FILE' lines on standard input)\n");
         return 2;
     }
-    load(workload);
     display = wl_display_create();
     if (!display) return 1;
     const char *socket = wl_display_add_socket_auto(display);
@@ -407,25 +468,23 @@ int main(int argc, char **argv) {
     struct wl_event_loop *loop = wl_display_get_event_loop(display);
     timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
     timer = wl_event_loop_add_fd(loop, timer_fd, WL_EVENT_READABLE, on_timer, NULL);
+    commands = wl_event_loop_add_fd(loop, 0, WL_EVENT_READABLE, on_command, NULL);
     printf("WAYLAND_DISPLAY=%s\n", socket);
     fflush(stdout);
 
-    while (!finished) {
+    while (!quitting || playing) {
         wl_display_flush_clients(display);
         if (wl_event_loop_dispatch(loop, -1) < 0 && errno != EINTR) break;
-        if (!playing && mapped_count >= expected_clients) {
+        if (!ready && mapped_count >= expected_clients) {
             /* A roundtrip's worth of settling: the clients have printed "mapped" by now. */
-            playing = 1;
-            printf("playing\n");
+            ready = 1;
+            printf("ready\n");
             fflush(stdout);
-            start_ns = now_ns() + 20000000u;
-            arm();
         }
     }
     wl_display_flush_clients(display);
-    printf("done frames=%zu events=%zu\n", frames_sent, events_sent);
-    fflush(stdout);
     wl_display_destroy_clients(display);
+    if (commands) wl_event_source_remove(commands);
     wl_event_source_remove(timer);
     wl_display_destroy(display);
     return 0;
