@@ -97,7 +97,7 @@ struct EndToEndBench: ParsableCommand {
             var peerReport: String?
             var peerTable: String?
             if peer == "sway" {
-                let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, progress: progressOptions.shown).run()
+                let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, rounds: rounds, progress: progressOptions.shown).run()
                 peerReport = comparison.json
                 peerTable = comparison.table
             }

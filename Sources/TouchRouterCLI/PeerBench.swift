@@ -14,6 +14,7 @@ struct PeerBench {
     let rate: Int
     let seconds: Double
     let size: String
+    let rounds: Int
     let progress: Bool
 
     static let output = (width: 1920, height: 1080)
@@ -52,14 +53,13 @@ struct PeerBench {
             throw Failure(description: "touch-router bench e2e --peer sway: sway is not installed (Debian: apt-get install sway; .ci/setup installs it)")
         }
         let user = try Self.user()
-        let swaySide = try runSway(sway, user: user)
-        let touchRouterSide = try runTouchRouter()
+        let (swaySide, touchRouterSide) = try interleaved(sway, user: user)
         func ratio(_ a: UInt64, _ b: UInt64) -> Double? { b == 0 ? nil : Double(a) / Double(b) }
         func ratios(_ a: EndToEndAnalysis.Summary, _ b: EndToEndAnalysis.Summary) -> String {
             let values = [ratio(a.p50, b.p50), ratio(a.p99, b.p99), ratio(a.p999, b.p999)].map { $0.map { String(format: $0, digits: 3) } ?? "null" }
             return "{\"p50\":\(values[0]),\"p99\":\(values[1]),\"p99_9\":\(values[2])}"
         }
-        let json = "{\"name\":\"sway\",\"version\":\(jsonString(Self.swayVersion(sway))),\"workload\":{\"clients\":1,\"rate\":\(rate),\"seconds\":\(seconds),"
+        let json = "{\"name\":\"sway\",\"version\":\(jsonString(Self.swayVersion(sway))),\"workload\":{\"clients\":1,\"rate\":\(rate),\"seconds\":\(seconds),\"rounds\":\(roundCount),"
             + "\"output\":[\(Self.output.width),\(Self.output.height)],\"user\":\(user.map { jsonString($0.name) } ?? "null")},"
             + "\"sway\":\(swaySide.json),\"touchrouter\":\(touchRouterSide.json),"
             + "\"ratios_touchrouter_to_sway\":{\"pointer_motion\":\(ratios(touchRouterSide.pointer.latency, swaySide.pointer.latency)),\"key\":\(ratios(touchRouterSide.keys.latency, swaySide.keys.latency))}}"
@@ -73,7 +73,7 @@ struct PeerBench {
         for (kind, a, b) in [("pointer motion", touchRouterSide.pointer.latency, swaySide.pointer.latency), ("key", touchRouterSide.keys.latency, swaySide.keys.latency)] {
             rows.append(["TouchRouter / sway", "", "", kind, r(a.p50, b.p50), r(a.p99, b.p99), r(a.p999, b.p999), r(a.max, b.max)])
         }
-        var lines = ["--peer sway: 1 client, pointer motion and a key through virtual pointer and keyboard at \(rate) Hz for \(seconds) s; injector send → client receipt:"]
+        var lines = ["--peer sway: 1 client, pointer motion and a key through virtual pointer and keyboard at \(rate) Hz for \(seconds) s in \(roundCount) interleaved round\(roundCount == 1 ? "" : "s") a side; injector send → client receipt:"]
         lines += alignedRows(rows)
         for (name, side) in [("sway", swaySide), ("TouchRouter", touchRouterSide)] {
             if side.pointer.sent != side.pointer.received || side.keys.sent != side.keys.received || side.pointer.misplaced > 0 {
@@ -96,7 +96,54 @@ struct PeerBench {
         return text.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown"
     }
 
-    private func runSway(_ sway: String, user: BenchUser?) throws -> Side {
+    /// Rounds of `seconds`/rounds each, at least 0.1 s.
+    var roundCount: Int { max(1, min(rounds, Int(seconds * 10))) }
+
+    /// A compositor that is up, with its one client mapped.
+    private struct Target {
+        let label: String
+        let compositor: BenchChild
+        let client: BenchChild
+        let runtime: URL
+        let injector: BenchChild
+        /// Where the injector writes its sends when its commands end.
+        let sent: URL
+
+        func stop() {
+            injector.endCommands()
+            if injector.process.isRunning { injector.waitForExit(within: 10) }
+            if client.process.isRunning { client.terminate() }
+            compositor.terminate()
+            compositor.waitForExit(within: 10)
+        }
+    }
+
+    /// sway and TouchRouter up together, each with its client and its injector; a round is
+    /// played on one, then on the other, the order swapping every round, so that both meet the
+    /// same load (played one after the other, sway's p50 moved by a third between runs of the
+    /// same binaries). One injector each for the whole run: sway stops delivering to a client
+    /// whose virtual devices were replaced.
+    private func interleaved(_ sway: String, user: BenchUser?) throws -> (sway: Side, touchRouter: Side) {
+        let swayTarget = try startSway(sway, user: user)
+        defer { swayTarget.stop() }
+        let touchRouterTarget = try startTouchRouter()
+        defer { touchRouterTarget.stop() }
+        let rounds = roundCount
+        let bar = TimedProgressBar()
+        if progress { bar.start("sway and TouchRouter (virtual pointer and keyboard), \(rounds) round\(rounds == 1 ? "" : "s") each", seconds: 2 * (seconds + 0.3 * Double(rounds))) }
+        for round in 0..<rounds {
+            let order = round.isMultiple(of: 2) ? [swayTarget, touchRouterTarget] : [touchRouterTarget, swayTarget]
+            for target in order {
+                try target.injector.send("play")
+                _ = try target.injector.value(after: "done", within: seconds + 60, what: "the injector on \(target.label) to play a round")
+            }
+        }
+        bar.stop()
+        usleep(200_000)
+        return (try measure(swayTarget), try measure(touchRouterTarget))
+    }
+
+    private func startSway(_ sway: String, user: BenchUser?) throws -> Target {
         let runtime = try EndToEndRun.directory(work.appendingPathComponent("sway"), owner: user)
         let config = runtime.appendingPathComponent("sway.conf")
         let ready = runtime.appendingPathComponent("ready")
@@ -115,23 +162,25 @@ struct PeerBench {
         if let lang = ProcessInfo.processInfo.environment["LANG"] { environment["LANG"] = lang }
         let compositor = try BenchChild("sway", executable: sway, arguments: ["-c", config.path], environment: environment,
                                         errorLog: runtime.appendingPathComponent("sway.err"), user: user)
-        defer {
+        do {
+            let deadline = Date().addingTimeInterval(30)
+            var display = ""
+            while display.isEmpty {
+                display = ((try? String(contentsOf: ready, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+                guard compositor.process.isRunning else { throw Failure(description: "touch-router bench e2e --peer sway: sway ended at start: \(compositor.errors)") }
+                guard Date() < deadline else { throw Failure(description: "touch-router bench e2e --peer sway: sway never ran its exec line: \(compositor.errors)") }
+                usleep(20_000)
+            }
+            let env = environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
+            return try target("sway", compositor: compositor, display: display, runtime: runtime, user: user, environment: env, rounds: roundCount)
+        } catch {
             compositor.terminate()
             compositor.waitForExit(within: 10)
+            throw error
         }
-        let deadline = Date().addingTimeInterval(30)
-        var display = ""
-        while display.isEmpty {
-            display = ((try? String(contentsOf: ready, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-            guard compositor.process.isRunning else { throw Failure(description: "touch-router bench e2e --peer sway: sway ended at start: \(compositor.errors)") }
-            guard Date() < deadline else { throw Failure(description: "touch-router bench e2e --peer sway: sway never ran its exec line: \(compositor.errors)") }
-            usleep(20_000)
-        }
-        let env = environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
-        return try drive(display: display, runtime: runtime, user: user, environment: env, label: "sway")
     }
 
-    private func runTouchRouter() throws -> Side {
+    private func startTouchRouter() throws -> Target {
         let runtime = try EndToEndRun.directory(work.appendingPathComponent("touchrouter-peer"))
         let config = runtime.appendingPathComponent("config.toml")
         try "[privileges]\nvirtual-input = [\(jsonString(tools.injector))]\n".write(to: config, atomically: true, encoding: .utf8)
@@ -139,34 +188,52 @@ struct PeerBench {
         let session = try BenchChild("touch-router run", executable: tools.launcher,
                                      arguments: ["run", "--backend", "headless", "--config", config.path, "--output", "\(Self.output.width)x\(Self.output.height)"],
                                      environment: environment, errorLog: runtime.appendingPathComponent("session.err"))
-        defer {
+        do {
+            let display = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
+            let env = environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
+            return try target("TouchRouter", compositor: session, display: display, runtime: runtime, user: nil, environment: env, rounds: roundCount)
+        } catch {
             session.terminate()
             session.waitForExit(within: 10)
+            throw error
         }
-        let display = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
-        return try drive(display: display, runtime: runtime, user: nil, environment: environment.merging(["WAYLAND_DISPLAY": display]) { $1 }, label: "TouchRouter")
     }
 
-    /// One client the size of the output, then the injector; the client's receipts matched to the injector's sends.
-    private func drive(display: String, runtime: URL, user: BenchUser?, environment: [String: String], label: String) throws -> Side {
+    /// One client the size of the output, then the injector, ready once it has warmed up.
+    private func target(_ label: String, compositor: BenchChild, display: String, runtime: URL, user: BenchUser?,
+                        environment: [String: String], rounds: Int) throws -> Target {
         let client = try EndToEndRun.startClients(1, tools: tools, display: display, runtime: runtime, size: "\(Self.output.width)x\(Self.output.height)",
                                                   user: user, environment: environment)[0]
-        defer { if client.process.isRunning { client.terminate() } }
-        let sent = runtime.appendingPathComponent("injector.txt")
-        let injector = try BenchChild("injector", executable: tools.injector,
-                                      arguments: ["--out", sent.path, "--extent", "\(Self.output.width)x\(Self.output.height)", "--at", "\(Self.at.x),\(Self.at.y)",
-                                                  "--rate", "\(rate)", "--seconds", "\(seconds)"],
-                                      environment: environment, errorLog: runtime.appendingPathComponent("injector.err"), user: user)
-        let bar = TimedProgressBar()
-        if progress { bar.start("\(label) (virtual pointer and keyboard)", seconds: seconds) }
-        let status = injector.waitForExit(within: seconds + 60)
-        bar.stop()
-        guard status == 0 else { throw Failure(description: "touch-router bench e2e --peer sway: the injector failed on \(label): \(injector.errors)") }
-        usleep(200_000)
-        client.terminate()
-        guard client.waitForExit(within: 10) == 0 else { throw Failure(description: "touch-router bench e2e: the client on \(label) did not exit cleanly: \(client.errors)") }
-        let received = try EndToEndAnalysis.records(runtime.appendingPathComponent("client-0.txt")).events
-        guard let text = try? String(contentsOf: sent, encoding: .utf8) else { throw Failure(description: "\(sent.path): error: the injector wrote nothing") }
+        do {
+            let sent = runtime.appendingPathComponent("injector.txt")
+            let injector = try BenchChild("injector", executable: tools.injector,
+                                          arguments: ["--out", sent.path, "--extent", "\(Self.output.width)x\(Self.output.height)", "--at", "\(Self.at.x),\(Self.at.y)",
+                                                      "--rate", "\(rate)", "--seconds", "\(seconds / Double(rounds))"],
+                                          environment: environment, errorLog: runtime.appendingPathComponent("injector.err"), user: user, takesCommands: true)
+            do {
+                _ = try injector.value(after: "ready", within: 30, what: "the injector on \(label) to warm up")
+            } catch {
+                injector.endCommands()
+                injector.waitForExit(within: 10)
+                throw error
+            }
+            return Target(label: label, compositor: compositor, client: client, runtime: runtime, injector: injector, sent: sent)
+        } catch {
+            client.terminate()
+            client.waitForExit(within: 10)
+            throw error
+        }
+    }
+
+    /// The client's receipts matched by order to the injector's sends, from the first round's
+    /// start (the warm-up before it is not measured).
+    private func measure(_ target: Target) throws -> Side {
+        target.injector.endCommands()
+        guard target.injector.waitForExit(within: 30) == 0 else { throw Failure(description: "touch-router bench e2e --peer sway: the injector failed on \(target.label): \(target.injector.errors)") }
+        target.client.terminate()
+        guard target.client.waitForExit(within: 10) == 0 else { throw Failure(description: "touch-router bench e2e: the client on \(target.label) did not exit cleanly: \(target.client.errors)") }
+        let received = try EndToEndAnalysis.records(target.runtime.appendingPathComponent("client-0.txt")).events
+        guard let text = try? String(contentsOf: target.sent, encoding: .utf8) else { throw Failure(description: "\(target.sent.path): error: the injector wrote nothing") }
         var start: Int64 = 0
         var pointerSent: [(at: Int64, x: Double, y: Double)] = []
         var keySent: [Int64] = []
@@ -177,13 +244,14 @@ struct PeerBench {
                 continue
             }
             guard f.count == 4, let at = Int64(f[1]), let a = Double(f[2]), let b = Double(f[3]) else {
-                throw Failure(description: "\(sent.path):\(number + 1): error: expected 'pointer|key SEND_NS A B'")
+                throw Failure(description: "\(target.sent.path):\(number + 1): error: expected 'pointer|key SEND_NS A B'")
             }
             if f[0] == "pointer" { pointerSent.append((at, a, b)) } else { keySent.append(at) }
         }
-        // The warm-up went before `start`; what came before it is not measured.
         let motions = received.filter { $0.kind == "pointer-motion" && $0.receipt >= start }
-        let keys = received.filter { $0.kind == "key" && $0.receipt >= start }
+        var keys = received.filter { $0.kind == "key" && $0.receipt >= start }
+        // An odd count of reports leaves the key pressed, and the injector releases it unmeasured.
+        if !keySent.count.isMultiple(of: 2), keys.count == keySent.count + 1 { keys.removeLast() }
         var pointerLatencies: [Int64] = [], keyLatencies: [Int64] = []
         var misplaced = 0
         for (event, send) in zip(motions, pointerSent) {

@@ -138,9 +138,11 @@ final class WaylandDisplay {
         afterFlush?()
     }
 
-    /// Writes what clients were sent, before the round's settling.
-    func flushClients() {
-        wl_display_flush_clients(display)
+    /// Writes what each of `clients` was sent, now. Safe inside a client's request, unlike
+    /// wl_display_flush_clients, which destroys a client whose write fails: wl_client_flush
+    /// leaves a failed or partial write to the end of the round's flush, which handles it.
+    func write<Clients: Sequence>(_ clients: Clients) where Clients.Element == OpaquePointer {
+        for client in clients { wl_client_flush(client) }
         afterFlush?()
     }
 

@@ -91,7 +91,7 @@ extension WaylandSession {
     /// pointer focus, the activated toplevel), which sends nothing that could go before them:
     /// a client's events are written in the order they were sent, whenever the flush.
     func flushRoutedInput() {
-        display.flushClients()
+        display.write(clients.keys)
         display.settleAndFlush()
     }
 
@@ -106,13 +106,16 @@ extension WaylandSession {
     }
 
     /// Routes a device's events the session makes itself (virtual pointers and keyboards)
-    /// as libinput's are routed; `name` names a device it adds.
+    /// as libinput's are routed, and writes them to the clients at once; `name` names a
+    /// device it adds. It runs inside the virtual device's request, so the settling waits
+    /// for the end of the loop's round.
     func routeAsDevice(_ events: [InputEvent], naming name: String? = nil) {
         for event in events {
             if case .deviceAdded(let device, _, _) = event, let name { router.nameDevice(device, name) }
             enqueueAsDevice(event)
         }
         router.dispatchAll()
+        display.write(clients.keys)
     }
 
     /// The first output's rectangle in the layout, where a touchscreen is mapped.

@@ -147,7 +147,7 @@ struct EndToEndBenchTests {
         #expect(said.contains("\(workload.path):3:"), "\(said)")
     }
 
-    @Test("bench e2e --peer sway: pointer motion and keys through sway 1.7 headless and through TouchRouter, both compositors' figures")
+    @Test("bench e2e --peer sway: pointer motion and keys through sway 1.7 headless and through TouchRouter in interleaved rounds, both compositors' figures")
     func peerSway() throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/sway"), "sway is not installed: .ci/setup installs it (apt-get install sway)")
         let run = try ToolRun(["bench", "e2e", "--clients", "1", "--fingers", "1", "--rate", "200", "--seconds", "0.5", "--peer", "sway", "--json"], environment: ["WAYLAND_DISPLAY": ""])
@@ -155,6 +155,8 @@ struct EndToEndBenchTests {
         let report = try Self.json(run.output)
         let peer = try #require(report["peer"] as? [String: Any], "\(report.keys)")
         #expect(peer["name"] as? String == "sway")
+        // 0.5 s in rounds of at least 0.1 s: 5 a compositor, 20 reports each.
+        #expect((peer["workload"] as? [String: Any])?["rounds"] as? Int == 5, "\(peer)")
         for compositor in ["sway", "touchrouter"] {
             let figures = try #require(peer[compositor] as? [String: [String: Any]], "\(compositor) in \(peer.keys)")
             for kind in ["pointer_motion", "key"] {

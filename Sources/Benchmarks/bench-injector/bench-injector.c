@@ -7,13 +7,19 @@
  *
  *   touch-router-bench-injector --out FILE --extent WxH --at X,Y [--rate N] [--seconds S]
  *
- * Each report moves the pointer to a new point of a 64×64-px square whose top left is
- * (X, Y) in an output of WxH (the k-th report to X + k mod 64, Y + k / 64 mod 64), and
- * presses KEY_A on even reports and releases it on odd ones. One warm-up motion and key
- * press/release go first, 300 ms before the measured reports, so that enter, keymap and
- * focus are settled. FILE is text: a first line
- * "# touch-router-bench-injector 1 pointer=N keys=M start=NS", then one line per measured
- * event: "pointer SEND_NS X Y" or "key SEND_NS CODE STATE".
+ * Once its devices are made it sends one warm-up motion and key press/release, so that
+ * enter, keymap and focus are settled, waits 300 ms and prints "ready". Then each "play"
+ * line on its standard input plays a round from 20 ms later: --seconds of reports at --rate
+ * a second, each report moving the pointer to a new point of a 64×64-px square whose top
+ * left is (X, Y) in an output of WxH (the k-th report of the run to X + k mod 64,
+ * Y + k / 64 mod 64) and pressing KEY_A on the run's even reports, releasing it on odd
+ * ones (an odd count in all ends with an unmeasured release, after the last round). It
+ * prints "done" after each round. `bench e2e --peer sway` plays sway's and TouchRouter's rounds in turn, one
+ * injector on each for the whole run (sway stops delivering to a client whose virtual
+ * devices were replaced). At the end of its standard input it writes FILE and exits. FILE
+ * is text: a first line "# touch-router-bench-injector 1 pointer=N keys=M start=NS" (NS:
+ * the first round's start), then one line per measured event: "pointer SEND_NS X Y" or
+ * "key SEND_NS CODE STATE".
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -145,8 +151,8 @@ int main(int argc, char **argv) {
 
     size_t reports = (size_t)(seconds * rate + 0.5);
     if (reports < 1) reports = 1;
-    struct line { uint64_t at; int key, x, y, state; } *lines = calloc(reports * 2, sizeof *lines);
-    if (!lines) return 1;
+    struct line { uint64_t at; int key, x, y, state; } *lines = NULL;
+    size_t n = 0, capacity = 0, played = 0;
     const uint32_t key_a = 30;
 
     /* Warm-up: the pointer enters the surface, the keyboard's keymap reaches the client. */
@@ -156,40 +162,61 @@ int main(int argc, char **argv) {
     zwp_virtual_keyboard_v1_key(keyboard, ms, key_a, WL_KEYBOARD_KEY_STATE_PRESSED);
     zwp_virtual_keyboard_v1_key(keyboard, ms, key_a, WL_KEYBOARD_KEY_STATE_RELEASED);
     wl_display_roundtrip(display);
-    uint64_t start = now_ns() + 300000000u;
+    sleep_until(now_ns() + 300000000u);
+    printf("ready\n");
+    fflush(stdout);
+
+    uint64_t first_start = 0;
     uint64_t period = 1000000000u / (uint64_t)rate;
-    size_t n = 0;
-    for (size_t k = 0; k < reports; k++) {
-        sleep_until(start + k * period);
-        int x = x0 + (int)(k % 64), y = y0 + (int)((k / 64) % 64);
-        uint64_t t = now_ns();
-        zwlr_virtual_pointer_v1_motion_absolute(pointer, (uint32_t)(t / 1000000u), (uint32_t)x, (uint32_t)y, (uint32_t)width, (uint32_t)height);
-        zwlr_virtual_pointer_v1_frame(pointer);
-        wl_display_flush(display);
-        lines[n++] = (struct line){ t, 0, x, y, 0 };
-        int state = (k % 2 == 0) ? WL_KEYBOARD_KEY_STATE_PRESSED : WL_KEYBOARD_KEY_STATE_RELEASED;
-        t = now_ns();
-        zwp_virtual_keyboard_v1_key(keyboard, (uint32_t)(t / 1000000u), key_a, (uint32_t)state);
-        wl_display_flush(display);
-        lines[n++] = (struct line){ t, 1, (int)key_a, 0, state };
+    char command[64];
+    while (fgets(command, sizeof command, stdin)) {
+        if (strcmp(command, "play\n") != 0) {
+            fprintf(stderr, "touch-router-bench-injector: unknown command '%.40s' (expected 'play')\n", command);
+            return 2;
+        }
+        if (n + reports * 2 > capacity) {
+            capacity = (n + reports * 2) * 2;
+            lines = realloc(lines, capacity * sizeof *lines);
+            if (!lines) return 1;
+        }
+        uint64_t start = now_ns() + 20000000u;
+        if (!first_start) first_start = start;
+        for (size_t k = 0; k < reports; k++, played++) {
+            sleep_until(start + k * period);
+            int x = x0 + (int)(played % 64), y = y0 + (int)((played / 64) % 64);
+            uint64_t t = now_ns();
+            zwlr_virtual_pointer_v1_motion_absolute(pointer, (uint32_t)(t / 1000000u), (uint32_t)x, (uint32_t)y, (uint32_t)width, (uint32_t)height);
+            zwlr_virtual_pointer_v1_frame(pointer);
+            wl_display_flush(display);
+            lines[n++] = (struct line){ t, 0, x, y, 0 };
+            int state = (played % 2 == 0) ? WL_KEYBOARD_KEY_STATE_PRESSED : WL_KEYBOARD_KEY_STATE_RELEASED;
+            t = now_ns();
+            zwp_virtual_keyboard_v1_key(keyboard, (uint32_t)(t / 1000000u), key_a, (uint32_t)state);
+            wl_display_flush(display);
+            lines[n++] = (struct line){ t, 1, (int)key_a, 0, state };
+        }
+        wl_display_roundtrip(display);
+        printf("done\n");
+        fflush(stdout);
     }
-    if (reports % 2 == 1) {
+    if (played % 2 == 1) {
         /* Leave the key up; this release is not measured. */
         zwp_virtual_keyboard_v1_key(keyboard, (uint32_t)(now_ns() / 1000000u), key_a, WL_KEYBOARD_KEY_STATE_RELEASED);
+        wl_display_roundtrip(display);
     }
-    wl_display_roundtrip(display);
 
     FILE *file = fopen(out, "w");
     if (!file) {
         fprintf(stderr, "touch-router-bench-injector: cannot write %s: %s\n", out, strerror(errno));
         return 1;
     }
-    fprintf(file, "# touch-router-bench-injector 1 pointer=%zu keys=%zu start=%llu\n", reports, reports, (unsigned long long)start);
+    fprintf(file, "# touch-router-bench-injector 1 pointer=%zu keys=%zu start=%llu\n", n / 2, n / 2, (unsigned long long)first_start);
     for (size_t i = 0; i < n; i++) {
         if (lines[i].key) fprintf(file, "key %llu %d %d\n", (unsigned long long)lines[i].at, lines[i].x, lines[i].state);
         else fprintf(file, "pointer %llu %d %d\n", (unsigned long long)lines[i].at, lines[i].x, lines[i].y);
     }
     if (fclose(file) != 0) return 1;
+    free(lines);
     zwlr_virtual_pointer_v1_destroy(pointer);
     zwp_virtual_keyboard_v1_destroy(keyboard);
     wl_display_roundtrip(display);
