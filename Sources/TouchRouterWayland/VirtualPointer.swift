@@ -204,9 +204,16 @@ extension WaylandSession {
         if let output, !output.retired {
             area = output.rect
         } else {
-            let rects = outputs.map(\.rect)
-            let left = rects.map(\.x).min() ?? 0, top = rects.map(\.y).min() ?? 0
-            let right = rects.map { $0.x + $0.width }.max() ?? 1, bottom = rects.map { $0.y + $0.height }.max() ?? 1
+            // The outputs' bounding box, in one pass and without an array: it runs for every motion.
+            var left = Int.max, top = Int.max, right = Int.min, bottom = Int.min
+            for output in outputs {
+                let rect = output.rect
+                left = min(left, rect.x)
+                top = min(top, rect.y)
+                right = max(right, rect.x + rect.width)
+                bottom = max(bottom, rect.y + rect.height)
+            }
+            if left > right { (left, top, right, bottom) = (0, 0, 1, 1) }
             area = Rect(x: left, y: top, width: max(right - left, 1), height: max(bottom - top, 1))
         }
         let lastX = Double(area.x + area.width) - 1.0 / 256, lastY = Double(area.y + area.height) - 1.0 / 256
