@@ -1,9 +1,10 @@
 #!/bin/sh
 # Regenerates the committed wayland-scanner output of the C programs of `touch-router bench e2e`:
-# the benchmark client's client headers and code (xdg-shell, input-timestamps, and for the
-# injector wlr-virtual-pointer and virtual-keyboard) and the floor server's server headers and
-# code (xdg-shell, input-timestamps), each in its target's generated/ folder. SwiftPM builds
-# them as C executables (touch-router-bench-client, -floor, -injector).
+# the benchmark client's client headers and code (xdg-shell, input-timestamps, touch-router-input
+# for its receipt reports; for the injector wlr-virtual-pointer and virtual-keyboard) and the
+# floor server's server headers and code (xdg-shell, input-timestamps), each in its target's
+# generated/ folder. SwiftPM builds them as C executables (touch-router-bench-client, -floor,
+# -injector).
 #   sh meson-helpers/generate-bench-protocols.sh           rewrite them
 #   sh meson-helpers/generate-bench-protocols.sh --check   fail if the committed output is stale
 set -eu
@@ -38,7 +39,7 @@ generate() {
         cp "$work/$target"/* "$dir/"
     fi
 }
-generate client bench-client xdg-shell input-timestamps-unstable-v1
+generate client bench-client xdg-shell input-timestamps-unstable-v1 touch-router-input-v1
 generate server bench-floor xdg-shell input-timestamps-unstable-v1
 generate client bench-injector wlr-virtual-pointer-unstable-v1 virtual-keyboard-unstable-v1
 $check && echo "generated bench protocol code is current" || true

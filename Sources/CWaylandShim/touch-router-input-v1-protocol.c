@@ -39,18 +39,23 @@ extern const struct wl_interface wl_surface_interface;
 static const struct wl_interface *touch_router_input_v1_types[] = {
 	NULL,
 	NULL,
+	NULL,
+	NULL,
+	NULL,
+	NULL,
 	&touch_router_surface_input_v1_interface,
 	&wl_surface_interface,
 };
 
 static const struct wl_message touch_router_input_manager_v1_requests[] = {
 	{ "destroy", "", touch_router_input_v1_types + 0 },
-	{ "get_surface_input", "no", touch_router_input_v1_types + 2 },
+	{ "get_surface_input", "no", touch_router_input_v1_types + 6 },
+	{ "received", "2uuuuuu", touch_router_input_v1_types + 0 },
 };
 
 WL_PRIVATE const struct wl_interface touch_router_input_manager_v1_interface = {
-	"touch_router_input_manager_v1", 1,
-	2, touch_router_input_manager_v1_requests,
+	"touch_router_input_manager_v1", 2,
+	3, touch_router_input_manager_v1_requests,
 	0, NULL,
 };
 
@@ -65,7 +70,7 @@ static const struct wl_message touch_router_surface_input_v1_requests[] = {
 };
 
 WL_PRIVATE const struct wl_interface touch_router_surface_input_v1_interface = {
-	"touch_router_surface_input_v1", 1,
+	"touch_router_surface_input_v1", 2,
 	7, touch_router_surface_input_v1_requests,
 	0, NULL,
 };

@@ -46,6 +46,9 @@ struct EndToEndBench: ParsableCommand {
     @Option(help: ArgumentHelp("Keep every log, record and workload file in this directory (made if missing) instead of a temporary one.", valueName: "dir"))
     var keep: String?
 
+    @Flag(help: "Have the session's benchmark clients report when they read each frame (touch_router_input_manager_v1.received), so that msg stats gains the received stage; printed beside the harness's own figure. Off by default: the reports are traffic the floor's clients do not make.")
+    var reportReceipts = false
+
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
@@ -90,7 +93,7 @@ struct EndToEndBench: ParsableCommand {
             defer { if keep == nil { try? FileManager.default.removeItem(at: work) } }
             let recordingPath = recording.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let run = EndToEndRun(tools: tools, work: work, clients: clients, fingers: fingers, rate: rate, seconds: seconds,
-                                  recording: recordingPath, size: size, progress: progressOptions.shown)
+                                  recording: recordingPath, size: size, reportReceipts: reportReceipts, progress: progressOptions.shown)
             // A write to a child that has gone ends with an error, not with the signal.
             signal(SIGPIPE, SIG_IGN)
             let (touchRouter, floor, playedRounds) = try run.interleaved(rounds: rounds)
@@ -158,6 +161,8 @@ struct SideReport {
     var extraJSON = ""
     var floorWorkload = ""
     var routerShare: EndToEndAnalysis.Summary?
+    /// Arrival to received as the session's statistics have it from the clients' own reports.
+    var receivedStage: EndToEndAnalysis.Summary?
 
     var countsMatch: Bool { sent == received && unmatched == 0 && dropped == 0 }
 
@@ -177,6 +182,7 @@ struct EndToEndRun {
     let seconds: Double
     let recording: String?
     let size: String
+    let reportReceipts: Bool
     let progress: Bool
 
     static func environment(runtime: URL, extra: [String: String] = [:]) -> [String: String] {
@@ -195,13 +201,14 @@ struct EndToEndRun {
     }
 
     /// Starts the benchmark clients one after the other, each once the one before has mapped.
-    static func startClients(_ count: Int, tools: EndToEndTools, display: String, runtime: URL, size: String, user: BenchUser? = nil, environment: [String: String]? = nil) throws -> [BenchChild] {
+    static func startClients(_ count: Int, tools: EndToEndTools, display: String, runtime: URL, size: String, user: BenchUser? = nil,
+                             environment: [String: String]? = nil, extraArguments: [String] = []) throws -> [BenchChild] {
         var started: [BenchChild] = []
         do {
             for i in 0..<count {
                 let env = (environment ?? Self.environment(runtime: runtime)).merging(["WAYLAND_DISPLAY": display]) { $1 }
                 let client = try BenchChild("client \(i)", executable: tools.client,
-                                            arguments: ["--out", runtime.appendingPathComponent("client-\(i).txt").path, "--size", size, "--title", "bench-client-\(i)"],
+                                            arguments: ["--out", runtime.appendingPathComponent("client-\(i).txt").path, "--size", size, "--title", "bench-client-\(i)"] + extraArguments,
                                             environment: env, errorLog: runtime.appendingPathComponent("client-\(i).err"), user: user)
                 started.append(client)
                 guard let line = try client.output.line(within: 20, what: "benchmark client \(i) to map"), line.hasPrefix("mapped") else {
@@ -264,6 +271,9 @@ struct EndToEndReport {
         var lines = [title, "device time (arrival) → receipt by the client, touch down/motion/up events:"] + alignedRows(rows)
         if let share = touchRouter.routerShare {
             lines.append("router share (arrival → flushed, msg stats, \(share.count) events): p50 \(Self.micro(share.p50)) µs, p99 \(Self.micro(share.p99)) µs, p99.9 \(Self.micro(share.p999)) µs")
+        }
+        if let received = touchRouter.receivedStage {
+            lines.append("received stage (arrival → received, the clients' reports in msg stats, \(received.count) events): p50 \(Self.micro(received.p50)) µs, p99 \(Self.micro(received.p99)) µs, p99.9 \(Self.micro(received.p999)) µs")
         }
         for (name, side) in [("TouchRouter", touchRouter), ("floor", floor)] where !side.countsMatch {
             lines.append("WARNING: \(name): \(side.sent) events sent, \(side.received) received, \(side.unmatched) unmatched, \(side.dropped) dropped by the clients: the counts do not match")

@@ -31,7 +31,8 @@ extension EndToEndRun {
         let sessionDisplay = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
         let socket = try session.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
         let control = try BenchControl(path: socket)
-        let sessionClients = try Self.startClients(clients, tools: tools, display: sessionDisplay, runtime: sessionRuntime, size: size)
+        let sessionClients = try Self.startClients(clients, tools: tools, display: sessionDisplay, runtime: sessionRuntime, size: size,
+                                                   extraArguments: reportReceipts ? ["--report-receipts"] : [])
         defer { for client in sessionClients where client.process.isRunning { client.terminate() } }
         try waitForToplevels(control)
 
@@ -64,8 +65,10 @@ extension EndToEndRun {
         }
         bar.stop()
         // The loop flushes the last frame after the reply; a request later, it has, and the clients have had time to read it.
-        let stats = try control.request("stats")
+        var stats = try control.request("stats")
         usleep(200_000)
+        // The clients' receipt reports for the last frames come after that flush.
+        if reportReceipts { stats = try control.request("stats") }
         for client in sessionClients { client.terminate() }
         for client in sessionClients where client.waitForExit(within: 10) != 0 {
             throw Failure(description: "touch-router bench e2e: \(client.name) did not exit cleanly: \(client.errors)")
@@ -144,15 +147,18 @@ extension EndToEndRun {
         let stagesJSON = (try? JSONSerialization.data(withJSONObject: stages, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "null"
         if let whole = try? JSONSerialization.data(withJSONObject: stats, options: [.sortedKeys]) { try? whole.write(to: runtime.appendingPathComponent("stats.json")) }
         report.extraJSON = ",\"late_frames\":\(lateFrames),\"router_share_ns\":{\"all\":\(share(stages["arrival_to_flushed"])),\"touch_motion\":\(share(motion["arrival_to_flushed"]))},"
-            + "\"router_stages_ns\":\(stagesJSON)"
-        if let all = stages["arrival_to_flushed"] {
+            + "\"received_stage_ns\":\(share(stages["arrival_to_received"])),\"receipt_reports\":\(stats["receipt_reports"] as? Int ?? 0),"
+            + "\"unmatched_receipt_reports\":\(stats["unmatched_receipt_reports"] as? Int ?? 0),\"router_stages_ns\":\(stagesJSON)"
+        func summary(_ interval: [String: Any]) -> EndToEndAnalysis.Summary {
             var summary = EndToEndAnalysis.Summary([])
-            summary.count = all["count"] as? Int ?? 0
-            summary.p50 = UInt64(all["p50"] as? Int ?? 0)
-            summary.p99 = UInt64(all["p99"] as? Int ?? 0)
-            summary.p999 = UInt64(all["p99_9"] as? Int ?? 0)
-            summary.max = UInt64(all["max"] as? Int ?? 0)
-            report.routerShare = summary
+            summary.count = interval["count"] as? Int ?? 0
+            summary.p50 = UInt64(interval["p50"] as? Int ?? 0)
+            summary.p99 = UInt64(interval["p99"] as? Int ?? 0)
+            summary.p999 = UInt64(interval["p99_9"] as? Int ?? 0)
+            summary.max = UInt64(interval["max"] as? Int ?? 0)
+            return summary
         }
+        report.routerShare = stages["arrival_to_flushed"].map(summary)
+        if let received = stages["arrival_to_received"], (received["count"] as? Int ?? 0) > 0 { report.receivedStage = summary(received) }
     }
 }

@@ -68,6 +68,8 @@ struct RouteStages {
         case .decidedToEncoded: "decided → encoded"
         case .encodedToFlushed: "encoded → flushed"
         case .arrivalToFlushed: "arrival → flushed (router's share)"
+        case .flushedToReceived: "flushed → received"
+        case .arrivalToReceived: "arrival → received"
         }
     }
 

@@ -19,6 +19,10 @@ public enum EventStage: Int, CaseIterable, Sendable {
     case encoded
     /// The Wayland layer flushed clients' sockets after `encoded`; set by that layer.
     case flushed
+    /// The client read it, as the client itself reported (touch_router_input_manager_v1's
+    /// `received`, by the event's time): only for clients that report, and only in the
+    /// statistics, since the report comes after the timeline was handed over.
+    case received
 
     public var name: String {
         switch self {
@@ -29,6 +33,7 @@ public enum EventStage: Int, CaseIterable, Sendable {
         case .decided: "decided"
         case .encoded: "encoded"
         case .flushed: "flushed"
+        case .received: "received"
         }
     }
 }
@@ -44,6 +49,7 @@ public struct EventStamps: Sendable, Equatable {
     public var decided = absent
     public var encoded = absent
     public var flushed = absent
+    public var received = absent
 
     @inlinable public init() {}
 
@@ -57,6 +63,7 @@ public struct EventStamps: Sendable, Equatable {
             case .decided: decided
             case .encoded: encoded
             case .flushed: flushed
+            case .received: received
             }
         }
         set {
@@ -68,6 +75,7 @@ public struct EventStamps: Sendable, Equatable {
             case .decided: decided = newValue
             case .encoded: encoded = newValue
             case .flushed: flushed = newValue
+            case .received: received = newValue
             }
         }
     }

@@ -5,14 +5,20 @@ import TouchRouterReplay
 /// The intervals between stages that the statistics keep, each in its own HDR histogram.
 public enum StageInterval: Int, CaseIterable, Sendable {
     case deviceToArrival, arrivalToDequeued, dequeuedToDecided, decidedToEncoded, encodedToFlushed, arrivalToFlushed
+    /// From the clients' own reports (`LatencyStats.received`), recorded when they come.
+    case flushedToReceived, arrivalToReceived
+
+    /// The intervals a timeline has when the router hands it over.
+    static let routed: [StageInterval] = [.deviceToArrival, .arrivalToDequeued, .dequeuedToDecided, .decidedToEncoded, .encodedToFlushed, .arrivalToFlushed]
 
     public var from: EventStage {
         switch self {
         case .deviceToArrival: .device
-        case .arrivalToDequeued, .arrivalToFlushed: .arrival
+        case .arrivalToDequeued, .arrivalToFlushed, .arrivalToReceived: .arrival
         case .dequeuedToDecided: .dequeued
         case .decidedToEncoded: .decided
         case .encodedToFlushed: .encoded
+        case .flushedToReceived: .flushed
         }
     }
 
@@ -23,6 +29,7 @@ public enum StageInterval: Int, CaseIterable, Sendable {
         case .dequeuedToDecided: .decided
         case .decidedToEncoded: .encoded
         case .encodedToFlushed, .arrivalToFlushed: .flushed
+        case .flushedToReceived, .arrivalToReceived: .received
         }
     }
 
@@ -62,6 +69,9 @@ public final class LatencyStats: TimelineObserver {
     public static let pendingCapacity = 4096
     /// Clients whose statistics outlive them, until a reset or until more connect.
     public static let clientCapacity = 32
+    /// A client's latest recorded events, kept for its receipt reports to find: at 1 kHz
+    /// and ten touches a frame, the last 25 ms or so.
+    public static let recentPerClient = 256
 
     private static let intervals = StageInterval.allCases.count
     private static let kinds = EventKind.allCases.count
@@ -82,6 +92,12 @@ public final class LatencyStats: TimelineObserver {
         var negativeIntervals: UInt64 = 0
         var unflushed: UInt64 = 0
         var slowThreshold: Int64 = 200_000_000
+        /// [slot * recentPerClient + i]: each client slot's latest recorded timelines, a ring
+        /// whose next place is `recentNext[slot]`.
+        var recent: ContiguousArray<EventTimeline> = []
+        var recentNext: ContiguousArray<Int> = []
+        var receipts: UInt64 = 0
+        var unmatchedReceipts: UInt64 = 0
     }
     private let recording = UncheckedState(Recording())
 
@@ -177,6 +193,8 @@ public final class LatencyStats: TimelineObserver {
             clientSlots.append(ClientSlot(client: client, pid: pid, connected: true, age: slotAge))
             for _ in 0..<Self.intervals { histograms.append(Self.makeHistogram()) }
             events.append(0)
+            recording.pointee.recent.append(contentsOf: repeatElement(Self.emptyTimeline, count: Self.recentPerClient))
+            recording.pointee.recentNext.append(0)
         } else {
             // Every slot taken: the one gone longest (or, all connected, the oldest) goes.
             let candidates = clientSlots.indices.filter { !clientSlots[$0].connected }
@@ -185,6 +203,7 @@ public final class LatencyStats: TimelineObserver {
             slotOfClient[clientSlots[slot].client] = nil
             clientSlots[slot] = ClientSlot(client: client, pid: pid, connected: true, age: slotAge)
             clearSlice(1 + Self.kinds + slot)
+            clearRecent(slot)
         }
         slotOfClient[client] = slot
     }
@@ -227,8 +246,11 @@ public final class LatencyStats: TimelineObserver {
         let clientSlice = timeline.client.flatMap { slotOfClient[$0] }.map { 1 + Self.kinds + $0 }
         events[0] &+= 1
         events[kindSlice] &+= 1
-        if let clientSlice { events[clientSlice] &+= 1 }
-        for interval in StageInterval.allCases {
+        if let clientSlice {
+            events[clientSlice] &+= 1
+            remember(timeline, slot: clientSlice - 1 - Self.kinds)
+        }
+        for interval in StageInterval.routed {
             guard let value = timeline.stamps.interval(from: interval.from, to: interval.to) else { continue }
             guard value >= 0 else {
                 negativeIntervals &+= 1
@@ -250,6 +272,67 @@ public final class LatencyStats: TimelineObserver {
         }
     }
 
+    private func remember(_ timeline: EventTimeline, slot: Int) {
+        let next = recording.pointee.recentNext[slot]
+        recording.pointee.recent[slot * Self.recentPerClient + next] = timeline
+        recording.pointee.recentNext[slot] = next + 1 == Self.recentPerClient ? 0 : next + 1
+    }
+
+    private static let emptyTimeline = EventTimeline(sequence: 0, kind: .device, client: nil, stamps: EventStamps())
+
+    private func clearRecent(_ slot: Int) {
+        for i in 0..<Self.recentPerClient { recording.pointee.recent[slot * Self.recentPerClient + i] = Self.emptyTimeline }
+        recording.pointee.recentNext[slot] = 0
+    }
+
+    /// A client reports that by `receipt` (its CLOCK_MONOTONIC reading, ns) it had read the
+    /// event that carried the time `eventTime` (ns, as its input timestamps said) and, since
+    /// a socket keeps its order, everything sent to it before that event. The newest of the
+    /// client's latest recorded events with that time, and every older one not yet received,
+    /// gain the `received` stage; flushed to received and arrival to received are recorded.
+    /// Returns how many; a report matching none (too old, a time never sent, or one already
+    /// reported) is counted, not an error.
+    @discardableResult
+    public func received(client: ClientID, eventTime: Int64, receipt: Int64) -> Int {
+        recording.pointee.receipts &+= 1
+        guard let slot = slotOfClient[client] else {
+            recording.pointee.unmatchedReceipts &+= 1
+            return 0
+        }
+        let clientSlice = 1 + Self.kinds + slot
+        var matched = 0
+        var place = recording.pointee.recentNext[slot]
+        // Newest first: past the reported event, the scan ends at the first event already
+        // received (an earlier report covered it and all before it) or at an empty place.
+        for _ in 0..<Self.recentPerClient {
+            place = place == 0 ? Self.recentPerClient - 1 : place - 1
+            let index = slot * Self.recentPerClient + place
+            var timeline = recording.pointee.recent[index]
+            if timeline.stamps.received != EventStamps.absent || timeline.stamps.arrival == EventStamps.absent { break }
+            if matched == 0 && timeline.stamps.device != eventTime { continue }
+            timeline.stamps.received = receipt
+            recording.pointee.recent[index] = timeline
+            matched += 1
+            let kindSlice = 1 + timeline.kind.rawValue
+            for interval in [StageInterval.flushedToReceived, .arrivalToReceived] {
+                guard let value = timeline.stamps.interval(from: interval.from, to: interval.to) else { continue }
+                guard value >= 0 else {
+                    negativeIntervals &+= 1
+                    continue
+                }
+                let clamped = min(UInt64(value), Self.highestTrackable)
+                histograms[interval.rawValue].record(clamped)
+                histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped)
+                histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped)
+            }
+        }
+        if matched == 0 { recording.pointee.unmatchedReceipts &+= 1 }
+        return matched
+    }
+
+    /// Receipt reports since the last reset, and those that matched no recorded event.
+    public var receipts: (reports: UInt64, unmatched: UInt64) { (recording.pointee.receipts, recording.pointee.unmatchedReceipts) }
+
     /// Starts every histogram and the slow ring over; clients stay known.
     public func reset() {
         for i in histograms.indices { histograms[i].reset() }
@@ -263,6 +346,9 @@ public final class LatencyStats: TimelineObserver {
         slowTotal = 0
         negativeIntervals = 0
         unflushed = 0
+        recording.pointee.receipts = 0
+        recording.pointee.unmatchedReceipts = 0
+        for slot in recording.pointee.recentNext.indices { clearRecent(slot) }
     }
 
     private func clearSlice(_ slice: Int) {
@@ -320,7 +406,8 @@ public final class LatencyStats: TimelineObserver {
         }
         return "{\"unit\":\"ns\",\"precision_digits\":\(Self.significantDigits.rawValue),\"events\":\(events[0]),"
             + "\"stages\":\(slicesJSON(0)),\"kinds\":{\(kinds.joined(separator: ","))},\"clients\":[\(clients.joined(separator: ","))],"
-            + "\"slow_threshold_ns\":\(slowThreshold),\"slow\":\(slowTotal),\"negative_intervals\":\(negativeIntervals),\"unflushed\":\(unflushed)}"
+            + "\"slow_threshold_ns\":\(slowThreshold),\"slow\":\(slowTotal),\"negative_intervals\":\(negativeIntervals),\"unflushed\":\(unflushed),"
+            + "\"receipt_reports\":\(receipts.reports),\"unmatched_receipt_reports\":\(receipts.unmatched)}"
     }
 
     private func slicesJSON(_ slice: Int) -> String {

@@ -7,7 +7,7 @@ import TouchRouterCore
 // them with the rest of its state; this file turns a commit of them into the core's terms.
 
 enum TouchInputManagerGlobal {
-    static let version: Int32 = 1
+    static let version: Int32 = 2
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandSession.bindGlobal(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table)
@@ -27,7 +27,37 @@ enum TouchInputManagerGlobal {
             let input = TouchInputSurfaceObject(resource: created, session: manager.session, surface: surface)
             surface.touchInput = input
             WaylandObject.install(input, implementation: TouchInputSurfaceObject.table)
+        },
+        received: { client, resource, eventHigh, eventLow, eventNanoseconds, receiptHigh, receiptLow, receiptNanoseconds in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let eventTime = nanoseconds(eventHigh, eventLow, eventNanoseconds) else {
+                manager.postError(TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_INVALID_TIME.rawValue,
+                                  "\(manager.name).received: the event time \(describe(eventHigh, eventLow, eventNanoseconds)) \(invalidTime)")
+                return
+            }
+            guard let receipt = nanoseconds(receiptHigh, receiptLow, receiptNanoseconds) else {
+                manager.postError(TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_INVALID_TIME.rawValue,
+                                  "\(manager.name).received: the receipt time \(describe(receiptHigh, receiptLow, receiptNanoseconds)) \(invalidTime)")
+                return
+            }
+            guard let client, let record = manager.session.existingRecord(for: client) else { return }
+            manager.session.stats.received(client: record.id, eventTime: eventTime, receipt: receipt)
         }))
+
+    private static let invalidTime = "is not a time: nanoseconds past 999999999, or seconds past what 64-bit nanoseconds hold"
+    private static func describe(_ high: UInt32, _ low: UInt32, _ nanoseconds: UInt32) -> String {
+        "(sec_hi \(high), sec_lo \(low), nsec \(nanoseconds))"
+    }
+
+    /// A time in the protocol's form (seconds in two halves, nanoseconds), in nanoseconds;
+    /// nil when it is not a time or is past what Int64 nanoseconds hold.
+    static func nanoseconds(_ high: UInt32, _ low: UInt32, _ nanoseconds: UInt32) -> Int64? {
+        guard nanoseconds < 1_000_000_000 else { return nil }
+        let seconds = UInt64(high) << 32 | UInt64(low)
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, scaled <= UInt64(Int64.max) - UInt64(nanoseconds) else { return nil }
+        return Int64(scaled + UInt64(nanoseconds))
+    }
 }
 
 /// Changes to a surface's input policies; nil leaves a policy as it was. Pending and cached

@@ -65,6 +65,29 @@ struct EndToEndBenchTests {
         #expect(compared.output.contains("touchrouter.latency_ns.p50") && compared.output.contains("1.00"), "\(compared.output)")
     }
 
+    @Test("bench e2e --report-receipts: the clients' own reports give msg stats the received stage for every touch event, after the flush, and it agrees with the harness's own figure")
+    func receiptReports() throws {
+        let run = try ToolRun(["bench", "e2e", "--clients", "2", "--fingers", "2", "--rate", "500", "--seconds", "1", "--rounds", "2", "--report-receipts", "--json"],
+                              environment: ["WAYLAND_DISPLAY": ""])
+        #expect(run.status == 0, "\(run.errors)")
+        let report = try Self.json(run.output)
+        let session = try #require(report["touchrouter"] as? [String: Any])
+        // 2 rounds of 0.5 s: each 252 reports (a down, 250 motions, an up) × 2 clients × 2 fingers.
+        let expected = 2 * (250 + 2) * 4
+        #expect(session["received"] as? Int == expected, "\(session)")
+        let received = try #require(session["received_stage_ns"] as? [String: Int], "\(session)")
+        #expect((received["count"] ?? 0) >= expected, "every touch event the clients read was reported: \(received)")
+        #expect((session["receipt_reports"] as? Int ?? 0) > 0 && session["unmatched_receipt_reports"] as? Int == 0, "\(session)")
+        let share = try #require((session["router_share_ns"] as? [String: Any])?["all"] as? [String: Int])
+        #expect((received["p50"] ?? 0) > (share["p50"] ?? .max), "received comes after flushed: \(received) against \(share)")
+        // Both measure arrival to the client's read of the same events, one in the session, one in the harness.
+        let harness = try #require((session["latency_ns"] as? [String: Int])?["p50"])
+        let ratio = Double(received["p50"] ?? 0) / Double(harness)
+        #expect(ratio > 0.67 && ratio < 1.5, "the session's received p50 \(received["p50"] ?? 0) ns against the harness's \(harness) ns")
+        // The floor's clients make no reports: the floor does not offer the extension.
+        #expect((report["floor"] as? [String: Any])?["received"] as? Int == expected)
+    }
+
     @Test("msg play recording: the libinput recording's touches reach a client covering the output, where they were played")
     func playRecording() throws {
         let session = try RunningSession()

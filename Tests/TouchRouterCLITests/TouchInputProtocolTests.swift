@@ -283,6 +283,8 @@ struct TouchInputProtocolTests {
               ("ragged-array", "touch_router_surface_input_v1@\\d+: error 2: touch_router_surface_input_v1@\\d+\\.set_gesture_deferral: 22 bytes are not whole rectangles of four int32"),
               ("too-many-rectangles", "touch_router_surface_input_v1@\\d+: error 3: touch_router_surface_input_v1@\\d+\\.set_gesture_deferral: 200 rectangles, past 32, the most one surface may defer"),
               ("after-surface-destroy", "touch_router_surface_input_v1@\\d+: error 0: touch_router_surface_input_v1@\\d+\\.set_multiple_touch: its wl_surface was destroyed"),
+              ("bad-receipt-nanoseconds", "touch_router_input_manager_v1@\\d+: error 1: touch_router_input_manager_v1@\\d+\\.received: the receipt time \\(sec_hi 0, sec_lo 6, nsec 1000000000\\) is not a time"),
+              ("bad-receipt-seconds", "touch_router_input_manager_v1@\\d+: error 1: touch_router_input_manager_v1@\\d+\\.received: the event time \\(sec_hi 2147483648, sec_lo 0, nsec 0\\) is not a time"),
           ])
     func protocolErrors(mode: String, error: String) throws {
         try RunningSession.besideWev([try TouchInputClient.path(), "--break", mode], expecting: error)

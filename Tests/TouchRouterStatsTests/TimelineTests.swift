@@ -119,6 +119,68 @@ struct LatencyStatsTests {
         #expect((json["clients"] as? [[String: Any]])?.map { $0["client"] as? Int } == [3])
     }
 
+    @Test("a client's receipt report gives its event with that device time, and every earlier one not yet received, the received stage, per kind and client; unknown times and clients, and repeats, count as unmatched; reset forgets")
+    func receiptReports() throws {
+        let stats = LatencyStats()
+        let reporter = ClientID(5), other = ClientID(6)
+        stats.clientConnected(reporter, pid: 50)
+        stats.clientConnected(other, pid: 60)
+        // Three frames of two motions each for the reporter, device times 1,000, 2,000 and 3,000;
+        // one frame for the other client with the same time as the second.
+        for frame in 0..<3 {
+            let device = Int64(frame + 1) * 1_000
+            for finger in 0..<2 {
+                stats.routed(timeline(UInt64(frame * 2 + finger), kind: .touchMotion, client: reporter, start: device, steps: [10, 10, 10, 10, 60]))
+            }
+            if frame == 1 { stats.routed(timeline(100, kind: .touchMotion, client: other, start: device, steps: [10, 10, 10, 10, 60])) }
+        }
+        // The flush at 0 stamps flushed with encoded itself, device + 40; arrival is device + 10.
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        #expect(stats.received(client: reporter, eventTime: 2_000, receipt: 2_500) == 4,
+                "the second frame's two motions and the first's, read before them; not the third's, nor the other client's")
+        #expect(stats.received(client: reporter, eventTime: 3_000, receipt: 3_700) == 2)
+        #expect(stats.received(client: reporter, eventTime: 1_000, receipt: 1_300) == 0, "covered by the first report")
+        #expect(stats.received(client: reporter, eventTime: 3_000, receipt: 3_900) == 0, "a frame already reported is not counted twice")
+        #expect(stats.received(client: reporter, eventTime: 9_000, receipt: 9_100) == 0, "a time never sent")
+        #expect(stats.received(client: ClientID(77), eventTime: 1_000, receipt: 1_100) == 0, "an unknown client")
+        #expect(stats.receipts == (reports: 6, unmatched: 4))
+
+        // arrival → received: 1,490 twice (the first frame, read by 2,500), 490 twice, 690 twice.
+        let arrivalToReceived = stats.summary(.arrivalToReceived)
+        #expect(arrivalToReceived.count == 6 && close(arrivalToReceived.p50, 690) && close(arrivalToReceived.max, 1_490), "\(arrivalToReceived)")
+        let flushedToReceived = stats.summary(.flushedToReceived)
+        #expect(flushedToReceived.count == 6 && close(flushedToReceived.p50, 660) && close(flushedToReceived.max, 1_460), "\(flushedToReceived)")
+        #expect(stats.summary(.arrivalToReceived, kind: .touchMotion).count == 6)
+        #expect(stats.summary(.arrivalToReceived, client: reporter)?.count == 6)
+        #expect(stats.summary(.arrivalToReceived, client: other)?.count == 0)
+        #expect(stats.recordedEvents == 7, "reports add no events")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(stats.json().utf8)) as? [String: Any])
+        #expect(((json["stages"] as? [String: Any])?["arrival_to_received"] as? [String: Any])?["count"] as? Int == 6)
+        #expect(json["receipt_reports"] as? Int == 6 && json["unmatched_receipt_reports"] as? Int == 4)
+
+        stats.reset()
+        #expect(stats.summary(.arrivalToReceived).count == 0 && stats.receipts == (reports: 0, unmatched: 0))
+        stats.routed(timeline(200, kind: .touchMotion, client: other, start: 4_000, steps: [10, 10, 10, 10, 60]))
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        #expect(stats.received(client: other, eventTime: 2_000, receipt: 4_100) == 0, "what was recorded before a reset is forgotten")
+        #expect(stats.received(client: other, eventTime: 4_000, receipt: 4_100) == 1)
+    }
+
+    @Test("receipt reports find only the latest recentPerClient events of a client")
+    func receiptRing() {
+        let stats = LatencyStats()
+        let client = ClientID(1)
+        stats.clientConnected(client, pid: 10)
+        let total = LatencyStats.recentPerClient + 10
+        for i in 0..<total { stats.routed(timeline(UInt64(i), client: client, start: Int64(i) * 1_000, steps: [1, 1, 1, 1, 1])) }
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        #expect(stats.received(client: client, eventTime: 0, receipt: 10) == 0, "overwritten")
+        #expect(stats.received(client: client, eventTime: 9_000, receipt: 9_010) == 0, "overwritten")
+        #expect(stats.received(client: client, eventTime: 10_000, receipt: 10_010) == 1, "the oldest kept")
+        #expect(stats.received(client: client, eventTime: Int64(total - 1) * 1_000, receipt: Int64(total) * 1_000) == LatencyStats.recentPerClient - 1,
+                "the newest, and every one before it down to the one already received")
+    }
+
     @Test("slow events: kept with their breakdown above the threshold, not below; the ring keeps the newest, oldest first")
     func slowEvents() throws {
         let stats = LatencyStats(slowCapacity: 4)

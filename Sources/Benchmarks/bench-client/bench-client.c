@@ -7,7 +7,14 @@
  * compositor sent one, the event's input timestamp in ns. The records go into a buffer
  * allocated at start, so receiving costs no allocation.
  *
- *   touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T]
+ *   touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T] [--report-receipts]
+ *
+ * With --report-receipts, and a compositor offering touch_router_input_manager_v1 version 2
+ * with input timestamps, it also tells the compositor when it read each frame's events
+ * (`received` with the frame's last input timestamp, once a wl_touch or wl_pointer frame
+ * and once a key), so that the session's
+ * own statistics gain the received stage. Off by default: the report is traffic a client
+ * without it does not make, and `bench e2e` compares with a floor that gets none.
  *
  * Once its toplevel is mapped (its first buffer committed after the first configure and
  * a roundtrip) it prints "mapped WxH" on standard output. When the connection ends (the
@@ -38,6 +45,7 @@
 #include <wayland-client.h>
 #include "generated/xdg-shell-client-protocol.h"
 #include "generated/input-timestamps-unstable-v1-client-protocol.h"
+#include "generated/touch-router-input-v1-client-protocol.h"
 
 enum kind {
     K_TOUCH_DOWN, K_TOUCH_MOTION, K_TOUCH_UP, K_TOUCH_FRAME, K_TOUCH_CANCEL,
@@ -70,6 +78,8 @@ static struct wl_shm *shm;
 static struct xdg_wm_base *wm_base;
 static struct wl_seat *seat;
 static struct zwp_input_timestamps_manager_v1 *timestamps_manager;
+static struct touch_router_input_manager_v1 *receipt_manager;
+static int report_receipts;
 static struct wl_touch *touch;
 static struct wl_pointer *pointer;
 static struct wl_keyboard *keyboard;
@@ -86,11 +96,31 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The last input timestamp of the frame being read on each device, and when it was read. */
+struct unreported { int64_t stamp; uint64_t receipt; };
+static struct unreported touch_frame_stamp = { -1, 0 }, pointer_frame_stamp = { -1, 0 };
+
+static void report(struct unreported *frame) {
+    if (!receipt_manager || frame->stamp < 0) return;
+    uint64_t event_sec = (uint64_t)frame->stamp / 1000000000u, receipt_sec = frame->receipt / 1000000000u;
+    touch_router_input_manager_v1_received(receipt_manager, (uint32_t)(event_sec >> 32), (uint32_t)event_sec, (uint32_t)((uint64_t)frame->stamp % 1000000000u),
+                                           (uint32_t)(receipt_sec >> 32), (uint32_t)receipt_sec, (uint32_t)(frame->receipt % 1000000000u));
+    frame->stamp = -1;
+}
+
 static void add(enum kind kind, uint64_t receipt, int64_t *pending, uint32_t time_ms, int32_t id, double x, double y, double value) {
     int64_t stamp = -1;
     if (pending) {
         stamp = *pending;
         *pending = -1;
+    }
+    if (stamp >= 0) {
+        struct unreported *frame = pending == &pending_touch ? &touch_frame_stamp : pending == &pending_pointer ? &pointer_frame_stamp : NULL;
+        if (frame) *frame = (struct unreported){ stamp, receipt };
+        if (pending == &pending_keyboard) {
+            struct unreported key = { stamp, receipt };
+            report(&key);
+        }
     }
     if (count >= capacity) {
         dropped++;
@@ -137,7 +167,11 @@ static void touch_motion(void *d, struct wl_touch *t, uint32_t time, int32_t id,
     (void)d; (void)t;
     add(K_TOUCH_MOTION, now_ns(), &pending_touch, time, id, wl_fixed_to_double(x), wl_fixed_to_double(y), 0);
 }
-static void touch_frame(void *d, struct wl_touch *t) { (void)d; (void)t; add(K_TOUCH_FRAME, now_ns(), NULL, 0, -1, 0, 0, 0); }
+static void touch_frame(void *d, struct wl_touch *t) {
+    (void)d; (void)t;
+    add(K_TOUCH_FRAME, now_ns(), NULL, 0, -1, 0, 0, 0);
+    report(&touch_frame_stamp);
+}
 static void touch_cancel(void *d, struct wl_touch *t) { (void)d; (void)t; add(K_TOUCH_CANCEL, now_ns(), NULL, 0, -1, 0, 0, 0); }
 static void touch_shape(void *d, struct wl_touch *t, int32_t id, wl_fixed_t major, wl_fixed_t minor) { (void)d; (void)t; (void)id; (void)major; (void)minor; }
 static void touch_orientation(void *d, struct wl_touch *t, int32_t id, wl_fixed_t o) { (void)d; (void)t; (void)id; (void)o; }
@@ -163,7 +197,11 @@ static void pointer_axis(void *d, struct wl_pointer *p, uint32_t time, uint32_t 
     (void)d; (void)p;
     add(K_POINTER_AXIS, now_ns(), &pending_pointer, time, (int32_t)axis, 0, 0, wl_fixed_to_double(value));
 }
-static void pointer_frame(void *d, struct wl_pointer *p) { (void)d; (void)p; add(K_POINTER_FRAME, now_ns(), NULL, 0, -1, 0, 0, 0); }
+static void pointer_frame(void *d, struct wl_pointer *p) {
+    (void)d; (void)p;
+    add(K_POINTER_FRAME, now_ns(), NULL, 0, -1, 0, 0, 0);
+    report(&pointer_frame_stamp);
+}
 static void pointer_axis_source(void *d, struct wl_pointer *p, uint32_t s) { (void)d; (void)p; (void)s; }
 static void pointer_axis_stop(void *d, struct wl_pointer *p, uint32_t t, uint32_t a) { (void)d; (void)p; (void)t; (void)a; }
 static void pointer_axis_discrete(void *d, struct wl_pointer *p, uint32_t a, int32_t v) { (void)d; (void)p; (void)a; (void)v; }
@@ -240,6 +278,8 @@ static void global(void *data, struct wl_registry *registry, uint32_t name, cons
     } else if (strcmp(interface, wl_seat_interface.name) == 0 && !seat) seat = wl_registry_bind(registry, name, &wl_seat_interface, MIN(version, 5));
     else if (strcmp(interface, zwp_input_timestamps_manager_v1_interface.name) == 0)
         timestamps_manager = wl_registry_bind(registry, name, &zwp_input_timestamps_manager_v1_interface, 1);
+    else if (report_receipts && strcmp(interface, touch_router_input_manager_v1_interface.name) == 0 && version >= 2)
+        receipt_manager = wl_registry_bind(registry, name, &touch_router_input_manager_v1_interface, 2);
 }
 static void global_remove(void *d, struct wl_registry *r, uint32_t name) { (void)d; (void)r; (void)name; }
 static const struct wl_registry_listener registry_listener = { global, global_remove };
@@ -267,7 +307,7 @@ static struct wl_buffer *make_buffer(void) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T]\n");
+    fprintf(stderr, "usage: touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T] [--report-receipts]\n");
     exit(2);
 }
 
@@ -275,6 +315,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out_path = argv[++i];
         else if (strcmp(argv[i], "--title") == 0 && i + 1 < argc) title = argv[++i];
+        else if (strcmp(argv[i], "--report-receipts") == 0) report_receipts = 1;
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
             if (sscanf(argv[++i], "%dx%d", &width, &height) != 2 || width < 1 || height < 1 || width > 8192 || height > 8192) {
                 fprintf(stderr, "touch-router-bench-client: --size: expected WxH, each 1 to 8192, found '%s'\n", argv[i]);
@@ -316,6 +357,10 @@ int main(int argc, char **argv) {
     wl_display_roundtrip(display);
     if (!compositor || !shm || !wm_base || !seat) {
         fprintf(stderr, "touch-router-bench-client: the compositor lacks wl_compositor, wl_shm, xdg_wm_base or wl_seat\n");
+        return 1;
+    }
+    if (report_receipts && (!receipt_manager || !timestamps_manager)) {
+        fprintf(stderr, "touch-router-bench-client: --report-receipts: the compositor lacks touch_router_input_manager_v1 version 2 or zwp_input_timestamps_manager_v1\n");
         return 1;
     }
     wl_seat_add_listener(seat, &seat_listener, NULL);

@@ -112,6 +112,8 @@ extern const struct wl_interface touch_router_input_manager_v1_interface;
  *
  * If the wl_surface is destroyed first, this object becomes inert: every
  * request but destroy is then the protocol error surface_destroyed.
+ *
+ * Version 2 adds nothing here; it follows the manager's version.
  * @section page_iface_touch_router_surface_input_v1_api API
  * See @ref iface_touch_router_surface_input_v1.
  */
@@ -136,6 +138,8 @@ extern const struct wl_interface touch_router_input_manager_v1_interface;
  *
  * If the wl_surface is destroyed first, this object becomes inert: every
  * request but destroy is then the protocol error surface_destroyed.
+ *
+ * Version 2 adds nothing here; it follows the manager's version.
  */
 extern const struct wl_interface touch_router_surface_input_v1_interface;
 #endif
@@ -147,6 +151,10 @@ enum touch_router_input_manager_v1_error {
 	 * the wl_surface already has a touch_router_surface_input_v1 object
 	 */
 	TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_ALREADY_EXISTS = 0,
+	/**
+	 * a time's nanoseconds are 1,000,000,000 or more, or its seconds too many to count in nanoseconds
+	 */
+	TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_INVALID_TIME = 1,
 };
 #endif /* TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_ENUM */
 
@@ -174,6 +182,42 @@ struct touch_router_input_manager_v1_interface {
 				  struct wl_resource *resource,
 				  uint32_t id,
 				  struct wl_resource *surface);
+	/**
+	 * the client read input events at a time
+	 *
+	 * Reports when the client had read an input event, so that the
+	 * compositor's per-event timeline gains its last stage: received
+	 * by the client. The event time is the one
+	 * zwp_input_timestamps_v1.timestamp gave for that event
+	 * (tv_sec_hi, tv_sec_lo, tv_nsec, in the same form); the receipt
+	 * time is the client's reading of CLOCK_MONOTONIC when it had read
+	 * it, in the same form. Since the connection keeps its order, the
+	 * report also covers every event sent to the client before that
+	 * one and not reported yet. Reporting the last timestamped event
+	 * of each frame (at wl_touch.frame, wl_pointer.frame, or after a
+	 * key) is enough. A time the compositor does not remember among
+	 * the client's latest events (too old, never sent, or reported
+	 * already) is ignored.
+	 *
+	 * Nanoseconds of 1,000,000,000 or more, or seconds too many to
+	 * count in nanoseconds in a signed 64-bit integer, are the
+	 * protocol error invalid_time.
+	 * @param event_sec_hi high 32 bits of the event time's seconds
+	 * @param event_sec_lo low 32 bits of the event time's seconds
+	 * @param event_nsec nanoseconds of the event time
+	 * @param receipt_sec_hi high 32 bits of the receipt time's seconds
+	 * @param receipt_sec_lo low 32 bits of the receipt time's seconds
+	 * @param receipt_nsec nanoseconds of the receipt time
+	 * @since 2
+	 */
+	void (*received)(struct wl_client *client,
+			 struct wl_resource *resource,
+			 uint32_t event_sec_hi,
+			 uint32_t event_sec_lo,
+			 uint32_t event_nsec,
+			 uint32_t receipt_sec_hi,
+			 uint32_t receipt_sec_lo,
+			 uint32_t receipt_nsec);
 };
 
 
@@ -185,6 +229,10 @@ struct touch_router_input_manager_v1_interface {
  * @ingroup iface_touch_router_input_manager_v1
  */
 #define TOUCH_ROUTER_INPUT_MANAGER_V1_GET_SURFACE_INPUT_SINCE_VERSION 1
+/**
+ * @ingroup iface_touch_router_input_manager_v1
+ */
+#define TOUCH_ROUTER_INPUT_MANAGER_V1_RECEIVED_SINCE_VERSION 2
 
 #ifndef TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_ENUM
 #define TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_ENUM

@@ -186,7 +186,7 @@ static void registry_global(void *data, struct wl_registry *registry, uint32_t n
     } else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
         client->wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
     } else if (strcmp(interface, touch_router_input_manager_v1_interface.name) == 0) {
-        client->input_manager = wl_registry_bind(registry, name, &touch_router_input_manager_v1_interface, 1);
+        client->input_manager = wl_registry_bind(registry, name, &touch_router_input_manager_v1_interface, version < 2 ? version : 2);
     }
 }
 static void registry_global_remove(void *data, struct wl_registry *registry, uint32_t name) { (void)data; (void)registry; (void)name; }
@@ -252,6 +252,11 @@ static void break_protocol(struct client *client, const char *mode) {
         send_rectangles(client->input, 200, 10, 0);
     } else if (strcmp(mode, "ragged-array") == 0) {
         send_rectangles(client->input, 1, 10, 6);
+    } else if (strcmp(mode, "bad-receipt-nanoseconds") == 0) {
+        touch_router_input_manager_v1_received(client->input_manager, 0, 5, 0, 0, 6, 1000000000);
+    } else if (strcmp(mode, "bad-receipt-seconds") == 0) {
+        // 2^63 s: past what Int64 nanoseconds hold, though every field is in range.
+        touch_router_input_manager_v1_received(client->input_manager, 0x80000000u, 0, 0, 0, 6, 0);
     } else if (strcmp(mode, "after-surface-destroy") == 0) {
         struct wl_surface *other = wl_compositor_create_surface(client->compositor);
         struct touch_router_surface_input_v1 *input = touch_router_input_manager_v1_get_surface_input(client->input_manager, other);
