@@ -27,7 +27,7 @@ struct tr_touch {
 };
 
 /* Only what the session implements, at the versions it advertises: WLCS skips the
- * tests of everything else (wl_shell, xdg-shell v6, ...). */
+ * tests of everything else (wl_shell, ...). */
 static WlcsExtensionDescriptor const extensions[] = {
     {"wl_compositor", 5},
     {"wl_subcompositor", 1},
@@ -35,6 +35,7 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"wl_seat", 8},
     {"wl_output", 4},
     {"xdg_wm_base", 5},
+    {"zxdg_shell_v6", 1},
     {"wl_data_device_manager", 3},
     {"zwp_input_timestamps_manager_v1", 1},
     {"zwlr_virtual_pointer_manager_v1", 2},

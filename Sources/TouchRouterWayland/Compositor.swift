@@ -287,7 +287,7 @@ final class SurfaceObject: WaylandObject {
             // configured as its role is made, so this catches a role-less xdg_surface and a
             // popup attached before its initial commit (README, "xdg-shell").
             if let xdg = surface.xdgSurface, !xdg.sentFirstConfigure {
-                xdg.postError(XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue, "xdg_surface@\(wl_resource_get_id(xdg.resource)): wl_surface@\(wl_resource_get_id(resource)).attach before the first configure")
+                xdg.postError(xdg.flavor.unconfiguredBufferError, "\(xdg.name): wl_surface@\(wl_resource_get_id(resource)).attach before the first configure")
                 return
             }
             surface.pending.bufferSize = shm.size

@@ -1,45 +1,87 @@
 import CWaylandShim
 import TouchRouterCore
 
-// xdg_wm_base, xdg_positioner, xdg_surface, xdg_toplevel, xdg_popup.
+// xdg_wm_base, xdg_positioner, xdg_surface, xdg_toplevel, xdg_popup. The same objects and
+// request bodies serve xdg-shell-unstable-v6 (XdgShellV6.swift); `XdgFlavor` says which
+// protocol an object speaks.
+
+/// The stable xdg-shell or xdg-shell-unstable-v6: the interfaces a request creates, the
+/// implementation tables installed on them, and the error codes, each from its own header.
+/// The requests and events of both have the same shapes and opcodes (v6 being xdg-shell
+/// version 1), so the events go out with the stable xdg_*_send_* functions.
+enum XdgFlavor {
+    case stable, v6
+
+    var positionerInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_positioner_interface() : tr_zxdg_positioner_v6_interface() }
+    var surfaceInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_surface_interface() : tr_zxdg_surface_v6_interface() }
+    var toplevelInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_toplevel_interface() : tr_zxdg_toplevel_v6_interface() }
+    var popupInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_popup_interface() : tr_zxdg_popup_v6_interface() }
+
+    var positionerTable: UnsafeRawPointer { self == .stable ? PositionerObject.table : PositionerObject.v6Table }
+    var surfaceTable: UnsafeRawPointer { self == .stable ? XdgSurfaceObject.table : XdgSurfaceObject.v6Table }
+    var toplevelTable: UnsafeRawPointer { self == .stable ? XdgToplevelObject.table : XdgToplevelObject.v6Table }
+    var popupTable: UnsafeRawPointer { self == .stable ? XdgPopupObject.table : XdgPopupObject.v6Table }
+
+    var roleError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_ROLE.rawValue : ZXDG_SHELL_V6_ERROR_ROLE.rawValue }
+    var invalidSurfaceStateError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_SURFACE_STATE.rawValue }
+    var invalidPositionerError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_POSITIONER.rawValue }
+    var invalidPopupParentError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_POPUP_PARENT.rawValue }
+    var invalidInputError: UInt32 { self == .stable ? XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue : ZXDG_POSITIONER_V6_ERROR_INVALID_INPUT.rawValue }
+    var unconfiguredBufferError: UInt32 { self == .stable ? XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue : ZXDG_SURFACE_V6_ERROR_UNCONFIGURED_BUFFER.rawValue }
+    var invalidGrabError: UInt32 { self == .stable ? XDG_POPUP_ERROR_INVALID_GRAB.rawValue : ZXDG_POPUP_V6_ERROR_INVALID_GRAB.rawValue }
+}
 
 enum XdgWmBaseGlobal {
     static let version: Int32 = 5
 
     nonisolated(unsafe) static let table = implementation(xdg_wm_base_interface(
         destroy: destroyRequest,
-        create_positioner: { client, resource, id in
-            let base = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let created = createResource(client, tr_xdg_positioner_interface(), version: base.version, id: id) else { return }
-            WaylandObject.install(PositionerObject(resource: created, session: base.session), implementation: PositionerObject.table)
-        },
-        get_xdg_surface: { client, resource, id, surfaceResource in
-            let base = WaylandObject.of(resource, as: BoundGlobal.self)
-            let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface else {
-                base.postError(XDG_WM_BASE_ERROR_ROLE.rawValue, "xdg_wm_base@\(wl_resource_get_id(resource)).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has the role \(surface.role.rawValue)")
-                return
-            }
-            guard !surface.hasBuffer, !surface.pending.bufferAttached || surface.pending.bufferSize == nil else {
-                base.postError(XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE.rawValue, "xdg_wm_base@\(wl_resource_get_id(resource)).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has a buffer")
-                return
-            }
-            guard let created = createResource(client, tr_xdg_surface_interface(), version: base.version, id: id) else { return }
-            let xdg = XdgSurfaceObject(resource: created, session: base.session, surface: surface)
-            WaylandObject.install(xdg, implementation: XdgSurfaceObject.table)
-            surface.xdgSurface = xdg
-        },
+        create_positioner: { client, resource, id in createPositioner(client, resource, id, .stable) },
+        get_xdg_surface: { client, resource, id, surfaceResource in getXdgSurface(client, resource, id, surfaceResource, .stable) },
         pong: { _, _, _ in }))
+
+    /// xdg_wm_base.create_positioner, zxdg_shell_v6.create_positioner.
+    static func createPositioner(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ flavor: XdgFlavor) {
+        let base = WaylandObject.of(resource, as: BoundGlobal.self)
+        guard let created = createResource(client, flavor.positionerInterface, version: base.version, id: id) else { return }
+        WaylandObject.install(PositionerObject(resource: created, session: base.session, flavor: flavor), implementation: flavor.positionerTable)
+    }
+
+    /// xdg_wm_base.get_xdg_surface, zxdg_shell_v6.get_xdg_surface.
+    static func getXdgSurface(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ surfaceResource: OpaquePointer?, _ flavor: XdgFlavor) {
+        let base = WaylandObject.of(resource, as: BoundGlobal.self)
+        let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
+        guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface else {
+            base.postError(flavor.roleError, "\(base.name).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has the role \(surface.role.rawValue)")
+            return
+        }
+        guard !surface.hasBuffer, !surface.pending.bufferAttached || surface.pending.bufferSize == nil else {
+            base.postError(flavor.invalidSurfaceStateError, "\(base.name).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has a buffer")
+            return
+        }
+        guard let created = createResource(client, flavor.surfaceInterface, version: base.version, id: id) else { return }
+        let xdg = XdgSurfaceObject(resource: created, session: base.session, surface: surface, flavor: flavor)
+        WaylandObject.install(xdg, implementation: flavor.surfaceTable)
+        surface.xdgSurface = xdg
+    }
 }
 
 final class PositionerObject: WaylandObject {
+    let flavor: XdgFlavor
     var placement = PopupPlacement()
 
-    /// An anchor or gravity value (none, top, bottom, left, right, then the corners) as a
-    /// side on each axis; a value the protocol does not have ends the client with invalid_input.
+    init(resource: OpaquePointer, session: WaylandSession, flavor: XdgFlavor) {
+        self.flavor = flavor
+        super.init(resource: resource, session: session)
+    }
+
+    /// An anchor or gravity value as a side on each axis; a value the protocol does not
+    /// have ends the client with invalid_input. Stable: none, top, bottom, left, right, then
+    /// the corners. v6: a bitfield of top 1, bottom 2, left 4, right 8, where top with
+    /// bottom or left with right is invalid.
     func sides(_ value: UInt32, of kind: String) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
-        guard let sides = Self.sides(value) else {
-            postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_\(kind): \(value) is not an xdg_positioner.\(kind)")
+        guard let sides = flavor == .stable ? Self.sides(value) : Self.v6Sides(value) else {
+            postError(flavor.invalidInputError, "\(name).set_\(kind): \(value) is not a valid \(kind)")
             return nil
         }
         return sides
@@ -60,44 +102,71 @@ final class PositionerObject: WaylandObject {
         }
     }
 
+    private static func v6Sides(_ value: UInt32) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
+        let top = ZXDG_POSITIONER_V6_ANCHOR_TOP.rawValue, bottom = ZXDG_POSITIONER_V6_ANCHOR_BOTTOM.rawValue
+        let left = ZXDG_POSITIONER_V6_ANCHOR_LEFT.rawValue, right = ZXDG_POSITIONER_V6_ANCHOR_RIGHT.rawValue
+        guard value & ~(top | bottom | left | right) == 0 else { return nil }
+        func side(_ start: UInt32, _ end: UInt32) -> PopupPlacement.Side? {
+            switch (value & start != 0, value & end != 0) {
+            case (true, true): nil
+            case (true, false): .start
+            case (false, true): .end
+            case (false, false): .middle
+            }
+        }
+        guard let x = side(left, right), let y = side(top, bottom) else { return nil }
+        return (x, y)
+    }
+
+    func setSize(_ width: Int32, _ height: Int32) {
+        guard width > 0, height > 0 else {
+            postError(flavor.invalidInputError, "\(name).set_size: \(width)x\(height) is not positive")
+            return
+        }
+        placement.size = Size(width: Int(width), height: Int(height))
+    }
+
+    /// Stable xdg-shell allows an empty anchor rectangle; v6 wants it positive.
+    func setAnchorRect(_ x: Int32, _ y: Int32, _ width: Int32, _ height: Int32) {
+        let valid = flavor == .stable ? width >= 0 && height >= 0 : width > 0 && height > 0
+        guard valid else {
+            postError(flavor.invalidInputError, "\(name).set_anchor_rect: \(width)x\(height) is \(flavor == .stable ? "negative" : "not positive")")
+            return
+        }
+        placement.anchorRect = Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height))
+    }
+
+    func setAnchor(_ anchor: UInt32) {
+        guard let sides = sides(anchor, of: "anchor") else { return }
+        (placement.anchorX, placement.anchorY) = sides
+    }
+
+    func setGravity(_ gravity: UInt32) {
+        guard let sides = sides(gravity, of: "gravity") else { return }
+        (placement.gravityX, placement.gravityY) = sides
+    }
+
+    func setConstraintAdjustment(_ adjustment: UInt32) {
+        placement.adjustment = PopupPlacement.Adjustment(rawValue: adjustment & 63)
+    }
+
+    func setOffset(_ x: Int32, _ y: Int32) { placement.offset = Offset(dx: Int(x), dy: Int(y)) }
+
     nonisolated(unsafe) static let table = implementation(xdg_positioner_interface(
         destroy: destroyRequest,
-        set_size: { _, resource, width, height in
-            let positioner = WaylandObject.of(resource, as: PositionerObject.self)
-            guard width > 0, height > 0 else {
-                positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_size: \(width)x\(height) is not positive")
-                return
-            }
-            positioner.placement.size = Size(width: Int(width), height: Int(height))
-        },
-        set_anchor_rect: { _, resource, x, y, width, height in
-            let positioner = WaylandObject.of(resource, as: PositionerObject.self)
-            guard width >= 0, height >= 0 else {
-                positioner.postError(XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue, "xdg_positioner@\(wl_resource_get_id(resource)).set_anchor_rect: \(width)x\(height) is negative")
-                return
-            }
-            positioner.placement.anchorRect = Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height))
-        },
-        set_anchor: { _, resource, anchor in
-            let positioner = WaylandObject.of(resource, as: PositionerObject.self)
-            guard let sides = positioner.sides(anchor, of: "anchor") else { return }
-            (positioner.placement.anchorX, positioner.placement.anchorY) = sides
-        },
-        set_gravity: { _, resource, gravity in
-            let positioner = WaylandObject.of(resource, as: PositionerObject.self)
-            guard let sides = positioner.sides(gravity, of: "gravity") else { return }
-            (positioner.placement.gravityX, positioner.placement.gravityY) = sides
-        },
-        set_constraint_adjustment: { _, resource, adjustment in
-            WaylandObject.of(resource, as: PositionerObject.self).placement.adjustment = PopupPlacement.Adjustment(rawValue: adjustment & 63)
-        },
-        set_offset: { _, resource, x, y in WaylandObject.of(resource, as: PositionerObject.self).placement.offset = Offset(dx: Int(x), dy: Int(y)) },
+        set_size: { _, resource, width, height in WaylandObject.of(resource, as: PositionerObject.self).setSize(width, height) },
+        set_anchor_rect: { _, resource, x, y, width, height in WaylandObject.of(resource, as: PositionerObject.self).setAnchorRect(x, y, width, height) },
+        set_anchor: { _, resource, anchor in WaylandObject.of(resource, as: PositionerObject.self).setAnchor(anchor) },
+        set_gravity: { _, resource, gravity in WaylandObject.of(resource, as: PositionerObject.self).setGravity(gravity) },
+        set_constraint_adjustment: { _, resource, adjustment in WaylandObject.of(resource, as: PositionerObject.self).setConstraintAdjustment(adjustment) },
+        set_offset: { _, resource, x, y in WaylandObject.of(resource, as: PositionerObject.self).setOffset(x, y) },
         set_reactive: { _, _ in },
         set_parent_size: { _, _, _, _ in },
         set_parent_configure: { _, _, _ in }))
 }
 
 final class XdgSurfaceObject: WaylandObject {
+    let flavor: XdgFlavor
     weak var surface: SurfaceObject?
     weak var toplevel: XdgToplevelObject?
     weak var popup: XdgPopupObject?
@@ -106,8 +175,9 @@ final class XdgSurfaceObject: WaylandObject {
     var sentFirstConfigure = false
     var geometry: Rect<SurfaceSpace>? = nil
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject) {
+    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, flavor: XdgFlavor) {
         self.surface = surface
+        self.flavor = flavor
         super.init(resource: resource, session: session)
     }
 
@@ -141,80 +211,98 @@ final class XdgSurfaceObject: WaylandObject {
         sentFirstConfigure = true
     }
 
+    func getToplevel(_ client: OpaquePointer?, _ id: UInt32) {
+        guard let surface, surface.role == .none else {
+            postError(flavor.roleError, "\(name).get_toplevel: the surface already has a role")
+            return
+        }
+        guard let created = createResource(client, flavor.toplevelInterface, version: version, id: id) else { return }
+        let toplevel = XdgToplevelObject(resource: created, session: session, xdgSurface: self, flavor: flavor)
+        WaylandObject.install(toplevel, implementation: flavor.toplevelTable)
+        self.toplevel = toplevel
+        surface.role = .toplevel
+        if flavor == .stable, toplevel.version >= 5 {
+            var capabilities = wl_array()
+            wl_array_init(&capabilities)
+            for capability in [XDG_TOPLEVEL_WM_CAPABILITIES_MAXIMIZE, XDG_TOPLEVEL_WM_CAPABILITIES_FULLSCREEN] {
+                guard let slot = wl_array_add(&capabilities, MemoryLayout<UInt32>.size) else { continue }
+                slot.storeBytes(of: capability.rawValue, as: UInt32.self)
+            }
+            xdg_toplevel_send_wm_capabilities(created, &capabilities)
+            wl_array_release(&capabilities)
+        }
+        // Configured at once, not at the initial commit: clients that attach their
+        // first buffer without waiting (WLCS's among them) then never attach unconfigured.
+        sendConfigure()
+    }
+
+    /// The parent is optional in stable xdg-shell and required in v6.
+    func getPopup(_ client: OpaquePointer?, _ id: UInt32, _ parentResource: OpaquePointer?, _ positionerResource: OpaquePointer?) {
+        guard let surface, surface.role == .none else {
+            postError(flavor.roleError, "\(name).get_popup: the surface already has a role")
+            return
+        }
+        let positioner = WaylandObject.of(positionerResource, as: PositionerObject.self)
+        guard positioner.placement.size.width > 0 else {
+            postError(flavor.invalidPositionerError, "\(name).get_popup: the positioner has no size")
+            return
+        }
+        if flavor == .v6, parentResource == nil {
+            postError(flavor.invalidPopupParentError, "\(name).get_popup: a zxdg_popup_v6 needs a parent")
+            return
+        }
+        let parent = parentResource.map { WaylandObject.of($0, as: XdgSurfaceObject.self) }
+        if let parent, parent.toplevel == nil && parent.popup == nil || parent.surface == nil {
+            postError(flavor.invalidPopupParentError, "\(name).get_popup: the parent \(parent.name) is neither a toplevel nor a popup")
+            return
+        }
+        if let parentSurface = parent?.surface, !surface.fitsBelow(parentSurface) {
+            endClient("\(name).get_popup", pastLimit: "nests the popup past \(ClientLimits.nestingDepth) levels, the most surfaces may nest")
+            return
+        }
+        guard let created = createResource(client, flavor.popupInterface, version: version, id: id) else { return }
+        let popup = XdgPopupObject(resource: created, session: session, xdgSurface: self, parent: parent?.surface, flavor: flavor)
+        popup.placement = positioner.placement
+        WaylandObject.install(popup, implementation: flavor.popupTable)
+        self.popup = popup
+        surface.role = .popup
+    }
+
+    /// A size that is not positive is invalid_size in stable xdg-shell; v6 has no error
+    /// for it, and the request is ignored.
+    func setWindowGeometry(_ x: Int32, _ y: Int32, _ width: Int32, _ height: Int32) {
+        guard width > 0, height > 0 else {
+            if flavor == .stable {
+                postError(XDG_SURFACE_ERROR_INVALID_SIZE.rawValue, "\(name).set_window_geometry: \(width)x\(height) is not positive")
+            }
+            return
+        }
+        geometry = Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height))
+    }
+
+    /// A serial never sent is invalid_serial in stable xdg-shell; v6 has no error for it,
+    /// and the ack is ignored.
+    func ackConfigure(_ serial: UInt32) {
+        guard sentFirstConfigure, serial <= lastConfigureSerial else {
+            if flavor == .stable {
+                postError(XDG_SURFACE_ERROR_INVALID_SERIAL.rawValue, "\(name).ack_configure: serial \(serial) was never sent")
+            }
+            return
+        }
+        configured = true
+        toplevel?.acked(serial: serial)
+    }
+
     nonisolated(unsafe) static let table = implementation(xdg_surface_interface(
         destroy: destroyRequest,
-        get_toplevel: { client, resource, id in
-            let xdg = WaylandObject.of(resource, as: XdgSurfaceObject.self)
-            guard let surface = xdg.surface, surface.role == .none else {
-                xdg.postError(XDG_WM_BASE_ERROR_ROLE.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).get_toplevel: the surface already has a role")
-                return
-            }
-            guard let created = createResource(client, tr_xdg_toplevel_interface(), version: xdg.version, id: id) else { return }
-            let toplevel = XdgToplevelObject(resource: created, session: xdg.session, xdgSurface: xdg)
-            WaylandObject.install(toplevel, implementation: XdgToplevelObject.table)
-            xdg.toplevel = toplevel
-            surface.role = .toplevel
-            if toplevel.version >= 5 {
-                var capabilities = wl_array()
-                wl_array_init(&capabilities)
-                for capability in [XDG_TOPLEVEL_WM_CAPABILITIES_MAXIMIZE, XDG_TOPLEVEL_WM_CAPABILITIES_FULLSCREEN] {
-                    guard let slot = wl_array_add(&capabilities, MemoryLayout<UInt32>.size) else { continue }
-                    slot.storeBytes(of: capability.rawValue, as: UInt32.self)
-                }
-                xdg_toplevel_send_wm_capabilities(created, &capabilities)
-                wl_array_release(&capabilities)
-            }
-            // Configured at once, not at the initial commit: clients that attach their
-            // first buffer without waiting (WLCS's among them) then never attach unconfigured.
-            xdg.sendConfigure()
-        },
-        get_popup: { client, resource, id, parentResource, positionerResource in
-            let xdg = WaylandObject.of(resource, as: XdgSurfaceObject.self)
-            guard let surface = xdg.surface, surface.role == .none else {
-                xdg.postError(XDG_WM_BASE_ERROR_ROLE.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).get_popup: the surface already has a role")
-                return
-            }
-            let positioner = WaylandObject.of(positionerResource, as: PositionerObject.self)
-            guard positioner.placement.size.width > 0 else {
-                xdg.postError(XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).get_popup: the positioner has no size")
-                return
-            }
-            let parent = parentResource.map { WaylandObject.of($0, as: XdgSurfaceObject.self) }
-            if let parent, parent.toplevel == nil && parent.popup == nil || parent.surface == nil {
-                xdg.postError(XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).get_popup: the parent xdg_surface@\(wl_resource_get_id(parentResource)) is neither a toplevel nor a popup")
-                return
-            }
-            if let parentSurface = parent?.surface, !surface.fitsBelow(parentSurface) {
-                xdg.endClient("xdg_surface@\(wl_resource_get_id(resource)).get_popup", pastLimit: "nests the popup past \(ClientLimits.nestingDepth) levels, the most surfaces may nest")
-                return
-            }
-            guard let created = createResource(client, tr_xdg_popup_interface(), version: xdg.version, id: id) else { return }
-            let popup = XdgPopupObject(resource: created, session: xdg.session, xdgSurface: xdg, parent: parent?.surface)
-            popup.placement = positioner.placement
-            WaylandObject.install(popup, implementation: XdgPopupObject.table)
-            xdg.popup = popup
-            surface.role = .popup
-        },
-        set_window_geometry: { _, resource, x, y, width, height in
-            let xdg = WaylandObject.of(resource, as: XdgSurfaceObject.self)
-            guard width > 0, height > 0 else {
-                xdg.postError(XDG_SURFACE_ERROR_INVALID_SIZE.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).set_window_geometry: \(width)x\(height) is not positive")
-                return
-            }
-            xdg.geometry = Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height))
-        },
-        ack_configure: { _, resource, serial in
-            let xdg = WaylandObject.of(resource, as: XdgSurfaceObject.self)
-            guard xdg.sentFirstConfigure, serial <= xdg.lastConfigureSerial else {
-                xdg.postError(XDG_SURFACE_ERROR_INVALID_SERIAL.rawValue, "xdg_surface@\(wl_resource_get_id(resource)).ack_configure: serial \(serial) was never sent")
-                return
-            }
-            xdg.configured = true
-            xdg.toplevel?.acked(serial: serial)
-        }))
+        get_toplevel: { client, resource, id in WaylandObject.of(resource, as: XdgSurfaceObject.self).getToplevel(client, id) },
+        get_popup: { client, resource, id, parent, positioner in WaylandObject.of(resource, as: XdgSurfaceObject.self).getPopup(client, id, parent, positioner) },
+        set_window_geometry: { _, resource, x, y, width, height in WaylandObject.of(resource, as: XdgSurfaceObject.self).setWindowGeometry(x, y, width, height) },
+        ack_configure: { _, resource, serial in WaylandObject.of(resource, as: XdgSurfaceObject.self).ackConfigure(serial) }))
 }
 
 final class XdgToplevelObject: WaylandObject {
+    let flavor: XdgFlavor
     weak var xdgSurface: XdgSurfaceObject?
     var title = ""
     var appID = ""
@@ -271,8 +359,9 @@ final class XdgToplevelObject: WaylandObject {
         }
     }
 
-    init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject) {
+    init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
         self.xdgSurface = xdgSurface
+        self.flavor = flavor
         super.init(resource: resource, session: session)
     }
 
@@ -280,59 +369,14 @@ final class XdgToplevelObject: WaylandObject {
 
     nonisolated(unsafe) static let table = implementation(xdg_toplevel_interface(
         destroy: destroyRequest,
-        set_parent: { _, resource, parentResource in
-            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
-            guard let parentResource else {
-                toplevel.parent = nil
-                return
-            }
-            let parent = WaylandObject.of(parentResource, as: XdgToplevelObject.self)
-            // No cycles: the parent may be neither this toplevel nor one of its descendants.
-            // Chains are acyclic by this check, so the walk ends.
-            var ancestor: XdgToplevelObject? = parent
-            while let next = ancestor {
-                if next === toplevel {
-                    toplevel.postError(XDG_TOPLEVEL_ERROR_INVALID_PARENT.rawValue, "\(toplevel.name).set_parent: xdg_toplevel@\(wl_resource_get_id(parentResource)) is this toplevel or one of its descendants")
-                    return
-                }
-                ancestor = next.parent
-            }
-            toplevel.parent = parent
-        },
-        set_title: { _, resource, title in
-            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
-            toplevel.title = title.map { String(cString: $0) } ?? ""
-            toplevel.session.labelChanged(toplevel)
-        },
-        set_app_id: { _, resource, appID in
-            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
-            toplevel.appID = appID.map { String(cString: $0) } ?? ""
-            toplevel.session.labelChanged(toplevel)
-            if let surface = toplevel.xdgSurface?.surface { toplevel.session.shell.appIDChanged(surface) }
-        },
+        set_parent: { _, resource, parent in WaylandObject.of(resource, as: XdgToplevelObject.self).setParent(parent) },
+        set_title: { _, resource, title in WaylandObject.of(resource, as: XdgToplevelObject.self).setTitle(title) },
+        set_app_id: { _, resource, appID in WaylandObject.of(resource, as: XdgToplevelObject.self).setAppID(appID) },
         show_window_menu: { _, _, _, _, _, _ in },
-        move: { _, resource, _, serial in
-            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
-            toplevel.session.beginMove(toplevel, serial: serial)
-        },
-        resize: { _, resource, _, serial, edges in
-            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
-            guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
-                toplevel.postError(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue, "\(toplevel.name).resize: \(edges) is not an xdg_toplevel.resize_edge")
-                return
-            }
-            toplevel.session.beginResize(toplevel, serial: serial, edges: edges)
-        },
-        set_max_size: { _, resource, width, height in
-            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
-            guard toplevel.checkSize(width, height, "set_max_size") else { return }
-            toplevel.pendingMaxSize = Size(width: Int(width), height: Int(height))
-        },
-        set_min_size: { _, resource, width, height in
-            let toplevel = WaylandObject.of(resource, as: XdgToplevelObject.self)
-            guard toplevel.checkSize(width, height, "set_min_size") else { return }
-            toplevel.pendingMinSize = Size(width: Int(width), height: Int(height))
-        },
+        move: { _, resource, _, serial in WaylandObject.of(resource, as: XdgToplevelObject.self).move(serial: serial) },
+        resize: { _, resource, _, serial, edges in WaylandObject.of(resource, as: XdgToplevelObject.self).resize(serial: serial, edges: edges) },
+        set_max_size: { _, resource, width, height in WaylandObject.of(resource, as: XdgToplevelObject.self).setMaxSize(width, height) },
+        set_min_size: { _, resource, width, height in WaylandObject.of(resource, as: XdgToplevelObject.self).setMinSize(width, height) },
         set_maximized: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.maximized = true } },
         unset_maximized: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.maximized = false } },
         // The output asked for is not used: the window fills the output it is on.
@@ -341,11 +385,70 @@ final class XdgToplevelObject: WaylandObject {
         set_minimized: { _, _ in }))
 }
 
+// The requests, shared by xdg_toplevel and zxdg_toplevel_v6. zxdg_toplevel_v6 has no error
+// codes: where stable xdg-shell posts one, a v6 request is ignored instead.
 extension XdgToplevelObject {
-    /// A negative minimum or maximum size is the protocol's invalid_size. False when posted.
+    func setParent(_ parentResource: OpaquePointer?) {
+        guard let parentResource else {
+            parent = nil
+            return
+        }
+        let parent = WaylandObject.of(parentResource, as: XdgToplevelObject.self)
+        // No cycles: the parent may be neither this toplevel nor one of its descendants.
+        // Chains are acyclic by this check, so the walk ends.
+        var ancestor: XdgToplevelObject? = parent
+        while let next = ancestor {
+            if next === self {
+                if flavor == .stable {
+                    postError(XDG_TOPLEVEL_ERROR_INVALID_PARENT.rawValue, "\(name).set_parent: \(parent.name) is this toplevel or one of its descendants")
+                }
+                return
+            }
+            ancestor = next.parent
+        }
+        self.parent = parent
+    }
+
+    func setTitle(_ title: UnsafePointer<CChar>?) {
+        self.title = title.map { String(cString: $0) } ?? ""
+        session.labelChanged(self)
+    }
+
+    func setAppID(_ appID: UnsafePointer<CChar>?) {
+        self.appID = appID.map { String(cString: $0) } ?? ""
+        session.labelChanged(self)
+        if let surface = xdgSurface?.surface { session.shell.appIDChanged(surface) }
+    }
+
+    func move(serial: UInt32) { session.beginMove(self, serial: serial) }
+
+    func resize(serial: UInt32, edges: UInt32) {
+        guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
+            if flavor == .stable {
+                postError(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue, "\(name).resize: \(edges) is not an xdg_toplevel.resize_edge")
+            }
+            return
+        }
+        session.beginResize(self, serial: serial, edges: edges)
+    }
+
+    func setMaxSize(_ width: Int32, _ height: Int32) {
+        guard checkSize(width, height, "set_max_size") else { return }
+        pendingMaxSize = Size(width: Int(width), height: Int(height))
+    }
+
+    func setMinSize(_ width: Int32, _ height: Int32) {
+        guard checkSize(width, height, "set_min_size") else { return }
+        pendingMinSize = Size(width: Int(width), height: Int(height))
+    }
+
+    /// A negative minimum or maximum size is the protocol's invalid_size. False when posted
+    /// (or, in v6, when the request is to be ignored).
     func checkSize(_ width: Int32, _ height: Int32, _ request: String) -> Bool {
         guard width < 0 || height < 0 else { return true }
-        postError(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue, "\(name).\(request): \(width)x\(height) is negative")
+        if flavor == .stable {
+            postError(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue, "\(name).\(request): \(width)x\(height) is negative")
+        }
         return false
     }
 
@@ -356,10 +459,12 @@ extension XdgToplevelObject {
     }
 
     /// On commit: the pending minimum and maximum sizes become current, unless a maximum
-    /// (where not 0, "no maximum") is below its minimum. False when that posted invalid_size.
+    /// (where not 0, "no maximum") is below its minimum. False when that posted invalid_size;
+    /// v6 has no code for it, and keeps the sizes it had.
     func commitSizes() -> Bool {
         let min = pendingMinSize, max = pendingMaxSize
         if max.width > 0 && max.width < min.width || max.height > 0 && max.height < min.height {
+            guard flavor == .stable else { return true }
             postError(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue, "\(name): the maximum size \(max.width)x\(max.height) is smaller than the minimum \(min.width)x\(min.height)")
             return false
         }
@@ -369,6 +474,7 @@ extension XdgToplevelObject {
 }
 
 final class XdgPopupObject: WaylandObject {
+    let flavor: XdgFlavor
     weak var xdgSurface: XdgSurfaceObject?
     weak var parent: SurfaceObject?
     var placement = PopupPlacement()
@@ -376,9 +482,10 @@ final class XdgPopupObject: WaylandObject {
     var box = Rect<SurfaceSpace>(x: 0, y: 0, width: 0, height: 0)
     var grabbed = false
 
-    init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?) {
+    init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?, flavor: XdgFlavor) {
         self.xdgSurface = xdgSurface
         self.parent = parent
+        self.flavor = flavor
         super.init(resource: resource, session: session)
     }
 
@@ -387,16 +494,17 @@ final class XdgPopupObject: WaylandObject {
         session.roleDestroyed(surface: xdgSurface?.surface)
     }
 
+    func grab() {
+        guard xdgSurface?.surface?.inTree != true else {
+            postError(flavor.invalidGrabError, "\(name).grab: the popup is mapped already; grab before its first commit with a buffer")
+            return
+        }
+        grabbed = true
+    }
+
     nonisolated(unsafe) static let table = implementation(xdg_popup_interface(
         destroy: destroyRequest,
-        grab: { _, resource, _, _ in
-            let popup = WaylandObject.of(resource, as: XdgPopupObject.self)
-            guard popup.xdgSurface?.surface?.inTree != true else {
-                popup.postError(XDG_POPUP_ERROR_INVALID_GRAB.rawValue, "xdg_popup@\(wl_resource_get_id(resource)).grab: the popup is mapped already; grab before its first commit with a buffer")
-                return
-            }
-            popup.grabbed = true
-        },
+        grab: { _, resource, _, _ in WaylandObject.of(resource, as: XdgPopupObject.self).grab() },
         reposition: { _, resource, positionerResource, token in
             let popup = WaylandObject.of(resource, as: XdgPopupObject.self)
             let positioner = WaylandObject.of(positionerResource, as: PositionerObject.self)
