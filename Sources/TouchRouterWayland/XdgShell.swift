@@ -16,7 +16,7 @@ enum XdgWmBaseGlobal {
         get_xdg_surface: { client, resource, id, surfaceResource in
             let base = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface else {
+            guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface && surface.role != .shellSurface else {
                 base.postError(XDG_WM_BASE_ERROR_ROLE.rawValue, "xdg_wm_base@\(wl_resource_get_id(resource)).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has the role \(surface.role.rawValue)")
                 return
             }
