@@ -69,7 +69,10 @@ final class WlShellSurfaceObject: WaylandObject {
     func endGrab() {
         guard grabbing else { return }
         grabbing = false
-        if session.grabbingPopups.isEmpty { session.router.endClientGrab() }
+        // Only a grab still this client's: a later one (another client's popup) replaced it.
+        guard session.grabbingPopups.isEmpty, let record = session.existingRecord(for: client),
+              session.router.grabbingClient == record.id else { return }
+        session.router.endClientGrab()
     }
 
     /// Gives the surface a kind. One that needs another place in the core's tree (a popup
