@@ -215,7 +215,7 @@ final class BufferReference {
 }
 
 enum SurfaceRoleKind: String {
-    case none, toplevel, popup, subsurface, layer = "layer surface"
+    case none, toplevel, popup, subsurface, layer = "layer surface", shellSurface = "wl_shell_surface"
 }
 
 final class SurfaceObject: WaylandObject {
@@ -236,6 +236,7 @@ final class SurfaceObject: WaylandObject {
     var role = SurfaceRoleKind.none
     weak var xdgSurface: XdgSurfaceObject?
     weak var layerSurface: LayerSurfaceObject?
+    weak var wlShellSurface: WlShellSurfaceObject?
     weak var subsurface: SubsurfaceObject?
     /// Its touch_router_surface_input_v1, if the client made one.
     weak var touchInput: TouchInputSurfaceObject?
@@ -514,7 +515,7 @@ extension SurfaceObject {
 
     private var parentSurface: SurfaceObject? {
         if let subsurface { return subsurface.parent }
-        return xdgSurface?.popup?.parent
+        return xdgSurface?.popup?.parent ?? wlShellSurface?.popupParent
     }
 
     /// How many levels of subsurfaces hang below it (0 for none): a surface can be given

@@ -28,8 +28,13 @@ extension WaylandSession {
     /// else (a pointer's press, a stale or made-up serial, --kiosk) is ignored, as the
     /// protocol allows.
     func beginMove(_ toplevel: XdgToplevelObject, serial: UInt32) {
-        guard !options.kiosk, let surface = toplevel.xdgSurface?.surface, surface.inTree, !toplevel.filling,
-              let record = existingRecord(for: surface.client) else { return }
+        guard !toplevel.filling, let surface = toplevel.xdgSurface?.surface else { return }
+        beginMove(surface, serial: serial)
+    }
+
+    /// The move of a toplevel's surface, by xdg_toplevel.move or wl_shell_surface.move.
+    func beginMove(_ surface: SurfaceObject, serial: UInt32) {
+        guard !options.kiosk, surface.inTree, let record = existingRecord(for: surface.client) else { return }
         if record.buttonPressSerial == serial {
             beginPointerMove(surface, record)
             return

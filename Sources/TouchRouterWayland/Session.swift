@@ -168,6 +168,9 @@ public final class WaylandSession {
             WaylandSession.bindGlobal(client, data, version, id, tr_xdg_wm_base_interface(), XdgWmBaseGlobal.table)
         }
         try add(tr_zxdg_shell_v6_interface(), XdgShellV6Global.version, XdgShellV6Global.bind)
+        try add(tr_wl_shell_interface(), WlShellGlobal.version) { client, data, version, id in
+            WaylandSession.bindGlobal(client, data, version, id, tr_wl_shell_interface(), WlShellGlobal.table)
+        }
         try add(tr_wl_seat_interface(), SeatGlobal.version) { client, data, version, id in
             guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_wl_seat_interface(), SeatGlobal.table) else { return }
             wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_KEYBOARD.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue)

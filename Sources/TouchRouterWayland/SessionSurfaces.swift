@@ -149,10 +149,11 @@ extension WaylandSession {
             // very first commit. Mir maps them; wlroots and Weston end them with a
             // protocol error.
             if !surface.inTree, surface.hasBuffer {
-                if let toplevel = xdg.toplevel { mapToplevel(surface, toplevel) }
+                if let toplevel = xdg.toplevel { mapToplevel(surface, label: label(of: toplevel)) }
                 else if let popup = xdg.popup, let parent = popup.parent, parent.inTree { mapPopup(surface, popup, parent: parent) }
             }
         }
+        if let shellSurface = surface.wlShellSurface, !surface.inTree, surface.hasBuffer { mapShellSurface(surface, shellSurface) }
         guard surface.inTree else { return }
         do {
             try tree.resize(surface.id, to: surface.size)
@@ -169,6 +170,7 @@ extension WaylandSession {
                 if tree.surface(surface.id)?.position != origin { try tree.move(surface.id, to: origin) }
             }
             if let toplevel = surface.xdgSurface?.toplevel, tree.role(of: surface.id) == .toplevel { try placeFilling(surface, toplevel) }
+            if let shellSurface = surface.wlShellSurface { try placeShellSurface(surface, shellSurface) }
             if surface.pendingRestack {
                 surface.pendingRestack = false
                 try restackChildren(of: surface)
@@ -198,8 +200,10 @@ extension WaylandSession {
         }
     }
 
-    private func mapToplevel(_ surface: SurfaceObject, _ toplevel: XdgToplevelObject) {
-        guard let output = outputs.first else { return }
+    /// Maps a toplevel (an xdg_toplevel, or a wl_shell_surface as a window) on `output` (the
+    /// first when not given) at `position` in it, else where the cascade puts it.
+    func mapToplevel(_ surface: SurfaceObject, label: String, output given: VirtualOutput? = nil, position wanted: Offset? = nil, focus: Bool = true) {
+        guard let output = given ?? outputs.first else { return }
         // Placement is of the window geometry: client-side decorations (foot's title bar)
         // and shadows may lie outside the buffer's origin, and must land on the output too.
         let geometry = surface.xdgSurface?.geometry ?? Rect(x: 0, y: 0, width: surface.size.width, height: surface.size.height)
@@ -213,18 +217,18 @@ extension WaylandSession {
             let room = (width: max(1, usable.width - geometry.width), height: max(1, usable.height - geometry.height))
             corner = Offset(dx: usable.x + step % room.width, dy: usable.y + step % room.height)
         }
-        let position = Offset(dx: corner.dx - geometry.x, dy: corner.dy - geometry.y)
+        let position = wanted ?? Offset(dx: corner.dx - geometry.x, dy: corner.dy - geometry.y)
         let requested = surface.requestedPosition.map { Offset(dx: $0.dx - output.rect.x, dy: $0.dy - output.rect.y) }
-        placedToplevels += 1
+        if wanted == nil { placedToplevels += 1 }
         let entered = enterTree(surface, as: "toplevel") { client, properties throws(SurfaceTreeError) in
             try tree.addToplevel(surface.id, client: client, output: output.id, position: requested ?? position,
-                                 size: surface.size, properties: properties, label: label(of: toplevel))
+                                 size: surface.size, properties: properties, label: label)
         }
         guard entered else { return }
         // A new window ends any popup grab, as in Mir and GNOME Shell.
         router.dismissClientGrab()
         for resource in output.bindings(of: surface.client) { wl_surface_send_enter(surface.resource, resource) }
-        if !exclusiveLayerHoldsKeyboard { _ = router.setKeyboardFocus(surface.id) }
+        if focus, !exclusiveLayerHoldsKeyboard { _ = router.setKeyboardFocus(surface.id) }
         router.dispatchAll()
         // Activated in the same batch as the commit's answers, not after the round.
         updateActivatedToplevel()
@@ -289,7 +293,7 @@ extension WaylandSession {
     /// Adds a surface to the core's tree with `add` (given its client and properties, mapped
     /// once it has a buffer), sets its input region, and brings in the subsurfaces waiting on it.
     @discardableResult
-    private func enterTree(_ surface: SurfaceObject, as role: String,
+    func enterTree(_ surface: SurfaceObject, as role: String,
                            _ add: (ClientID, SurfaceProperties) throws(SurfaceTreeError) -> Void) -> Bool {
         var properties = surface.propertiesOnEntry
         properties.mapped = surface.hasBuffer
