@@ -42,6 +42,7 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"zwp_virtual_keyboard_manager_v1", 1},
     {"zxdg_output_manager_v1", 3},
     {"zwlr_layer_shell_v1", 4},
+    {"zwlr_foreign_toplevel_manager_v1", 3},
 };
 
 static WlcsIntegrationDescriptor const descriptor = {

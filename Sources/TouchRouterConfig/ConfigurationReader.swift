@@ -115,7 +115,13 @@ extension SessionConfiguration {
                 }
                 configuration.privileges.layerShell = programs
             }
-            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell"])
+            if let programs = try privilegesReader.strings("foreign-toplevel", check: Self.programNameProblem) {
+                guard programs.count <= 256 else {
+                    throw document.error(value: [.key("privileges"), .key("foreign-toplevel")], "privileges.foreign-toplevel: \(programs.count) programs, past 256, the most it may name")
+                }
+                configuration.privileges.foreignToplevel = programs
+            }
+            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel"])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)

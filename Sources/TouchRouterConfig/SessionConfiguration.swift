@@ -161,6 +161,9 @@ public struct PrivilegeSettings: Sendable, Equatable {
     public var virtualInput: [String] = []
     /// `layer-shell`: zwlr_layer_shell_v1 (panels, docks, on-screen keyboards, lock screens).
     public var layerShell: [String] = []
+    /// `foreign-toplevel`: zwlr_foreign_toplevel_manager_v1 (task bars and docks, which may
+    /// activate, minimize and close every client's windows).
+    public var foreignToplevel: [String] = []
     public init() {}
 
     /// Whether `executable` (a resolved absolute path) is one of `names`; `resolve` resolves

@@ -17,6 +17,7 @@ final class WLCSServer {
         // WLCS's clients are threads of its own process: no executable tells them apart.
         options.virtualInputForEveryClient = true
         options.layerShellForEveryClient = true
+        options.foreignToplevelForEveryClient = true
         session = try WaylandSession(options: options)
     }
 }

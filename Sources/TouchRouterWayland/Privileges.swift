@@ -22,6 +22,7 @@ extension WaylandSession {
 
     private func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
         if global == layerShellGlobal { return mayUseLayerShell(client) }
+        if global == foreignToplevelGlobal { return mayUseForeignToplevel(client) }
         guard virtualInputGlobals.contains(global) else { return true }
         return mayUseVirtualInput(client)
     }
@@ -30,6 +31,12 @@ extension WaylandSession {
     func mayUseLayerShell(_ client: OpaquePointer) -> Bool {
         if options.layerShellForEveryClient { return true }
         return allowed(client, shell?.configuration.privileges.layerShell ?? [])
+    }
+
+    /// As `mayUseVirtualInput`, for `[privileges] foreign-toplevel`.
+    func mayUseForeignToplevel(_ client: OpaquePointer) -> Bool {
+        if options.foreignToplevelForEveryClient { return true }
+        return allowed(client, shell?.configuration.privileges.foreignToplevel ?? [])
     }
 
     /// Asked at each announcement and bind, so that a reloaded `[privileges]` holds for

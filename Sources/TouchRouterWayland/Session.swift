@@ -33,6 +33,8 @@ public final class WaylandSession {
         public var virtualInputForEveryClient = false
         /// zwlr_layer_shell_v1 for every client, whatever `[privileges] layer-shell` says.
         public var layerShellForEveryClient = false
+        /// zwlr_foreign_toplevel_manager_v1 for every client, whatever `[privileges] foreign-toplevel` says.
+        public var foreignToplevelForEveryClient = false
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
@@ -98,6 +100,15 @@ public final class WaylandSession {
     var layerShellGlobal: OpaquePointer?
     /// Layer surfaces alive, oldest first (LayerShell.swift); each leaves as its object goes.
     var layerSurfaces: [LayerSurfaceObject] = []
+    /// The foreign toplevel manager's global, which only some clients see (ForeignToplevel.swift).
+    var foreignToplevelGlobal: OpaquePointer?
+    /// Managers bound and not stopped; each leaves as its object goes.
+    var foreignToplevelManagers: [ForeignToplevelManagerObject] = []
+    /// Mapped windows as foreign toplevel management lists them.
+    var foreignToplevels: [SurfaceID: ForeignToplevel] = [:]
+    /// The window the handles last said is activated.
+    var foreignActive: SurfaceID?
+    var foreignSerial: UInt64 = 0
     /// Each output's area left for windows by the layer surfaces' exclusive zones, in the
     /// output's space; an output not listed has all of itself.
     var usableAreas: [OutputID: Rect<OutputSpace>] = [:]
@@ -189,6 +200,8 @@ public final class WaylandSession {
         ]
         // Privileged too: shown only to the clients `mayUseLayerShell` allows.
         layerShellGlobal = try add(tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.version, LayerShellGlobal.bind)
+        // Privileged too: shown only to the clients `mayUseForeignToplevel` allows.
+        foreignToplevelGlobal = try add(tr_zwlr_foreign_toplevel_manager_v1_interface(), ForeignToplevelManagerGlobal.version, ForeignToplevelManagerGlobal.bind)
         installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that

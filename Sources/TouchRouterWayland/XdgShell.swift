@@ -359,6 +359,14 @@ final class XdgToplevelObject: WaylandObject {
         }
     }
 
+    /// A deliberate activation (zwlr_foreign_toplevel_handle_v1.activate), not a flip of the
+    /// focus: a change waiting for an ack is configured at once.
+    func sendPendingActivation() {
+        guard activationPending else { return }
+        activationPending = false
+        xdgSurface?.sendConfigure()
+    }
+
     init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
         self.xdgSurface = xdgSurface
         self.flavor = flavor
@@ -382,7 +390,7 @@ final class XdgToplevelObject: WaylandObject {
         // The output asked for is not used: the window fills the output it is on.
         set_fullscreen: { _, resource, _ in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.fullscreen = true } },
         unset_fullscreen: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.fullscreen = false } },
-        set_minimized: { _, _ in }))
+        set_minimized: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).minimize() }))
 }
 
 // The requests, shared by xdg_toplevel and zxdg_toplevel_v6. zxdg_toplevel_v6 has no error
@@ -391,6 +399,7 @@ extension XdgToplevelObject {
     func setParent(_ parentResource: OpaquePointer?) {
         guard let parentResource else {
             parent = nil
+            if let surface = xdgSurface?.surface { session.foreignToplevelChanged(surface) }
             return
         }
         let parent = WaylandObject.of(parentResource, as: XdgToplevelObject.self)
@@ -407,6 +416,7 @@ extension XdgToplevelObject {
             ancestor = next.parent
         }
         self.parent = parent
+        if let surface = xdgSurface?.surface { session.foreignToplevelChanged(surface) }
     }
 
     func setTitle(_ title: UnsafePointer<CChar>?) {
@@ -456,6 +466,12 @@ extension XdgToplevelObject {
     func change(_ update: (XdgToplevelObject) -> Void) {
         update(self)
         xdgSurface?.sendConfigure()
+        if let surface = xdgSurface?.surface { session.foreignToplevelChanged(surface) }
+    }
+
+    /// set_minimized: hidden until activated or unminimized (ForeignToplevel.swift).
+    func minimize() {
+        if let surface = xdgSurface?.surface { session.setMinimized(surface, true) }
     }
 
     /// On commit: the pending minimum and maximum sizes become current, unless a maximum

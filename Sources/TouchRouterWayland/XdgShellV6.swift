@@ -56,7 +56,7 @@ extension XdgToplevelObject {
         // The output asked for is not used: the window fills the output it is on.
         set_fullscreen: { _, resource, _ in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.fullscreen = true } },
         unset_fullscreen: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).change { $0.fullscreen = false } },
-        set_minimized: { _, _ in }))
+        set_minimized: { _, resource in WaylandObject.of(resource, as: XdgToplevelObject.self).minimize() }))
 }
 
 extension XdgPopupObject {

@@ -131,6 +131,16 @@ struct InputConfigurationTests {
         #expect(relative.hasPrefix("input.toml:2:16: error: privileges.layer-shell[0]: expected an absolute path or a bare executable name"), "\(relative)")
     }
 
+    @Test("[privileges] foreign-toplevel: nobody unless named, read apart from the others, a relative path refused at its value")
+    func privilegesForeignToplevel() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.foreignToplevel.isEmpty)
+        let read = try SessionConfiguration.parse("[privileges]\nforeign-toplevel = [\"waybar\"]\nlayer-shell = [\"swaybg\"]\n", file: Self.file)
+        #expect(read.privileges.foreignToplevel == ["waybar"])
+        #expect(read.privileges.layerShell == ["swaybg"])
+        let relative = error("[privileges]\nforeign-toplevel = [\"bin/waybar\"]\n")
+        #expect(relative.hasPrefix("input.toml:2:21: error: privileges.foreign-toplevel[0]: expected an absolute path or a bare executable name"), "\(relative)")
+    }
+
     @Test("[privileges] matching: a bare name is the executable's file name, a path the resolved whole path")
     func privilegeMatching() {
         let resolve: (String) -> String? = { $0 == "/usr/bin/osk" ? "/usr/lib/osk/osk-real" : nil }

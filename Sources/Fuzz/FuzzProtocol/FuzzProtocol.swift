@@ -424,6 +424,7 @@ func session() -> WaylandSession {
     // The fuzzed client is in this process: the privileged globals are fuzzed too.
     options.virtualInputForEveryClient = true
     options.layerShellForEveryClient = true
+    options.foreignToplevelForEveryClient = true
     do {
         let session = try WaylandSession(options: options)
         try session.start()

@@ -36,6 +36,11 @@ does what no well-behaved toolkit client does on purpose.
                                    layer surface, printing the window's configure after each
     raw-client.py layer-error      asks for a layer surface on layer 7 (invalid_layer)
     raw-client.py layer-size       commits a layer surface 0 wide anchored left only (invalid_size)
+    raw-client.py foreign          maps a toplevel titled "raw window", binds the foreign toplevel
+                                   manager, prints "foreign TITLE STATES" at its handle's done,
+                                   closes its own window through the handle and prints "close"
+                                   when xdg_toplevel.close comes, then sends a negative rectangle
+                                   (invalid_rectangle)  (needs [privileges] foreign-toplevel)
 
 Each line it prints is "event OBJECT OPCODE" or a word of its own; it exits 0 when the
 session behaved as the protocol says, 1 otherwise.
@@ -520,8 +525,47 @@ def layer_size():
     return expect_error(conn, role, 1)  # zwlr_layer_surface_v1.error.invalid_size
 
 
+def foreign():
+    xdg = Xdg()
+    conn = xdg.conn
+    surface, role, toplevel = xdg.toplevel()
+    conn.send(toplevel, 2, string("raw window"))  # set_title
+    xdg.ack_and_draw(surface, role, 100, 100)
+    manager = bind(conn, "zwlr_foreign_toplevel_manager_v1", 3)
+    handles, titles, states, done, closes = [], {}, {}, [], []
+
+    def on_event(obj, opcode, payload):
+        if obj == manager and opcode == 0:
+            handles.append(struct.unpack_from("<I", payload)[0])  # toplevel
+        elif obj in handles and opcode == 0:
+            length = struct.unpack_from("<I", payload)[0]
+            titles[obj] = payload[4:4 + length - 1].decode()
+        elif obj in handles and opcode == 4:
+            length = struct.unpack_from("<I", payload)[0]
+            states[obj] = list(struct.unpack_from(f"<{length // 4}I", payload, 4))
+        elif obj in handles and opcode == 5:
+            done.append(obj)
+        elif obj == toplevel and opcode == 1:
+            closes.append(obj)
+        else:
+            xdg.handle(obj, opcode, payload)
+    conn.roundtrip(on_event)
+    if len(handles) != 1 or done != handles:
+        print(f"handles {handles}, done {done}", flush=True)
+        return 1
+    handle = handles[0]
+    print(f"foreign {titles.get(handle)} {states.get(handle)}", flush=True)
+    conn.send(handle, 5)  # close
+    conn.roundtrip(on_event)
+    if closes:
+        print("close", flush=True)
+    conn.send(handle, 6, struct.pack("<Iiiii", surface, 0, 0, -1, 10))  # set_rectangle, negative width
+    return expect_error(conn, handle, 0)  # zwlr_foreign_toplevel_handle_v1.error.invalid_rectangle
+
+
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
               "maximize": maximize, "move": move, "configure": configure,
-              "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size}[sys.argv[1]]())
+              "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size,
+              "foreign": foreign}[sys.argv[1]]())
