@@ -42,6 +42,8 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"zwp_virtual_keyboard_manager_v1", 1},
     {"zxdg_output_manager_v1", 3},
     {"zwlr_layer_shell_v1", 4},
+    {"zwp_relative_pointer_manager_v1", 1},
+    {"zwp_pointer_constraints_v1", 1},
 };
 
 static WlcsIntegrationDescriptor const descriptor = {
