@@ -65,6 +65,8 @@ public final class WaylandSession {
     /// The LEDs lit now.
     public internal(set) var keyboardLEDs: KeyboardLEDs = []
     var surfaces: [SurfaceID: SurfaceObject] = [:]
+    /// The surface whose resource libwayland is destroying, while it leaves the tree (SessionSurfaces.swift).
+    weak var surfaceBeingDestroyed: SurfaceObject?
     /// Where each output's composed frames go, for outputs a backend shows (OutputPresentation.swift).
     var presenters: [OutputID: OutputPresenter] = [:]
     var unpresented: [OutputID: UnpresentedDamage] = [:]
