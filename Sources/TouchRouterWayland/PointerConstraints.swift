@@ -36,8 +36,9 @@ enum PointerConstraintsGlobal {
         let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
         let pointer = WaylandObject.of(pointerResource, as: SeatDevice.self)
         guard lifetime == ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_ONESHOT.rawValue || lifetime == ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT.rawValue else {
-            // The protocol names no error for it: the interface's own invalid-argument code.
-            manager.postError(WL_DISPLAY_ERROR_INVALID_METHOD.rawValue, "\(request): \(lifetime) is not a lifetime (1 oneshot, 2 persistent)")
+            // Version 1 names no error for it: a malformed request, wl_display's invalid_method.
+            guard let display = wl_client_get_object(client, 1) else { return }
+            tr_resource_post_error(display, WL_DISPLAY_ERROR_INVALID_METHOD.rawValue, "\(request): \(lifetime) is not a lifetime (1 oneshot, 2 persistent)")
             return
         }
         guard !session.pointerConstraints.contains(where: { $0.surface === surface }) else {
