@@ -43,6 +43,8 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"zxdg_output_manager_v1", 3},
     {"zwlr_layer_shell_v1", 4},
     {"zwlr_foreign_toplevel_manager_v1", 3},
+    {"zwp_relative_pointer_manager_v1", 1},
+    {"zwp_pointer_constraints_v1", 1},
 };
 
 static WlcsIntegrationDescriptor const descriptor = {

@@ -19,6 +19,13 @@ public protocol InputDelivery: AnyObject {
     func pointerButton(surface: SurfaceID, client: ClientID, time: RouterTime, button: UInt32, state: ButtonState)
     func pointerAxis(surface: SurfaceID, client: ClientID, time: RouterTime, axis: PointerAxis, value: Double, discrete: Int32, source: AxisSource)
     func pointerFrame(client: ClientID)
+    /// A relative pointer motion, unclamped and unconstrained, ahead of the motion it moves
+    /// the pointer by (if any), to the pointer's focus.
+    func pointerRelativeMotion(surface: SurfaceID, client: ClientID, time: RouterTime, dx: Double, dy: Double)
+}
+
+extension InputDelivery {
+    public func pointerRelativeMotion(surface: SurfaceID, client: ClientID, time: RouterTime, dx: Double, dy: Double) {}
 }
 
 /// Which wl_seat devices a client has bound. The fallback chain passes a surface by

@@ -46,6 +46,8 @@ public enum ClientLimits {
     /// zwp_input_timestamps_v1 objects for one wl_pointer, wl_keyboard or wl_touch: each is
     /// sent an event before every event of its device, so many would multiply every motion.
     public static let timestampsPerDevice = 16
+    /// zwp_relative_pointer_v1 objects one client may have: each hears every relative motion.
+    public static let relativePointers = 64
     /// Virtual pointers and keyboards alive at once: each is a device of the router.
     public static let virtualDevices = 64
     /// Requests a virtual pointer gathers before its frame (consecutive relative motions

@@ -397,6 +397,7 @@ final class SurfaceObject: WaylandObject {
         copyDamagedPixels(state)
         current.buffer?.release()
         current.inputPolicy.merge(state.inputPolicy)
+        session.pointerConstraintsCommitted(self)
         session.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)
         inputPolicyCommitted(state.inputPolicy)
         for child in below + above {

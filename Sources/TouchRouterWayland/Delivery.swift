@@ -71,7 +71,9 @@ extension WaylandSession: InputDelivery {
     }
 
     public func pointerLeave(surface: SurfaceID, client: ClientID) {
-        guard let resource = target(surface) else { return }
+        // A surface its client is destroying still has its resource, until the destroy ends.
+        let dying = surfaceBeingDestroyed.flatMap { $0.id == surface ? $0.resource : nil }
+        guard let resource = target(surface) ?? dying else { return }
         let serial = display.nextSerial
         for pointer in devices(.pointer, of: client) { wl_pointer_send_leave(pointer.resource, serial, resource) }
     }

@@ -67,6 +67,8 @@ public final class WaylandSession {
     /// The LEDs lit now.
     public internal(set) var keyboardLEDs: KeyboardLEDs = []
     var surfaces: [SurfaceID: SurfaceObject] = [:]
+    /// The surface whose resource libwayland is destroying, while it leaves the tree (SessionSurfaces.swift).
+    weak var surfaceBeingDestroyed: SurfaceObject?
     /// Where each output's composed frames go, for outputs a backend shows (OutputPresentation.swift).
     var presenters: [OutputID: OutputPresenter] = [:]
     var unpresented: [OutputID: UnpresentedDamage] = [:]
@@ -112,6 +114,8 @@ public final class WaylandSession {
     /// Each output's area left for windows by the layer surfaces' exclusive zones, in the
     /// output's space; an output not listed has all of itself.
     var usableAreas: [OutputID: Rect<OutputSpace>] = [:]
+    /// Pointer constraints alive, oldest first (PointerConstraints.swift); each leaves as its object goes.
+    var pointerConstraints: [PointerConstraintObject] = []
     /// Virtual keyboards by their device, for the keymap their keys are read with.
     var virtualKeyboards: [DeviceID: VirtualKeyboardObject] = [:]
     /// The keymap the focused client's keyboards are to have: the seat's, or a virtual
@@ -193,6 +197,8 @@ public final class WaylandSession {
         try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
         try add(tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.version, InputTimestampsManagerGlobal.bind)
         try add(tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.version, XdgOutputManagerGlobal.bind)
+        try add(tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.version, RelativePointerManagerGlobal.bind)
+        try add(tr_zwp_pointer_constraints_v1_interface(), PointerConstraintsGlobal.version, PointerConstraintsGlobal.bind)
         // Privileged: shown only to the clients `mayUseVirtualInput` allows (Privileges.swift).
         virtualInputGlobals = [
             try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind),
@@ -210,6 +216,7 @@ public final class WaylandSession {
             self.holdExclusiveLayerFocus()
             self.tree.settleIndex()
             self.router.refreshPointerFocus()
+            if !self.pointerConstraints.isEmpty || self.router.pointerConstraint != nil { self.updatePointerConstraint() }
         }
         // One stamp per flush, for every event delivered since the last one.
         display.afterFlush = { [unowned self] in

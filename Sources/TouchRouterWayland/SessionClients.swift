@@ -9,6 +9,8 @@ final class ClientRecord {
     let id: ClientID
     let client: OpaquePointer
     var devices: [SeatDevice] = []
+    /// Its zwp_relative_pointer_v1 objects (RelativePointer.swift), each leaving as its resource goes.
+    var relativePointers: [RelativePointerObject] = []
     var destroyListener: Listener?
     var usage = ClientUsage()
     /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.

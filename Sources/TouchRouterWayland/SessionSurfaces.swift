@@ -19,7 +19,11 @@ extension WaylandSession {
         surface.countRegionRectangles(nil)
         existingRecord(for: surface.client)?.usage.surfaces -= 1
         surface.subsurface?.detach()
+        // Save for wl_pointer.leave: the client sees the pointer leave the surface it destroys
+        // (as a leave for an object it no longer has), so that its next enter follows a leave.
+        surfaceBeingDestroyed = surface
         takeOutOfTree(surface)
+        surfaceBeingDestroyed = nil
         // A layer surface whose wl_surface went no longer holds its place or its zone.
         if let layer = surface.layerSurface {
             layer.surface = nil

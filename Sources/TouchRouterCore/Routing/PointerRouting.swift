@@ -24,6 +24,8 @@ struct PointerState {
     var buttonsPressedOnGoneSurface: [UInt32] = []
     var pressedButtons: [UInt32] = []
     var frameClients: [ClientID] = []
+    /// The host's active pointer constraint (PointerConstraint.swift).
+    var constraint: PointerConstraint?
 }
 
 extension Router {

@@ -140,9 +140,12 @@ public final class Router {
         case .key(_, let time, let key, let state):
             return keyEvent(event, time: time, key: key, state: state)
         case .pointerMotion(_, let time, let dx, let dy):
-            return pointerMotion(event, time: time, to: clampedToOutputs(Point(pointerPosition.x + dx, pointerPosition.y + dy)))
+            deliverRelativeMotion(time: time, dx: dx, dy: dy)
+            if pointerLocked { return lockedMotion() }
+            return pointerMotion(event, time: time, to: confined(clampedToOutputs(Point(pointerPosition.x + dx, pointerPosition.y + dy))))
         case .pointerMotionAbsolute(_, let time, let position):
-            return pointerMotion(event, time: time, to: position)
+            if pointerLocked { return lockedMotion() }
+            return pointerMotion(event, time: time, to: confined(position))
         case .pointerButton(_, let time, let button, let state):
             return pointerButton(event, time: time, button: button, state: state)
         case .pointerAxis(_, let time, let axis, let value, let discrete, let source):

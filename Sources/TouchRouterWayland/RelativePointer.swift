@@ -1,0 +1,64 @@
+import CWaylandShim
+import TouchRouterCore
+
+// relative-pointer-unstable-v1 (protocols/relative-pointer-unstable-v1.xml): a
+// zwp_relative_pointer_v1 for a client's wl_pointer hears each relative motion of the
+// seat's pointer while the client has the pointer's focus, ahead of the wl_pointer.motion
+// it causes (none while the pointer is locked) and in the same wl_pointer.frame. The delta
+// is the device's, before the pointer is kept on the outputs or in a confinement; the core's
+// events carry the accelerated delta only, which goes out as the unaccelerated one too.
+
+enum RelativePointerManagerGlobal {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_manager_v1_interface(
+        destroy: destroyRequest,
+        get_relative_pointer: { client, resource, id, pointerResource in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            // libwayland has checked that the argument is a wl_pointer: a `SeatDevice`.
+            let pointer = WaylandObject.of(pointerResource, as: SeatDevice.self)
+            guard let client, let record = manager.session.existingRecord(for: client) else { return }
+            guard record.relativePointers.count < ClientLimits.relativePointers else {
+                manager.endClient("\(manager.name).get_relative_pointer", pastLimit: "past \(ClientLimits.relativePointers) relative pointers, the most one client may have")
+                return
+            }
+            guard let created = createResource(client, tr_zwp_relative_pointer_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let relative = RelativePointerObject(resource: created, session: manager.session, pointer: pointer)
+            WaylandObject.install(relative, implementation: RelativePointerObject.table)
+            record.relativePointers.append(relative)
+        }))
+}
+
+/// One zwp_relative_pointer_v1. Its wl_pointer going first leaves it silent until destroyed.
+final class RelativePointerObject: WaylandObject {
+    weak var pointer: SeatDevice?
+
+    init(resource: OpaquePointer, session: WaylandSession, pointer: SeatDevice) {
+        self.pointer = pointer
+        super.init(resource: resource, session: session)
+    }
+
+    override func resourceDestroyed() {
+        session.existingRecord(for: client)?.relativePointers.removeAll { $0 === self }
+    }
+
+    nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_v1_interface(destroy: destroyRequest))
+}
+
+extension WaylandSession {
+    /// The core's relative motion, to each live relative pointer of the focused client.
+    public func pointerRelativeMotion(surface: SurfaceID, client: ClientID, time: RouterTime, dx: Double, dy: Double) {
+        guard let record = clientsByID[client], !record.relativePointers.isEmpty else { return }
+        // Microseconds of the event's clock, in two halves; a time before its zero goes as zero.
+        let microseconds = UInt64(max(time.nanoseconds, 0) / 1000)
+        let high = UInt32(truncatingIfNeeded: microseconds >> 32), low = UInt32(truncatingIfNeeded: microseconds)
+        let fx = wl_fixed_from_double(dx), fy = wl_fixed_from_double(dy)
+        for relative in record.relativePointers where relative.pointer != nil {
+            zwp_relative_pointer_v1_send_relative_motion(relative.resource, high, low, fx, fy, fx, fy)
+        }
+    }
+}
