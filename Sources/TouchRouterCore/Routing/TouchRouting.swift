@@ -69,9 +69,14 @@ extension Router {
     }
 
     /// Touch ids are seat slots, unique across the seat's devices, as wl_touch needs them.
+    /// One pass over the array's storage: through the `touches` accessor every element read
+    /// was a coroutine of its own, and with a hundred touches down the search cost more than
+    /// the rest of routing a motion.
     func touchIndex(_ id: TouchID) -> Int? {
-        for i in touches.indices where touches[i].id == id { return i }
-        return nil
+        state.pointee.touch.touches.withUnsafeBufferPointer { points in
+            for i in points.indices where points[i].id == id { return i }
+            return nil
+        }
     }
 
     func touchDown(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
