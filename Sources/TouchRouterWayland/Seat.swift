@@ -31,8 +31,14 @@ final class SeatDevice: WaylandObject {
     /// zwp_input_timestamps_v1 objects made for this resource (InputTimestamps.swift), held
     /// until either side's resource is destroyed, which unlinks both (libwayland destroys a
     /// dying client's objects in id order, either one first). Not weak: a weak reference
-    /// costs a side-table load on every routed event, and gives its object one.
-    var timestamps: [InputTimestampsObject] = []
+    /// costs a side-table load on every routed event, and gives its object one. Behind one
+    /// pointer (`UncheckedState`): as a stored property of the class, every routed event paid
+    /// a dynamic exclusivity check to look at it.
+    var timestamps: [InputTimestampsObject] {
+        _read { yield timestampObjects.pointee }
+        _modify { yield &timestampObjects.pointee }
+    }
+    private let timestampObjects = UncheckedState<[InputTimestampsObject]>([])
     /// The keymap this wl_keyboard was last sent (weak: a keymap replaced and freed is not
     /// mistaken for a later one at the same address).
     weak var sentKeymap: Keymap?
@@ -41,6 +47,10 @@ final class SeatDevice: WaylandObject {
         self.kind = kind
         self.clientID = clientID
         super.init(resource: resource, session: session)
+    }
+
+    deinit {
+        timestampObjects.release()
     }
 
     override func resourceDestroyed() {

@@ -8,7 +8,13 @@ import Glibc
 final class ClientRecord {
     let id: ClientID
     let client: OpaquePointer
-    var devices: [SeatDevice] = []
+    /// Behind one pointer (`UncheckedState`): every delivered event reads it, and as a stored
+    /// property of the class each read paid a dynamic exclusivity check.
+    var devices: [SeatDevice] {
+        _read { yield deviceList.pointee }
+        _modify { yield &deviceList.pointee }
+    }
+    private let deviceList = UncheckedState<[SeatDevice]>([])
     /// Its zwp_relative_pointer_v1 objects (RelativePointer.swift), each leaving as its resource goes.
     var relativePointers: [RelativePointerObject] = []
     var destroyListener: Listener?
@@ -30,6 +36,10 @@ final class ClientRecord {
     init(id: ClientID, client: OpaquePointer) {
         self.id = id
         self.client = client
+    }
+
+    deinit {
+        deviceList.release()
     }
 
     func devices(_ kind: SeatDevice.Kind) -> [SeatDevice] { devices.filter { $0.kind == kind } }

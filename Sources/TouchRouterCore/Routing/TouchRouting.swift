@@ -28,6 +28,9 @@ struct TouchPoint {
 struct TouchTrackingState {
     var touches: [TouchPoint] = []
     var frameClients: [ClientID] = []
+    /// Where the next touch looked up probably is: a frame's touches come in the order they
+    /// went down, one after the other. Only a hint, checked before it is used.
+    var nextIndexHint = 0
 }
 
 /// Touches with UIKit's rules: each is bound at its down to whoever takes it for its
@@ -69,14 +72,17 @@ extension Router {
     }
 
     /// Touch ids are seat slots, unique across the seat's devices, as wl_touch needs them.
-    /// One pass over the array's storage: through the `touches` accessor every element read
-    /// was a coroutine of its own, and with a hundred touches down the search cost more than
-    /// the rest of routing a motion.
+    /// The hint first, then one pass over the array's storage: with a hundred touches down,
+    /// a search from the start cost more than the rest of routing a motion.
     func touchIndex(_ id: TouchID) -> Int? {
-        state.pointee.touch.touches.withUnsafeBufferPointer { points in
+        let found: Int? = state.pointee.touch.touches.withUnsafeBufferPointer { points in
+            let hint = state.pointee.touch.nextIndexHint
+            if hint < points.count, points[hint].id == id { return hint }
             for i in points.indices where points[i].id == id { return i }
             return nil
         }
+        if let found { state.pointee.touch.nextIndexHint = found + 1 }
+        return found
     }
 
     func touchDown(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
