@@ -17,12 +17,24 @@ struct SeatSessionTests {
         #expect(seat.isActive)
         #expect(seat.name == "noop", "the noop backend names its seat so")
         #expect(seat.fd >= 0)
-        let fd = try seat.openDevice("/dev/null")
+        // A file of its own: other suites run alongside and may reuse the descriptor's number
+        // at once, so "closed" means the number no longer names this file.
+        var template = Array("/tmp/seat-session-test-XXXXXX".utf8CString)
+        let own = mkstemp(&template)
+        #expect(own >= 0)
+        let path = String(cString: template)
+        defer { unlink(path) }
+        var ownStat = stat()
+        fstat(own, &ownStat)
+        close(own)
+        let fd = try seat.openDevice(path)
         #expect(fd >= 0 && seat.openDeviceCount == 1)
         #expect(write(fd, "x", 1) == 1, "the descriptor is open for writing")
         seat.closeDevice(fd: fd)
         #expect(seat.openDeviceCount == 0)
-        #expect(fcntl(fd, F_GETFD) == -1, "closeDevice closed the descriptor")
+        var after = stat()
+        let stillThisFile = fstat(fd, &after) == 0 && after.st_ino == ownStat.st_ino && after.st_dev == ownStat.st_dev
+        #expect(!stillThisFile, "closeDevice closed the descriptor")
         seat.closeDevice(fd: fd)
         #expect(seat.openDeviceCount == 0, "closing twice is harmless")
     }

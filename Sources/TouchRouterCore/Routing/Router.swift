@@ -90,7 +90,8 @@ public final class Router {
 
     func route(_ event: InputEvent, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime) {
         for monitor in monitors { monitor.observe(event, sequence: sequence, arrival: arrival) }
-        recordDeliveries.removeAll(keepingCapacity: true)
+        // Filled only while tracing; emptying an empty array still cost a call an event.
+        if !recordDeliveries.isEmpty { recordDeliveries.removeAll(keepingCapacity: true) }
         decidedAt = nil
         deliveredTo = nil
         var arenaAt: RouterTime?
