@@ -45,6 +45,8 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"zwlr_foreign_toplevel_manager_v1", 3},
     {"zwp_relative_pointer_manager_v1", 1},
     {"zwp_pointer_constraints_v1", 1},
+    {"zwp_text_input_manager_v3", 1},
+    {"zwp_input_method_manager_v2", 1},
 };
 
 static WlcsIntegrationDescriptor const descriptor = {

@@ -121,7 +121,13 @@ extension SessionConfiguration {
                 }
                 configuration.privileges.foreignToplevel = programs
             }
-            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel"])
+            if let programs = try privilegesReader.strings("input-method", check: Self.programNameProblem) {
+                guard programs.count <= 256 else {
+                    throw document.error(value: [.key("privileges"), .key("input-method")], "privileges.input-method: \(programs.count) programs, past 256, the most it may name")
+                }
+                configuration.privileges.inputMethod = programs
+            }
+            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method"])
         }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)

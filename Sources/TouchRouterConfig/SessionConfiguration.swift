@@ -164,6 +164,9 @@ public struct PrivilegeSettings: Sendable, Equatable {
     /// `foreign-toplevel`: zwlr_foreign_toplevel_manager_v1 (task bars and docks, which may
     /// activate, minimize and close every client's windows).
     public var foreignToplevel: [String] = []
+    /// `input-method`: zwp_input_method_manager_v2 (on-screen keyboards and input methods,
+    /// which read the focused text field's surrounding text and type into it).
+    public var inputMethod: [String] = []
     public init() {}
 
     /// Whether `executable` (a resolved absolute path) is one of `names`; `resolve` resolves

@@ -18,6 +18,7 @@ final class WLCSServer {
         options.virtualInputForEveryClient = true
         options.layerShellForEveryClient = true
         options.foreignToplevelForEveryClient = true
+        options.inputMethodForEveryClient = true
         session = try WaylandSession(options: options)
     }
 }

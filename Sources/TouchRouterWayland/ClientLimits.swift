@@ -48,6 +48,8 @@ public enum ClientLimits {
     public static let timestampsPerDevice = 16
     /// zwp_relative_pointer_v1 objects one client may have: each hears every relative motion.
     public static let relativePointers = 64
+    /// zwp_text_input_v3 objects one client may have: each hears every keyboard focus change.
+    public static let textInputs = 64
     /// Virtual pointers and keyboards alive at once: each is a device of the router.
     public static let virtualDevices = 64
     /// Requests a virtual pointer gathers before its frame (consecutive relative motions

@@ -44,9 +44,12 @@ extension WaylandSession: InputDelivery {
     public func keyboardEnter(surface: SurfaceID, client: ClientID, pressedKeys: [UInt32]) {
         guard let object = surfaces[surface] else { return }
         sendKeyboardEnter(object, to: Array(devices(.keyboard, of: client)), pressedKeys: pressedKeys)
+        textInputsEnter(object, client: client)
     }
 
     public func keyboardLeave(surface: SurfaceID, client: ClientID) {
+        // Text inputs leave first, so that the input method is deactivated even for a surface already gone.
+        textInputsLeave(surface, resource: target(surface), client: client)
         guard let resource = target(surface) else { return }
         let serial = display.nextSerial
         for keyboard in devices(.keyboard, of: client) { wl_keyboard_send_leave(keyboard.resource, serial, resource) }

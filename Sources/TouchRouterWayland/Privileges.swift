@@ -23,6 +23,7 @@ extension WaylandSession {
     private func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
         if global == layerShellGlobal { return mayUseLayerShell(client) }
         if global == foreignToplevelGlobal { return mayUseForeignToplevel(client) }
+        if global == inputMethodGlobal { return mayUseInputMethod(client) }
         guard virtualInputGlobals.contains(global) else { return true }
         return mayUseVirtualInput(client)
     }
@@ -37,6 +38,12 @@ extension WaylandSession {
     func mayUseForeignToplevel(_ client: OpaquePointer) -> Bool {
         if options.foreignToplevelForEveryClient { return true }
         return allowed(client, shell?.configuration.privileges.foreignToplevel ?? [])
+    }
+
+    /// As `mayUseVirtualInput`, for `[privileges] input-method`.
+    func mayUseInputMethod(_ client: OpaquePointer) -> Bool {
+        if options.inputMethodForEveryClient { return true }
+        return allowed(client, shell?.configuration.privileges.inputMethod ?? [])
     }
 
     /// Asked at each announcement and bind, so that a reloaded `[privileges]` holds for

@@ -35,6 +35,8 @@ public final class WaylandSession {
         public var layerShellForEveryClient = false
         /// zwlr_foreign_toplevel_manager_v1 for every client, whatever `[privileges] foreign-toplevel` says.
         public var foreignToplevelForEveryClient = false
+        /// Shows the input method manager to every client, as `[privileges] input-method` would (WLCS, fuzzing).
+        public var inputMethodForEveryClient = false
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
@@ -104,6 +106,10 @@ public final class WaylandSession {
     var layerSurfaces: [LayerSurfaceObject] = []
     /// The foreign toplevel manager's global, which only some clients see (ForeignToplevel.swift).
     var foreignToplevelGlobal: OpaquePointer?
+    /// The input method manager's global, which only some clients see (InputMethod.swift).
+    var inputMethodGlobal: OpaquePointer?
+    /// The seat's input method (InputMethod.swift): one at a time; a second is told it is unavailable.
+    weak var inputMethod: InputMethodObject?
     /// Managers bound and not stopped; each leaves as its object goes.
     var foreignToplevelManagers: [ForeignToplevelManagerObject] = []
     /// Mapped windows as foreign toplevel management lists them.
@@ -208,6 +214,8 @@ public final class WaylandSession {
         layerShellGlobal = try add(tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.version, LayerShellGlobal.bind)
         // Privileged too: shown only to the clients `mayUseForeignToplevel` allows.
         foreignToplevelGlobal = try add(tr_zwlr_foreign_toplevel_manager_v1_interface(), ForeignToplevelManagerGlobal.version, ForeignToplevelManagerGlobal.bind)
+        try add(tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.version, TextInputManagerGlobal.bind)
+        inputMethodGlobal = try add(tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.version, InputMethodManagerGlobal.bind)
         installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that

@@ -17,6 +17,8 @@ final class ClientRecord {
     private let deviceList = UncheckedState<[SeatDevice]>([])
     /// Its zwp_relative_pointer_v1 objects (RelativePointer.swift), each leaving as its resource goes.
     var relativePointers: [RelativePointerObject] = []
+    /// Its zwp_text_input_v3 objects (TextInput.swift), each leaving as its resource goes.
+    var textInputs: [TextInputObject] = []
     var destroyListener: Listener?
     var usage = ClientUsage()
     /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.

@@ -141,6 +141,17 @@ struct InputConfigurationTests {
         #expect(relative.hasPrefix("input.toml:2:21: error: privileges.foreign-toplevel[0]: expected an absolute path or a bare executable name"), "\(relative)")
     }
 
+    @Test("[privileges] input-method: nobody unless named, read apart from the others, a relative path refused at its value")
+    func privilegesInputMethod() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.inputMethod.isEmpty)
+        let read = try SessionConfiguration.parse("[privileges]\ninput-method = [\"wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
+        #expect(read.privileges.inputMethod == ["wvkbd-mobintl"])
+        #expect(read.privileges.virtualInput == ["wvkbd-mobintl"])
+        #expect(read.privileges.layerShell.isEmpty)
+        let relative = error("[privileges]\ninput-method = [\"bin/osk\"]\n")
+        #expect(relative.hasPrefix("input.toml:2:17: error: privileges.input-method[0]: expected an absolute path or a bare executable name"), "\(relative)")
+    }
+
     @Test("[privileges] matching: a bare name is the executable's file name, a path the resolved whole path")
     func privilegeMatching() {
         let resolve: (String) -> String? = { $0 == "/usr/bin/osk" ? "/usr/lib/osk/osk-real" : nil }

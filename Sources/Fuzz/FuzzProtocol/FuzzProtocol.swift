@@ -425,6 +425,7 @@ func session() -> WaylandSession {
     options.virtualInputForEveryClient = true
     options.layerShellForEveryClient = true
     options.foreignToplevelForEveryClient = true
+    options.inputMethodForEveryClient = true
     do {
         let session = try WaylandSession(options: options)
         try session.start()

@@ -41,6 +41,11 @@ does what no well-behaved toolkit client does on purpose.
                                    closes its own window through the handle and prints "close"
                                    when xdg_toplevel.close comes, then sends a negative rectangle
                                    (invalid_rectangle)  (needs [privileges] foreign-toplevel)
+    raw-client.py input-method     binds the input method manager and takes the seat's input method;
+                                   prints "activate", "surrounding TEXT" and "done" as they come;
+                                   at the first done after activate commits the string "hi" and
+                                   prints "committed"; exits 0 at "deactivate", and 1 at
+                                   "unavailable"  (needs [privileges] input-method)
 
 Each line it prints is "event OBJECT OPCODE" or a word of its own; it exits 0 when the
 session behaved as the protocol says, 1 otherwise.
@@ -563,9 +568,50 @@ def foreign():
     return expect_error(conn, handle, 0)  # zwlr_foreign_toplevel_handle_v1.error.invalid_rectangle
 
 
+def input_method():
+    conn = connect()
+    seat = bind(conn, "wl_seat", 1)
+    manager = bind(conn, "zwp_input_method_manager_v2", 1)
+    method = conn.new_id()
+    conn.send(manager, 0, struct.pack("<II", seat, method))  # get_input_method
+    state = {"active": False, "dones": 0, "committed": False, "end": None}
+
+    def on_event(obj, opcode, payload):
+        if obj != method:
+            return
+        if opcode == 0:
+            state["active"] = True
+            print("activate", flush=True)
+        elif opcode == 1:
+            state["active"] = False
+            print("deactivate", flush=True)
+            state["end"] = 0
+        elif opcode == 2:
+            length = struct.unpack_from("<I", payload)[0]
+            print(f"surrounding {payload[4:4 + length - 1].decode()!r}", flush=True)
+        elif opcode == 5:
+            state["dones"] += 1
+            print("done", flush=True)
+            if state["active"] and not state["committed"]:
+                state["committed"] = True
+                conn.send(method, 0, string("hi"))  # commit_string
+                conn.send(method, 3, struct.pack("<I", state["dones"]))  # commit
+                print("committed", flush=True)
+        elif opcode == 6:
+            print("unavailable", flush=True)
+            state["end"] = 1
+    while state["end"] is None:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error object %d code %d: %s" % decode_error(payload), flush=True)
+            return 1
+        on_event(obj, opcode, payload)
+    return state["end"]
+
+
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
               "maximize": maximize, "move": move, "configure": configure,
               "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size,
-              "foreign": foreign}[sys.argv[1]]())
+              "foreign": foreign, "input-method": input_method}[sys.argv[1]]())

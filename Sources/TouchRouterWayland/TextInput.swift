@@ -1,0 +1,169 @@
+import CWaylandShim
+import TouchRouterCore
+
+// text-input-unstable-v3 (protocols/text-input-unstable-v3.xml): a client's text field
+// tells the session, through a zwp_text_input_v3, that it takes text, with its surrounding
+// text, content type and cursor; the seat's input method (InputMethod.swift) hears it and
+// types into it. Each text input of the client with the keyboard focus is sent `enter`
+// with the focused surface, and `leave` as the focus goes (Delivery.swift's keyboardEnter
+// and keyboardLeave). Its requests are double-buffered, applied on `commit`; `done`'s
+// serial is the number of commits the text input has made, as the protocol says. The
+// session has one seat: the seat argument is not kept.
+
+enum TextInputManagerGlobal {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(zwp_text_input_manager_v3_interface(
+        destroy: destroyRequest,
+        get_text_input: { client, resource, id, _ in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let client, let record = manager.session.existingRecord(for: client) else { return }
+            guard record.textInputs.count < ClientLimits.textInputs else {
+                manager.endClient("\(manager.name).get_text_input", pastLimit: "past \(ClientLimits.textInputs) text inputs, the most one client may have")
+                return
+            }
+            guard let created = createResource(client, tr_zwp_text_input_v3_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let textInput = TextInputObject(resource: created, session: manager.session)
+            WaylandObject.install(textInput, implementation: TextInputObject.table)
+            record.textInputs.append(textInput)
+            manager.session.textInputCreated(textInput, of: record)
+        }))
+}
+
+/// What a text input's requests set, double-buffered.
+struct TextInputState: Equatable {
+    struct Surrounding: Equatable {
+        var text: String
+        var cursor: Int32
+        var anchor: Int32
+    }
+    var enabled = false
+    var surrounding: Surrounding?
+    var changeCause = ZWP_TEXT_INPUT_V3_CHANGE_CAUSE_INPUT_METHOD.rawValue
+    var contentHint = ZWP_TEXT_INPUT_V3_CONTENT_HINT_NONE.rawValue
+    var contentPurpose = ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_NORMAL.rawValue
+    var cursorRectangle: (x: Int32, y: Int32, width: Int32, height: Int32)?
+
+    static func == (a: TextInputState, b: TextInputState) -> Bool {
+        a.enabled == b.enabled && a.surrounding == b.surrounding && a.changeCause == b.changeCause
+            && a.contentHint == b.contentHint && a.contentPurpose == b.contentPurpose
+            && a.cursorRectangle.map { [$0.x, $0.y, $0.width, $0.height] } == b.cursorRectangle.map { [$0.x, $0.y, $0.width, $0.height] }
+    }
+}
+
+/// One zwp_text_input_v3.
+final class TextInputObject: WaylandObject {
+    /// The surface it was last sent `enter` for, until its `leave`.
+    var entered: SurfaceID?
+    var pending = TextInputState()
+    private(set) var current = TextInputState()
+    /// Commit requests so far: the serial of each `done` (the protocol's count, wrapping).
+    private(set) var commits: UInt32 = 0
+
+    override func resourceDestroyed() {
+        session.existingRecord(for: client)?.textInputs.removeAll { $0 === self }
+        session.textInputGone(self)
+    }
+
+    /// The text input the input method serves: enabled, on the surface with the keyboard focus.
+    var isActive: Bool {
+        current.enabled && entered != nil && entered == session.router.keyboardFocus
+    }
+
+    func sendEnter(_ surface: SurfaceObject) {
+        entered = surface.id
+        zwp_text_input_v3_send_enter(resource, surface.resource)
+    }
+
+    func sendLeave(_ surfaceResource: OpaquePointer?) {
+        entered = nil
+        if let surfaceResource { zwp_text_input_v3_send_leave(resource, surfaceResource) }
+    }
+
+    private func commit() {
+        commits &+= 1
+        let wasActive = isActive
+        current = pending
+        session.textInputCommitted(self, wasActive: wasActive)
+    }
+
+    func sendDone() {
+        zwp_text_input_v3_send_done(resource, commits)
+    }
+
+    nonisolated(unsafe) static let table = implementation(zwp_text_input_v3_interface(
+        destroy: destroyRequest,
+        enable: { _, resource in
+            // Enabling starts from the initial state: what follows it in the same commit sets it.
+            WaylandObject.of(resource, as: TextInputObject.self).pending = TextInputState(enabled: true)
+        },
+        disable: { _, resource in
+            WaylandObject.of(resource, as: TextInputObject.self).pending.enabled = false
+        },
+        set_surrounding_text: { _, resource, text, cursor, anchor in
+            let textInput = WaylandObject.of(resource, as: TextInputObject.self)
+            textInput.pending.surrounding = .init(text: text.map { String(cString: $0) } ?? "", cursor: cursor, anchor: anchor)
+        },
+        set_text_change_cause: { _, resource, cause in
+            WaylandObject.of(resource, as: TextInputObject.self).pending.changeCause = cause
+        },
+        set_content_type: { _, resource, hint, purpose in
+            let textInput = WaylandObject.of(resource, as: TextInputObject.self)
+            textInput.pending.contentHint = hint
+            textInput.pending.contentPurpose = purpose
+        },
+        set_cursor_rectangle: { _, resource, x, y, width, height in
+            WaylandObject.of(resource, as: TextInputObject.self).pending.cursorRectangle = (x, y, width, height)
+        },
+        commit: { _, resource in
+            WaylandObject.of(resource, as: TextInputObject.self).commit()
+        }))
+}
+
+extension WaylandSession {
+    /// A text input of the client with the keyboard focus is entered at once.
+    func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord) {
+        guard let focus = router.keyboardFocus, let surface = surfaces[focus], tree.client(of: focus) == record.id else { return }
+        textInput.sendEnter(surface)
+    }
+
+    /// Called where wl_keyboard.enter goes out: the client's text inputs enter the surface.
+    func textInputsEnter(_ surface: SurfaceObject, client: ClientID) {
+        guard let record = clientsByID[client] else { return }
+        for textInput in record.textInputs { textInput.sendEnter(surface) }
+    }
+
+    /// Called where wl_keyboard.leave goes out: the client's text inputs on that surface
+    /// leave it, and the input method serving one of them is deactivated.
+    func textInputsLeave(_ surface: SurfaceID, resource: OpaquePointer?, client: ClientID) {
+        guard let record = clientsByID[client] else { return }
+        for textInput in record.textInputs where textInput.entered == surface {
+            let served = inputMethod?.served === textInput
+            textInput.sendLeave(resource)
+            if served { inputMethod?.deactivate() }
+        }
+    }
+
+    func textInputCommitted(_ textInput: TextInputObject, wasActive: Bool) {
+        guard let inputMethod else { return }
+        if textInput.isActive {
+            inputMethod.serve(textInput)
+        } else if wasActive || inputMethod.served === textInput {
+            inputMethod.deactivate()
+        }
+    }
+
+    func textInputGone(_ textInput: TextInputObject) {
+        if let inputMethod, inputMethod.served === textInput { inputMethod.deactivate() }
+    }
+
+    /// The enabled text input on the focused surface, if any: what a new input method serves.
+    var activeTextInput: TextInputObject? {
+        guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return nil }
+        return record.textInputs.first { $0.isActive }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// An on-screen keyboard beside a GTK text field: Debian's wvkbd (layer shell and virtual
+/// keyboard; 0.12 speaks no input method) types into zenity's entry, which speaks
+/// text-input-v3, and the wire-protocol client's input method commits a string there.
+@Suite("On-screen keyboard: wvkbd and an input method typing into zenity's entry", .serialized)
+struct OnScreenKeyboardTests {
+    static let wvkbd = "/usr/bin/wvkbd-mobintl"
+    static let height = 200
+
+    /// wvkbd gets the layer shell, the virtual keyboard and the input method; the Python
+    /// running the raw client gets the input method.
+    static func configuration() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-osk-\(getpid())-\(UUID().uuidString.prefix(8)).toml").path
+        let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+        try """
+            [privileges]
+            layer-shell = ["wvkbd-mobintl"]
+            virtual-input = ["wvkbd-mobintl"]
+            input-method = ["wvkbd-mobintl", "\(python)"]
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test("zenity --entry has the focus; the input method is activated by its text field and commits \"hi\" into it; a tap on a key of wvkbd types that key there and leaves the focus on the entry; Enter ends zenity with the text")
+    func typesIntoEntry() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.wvkbd), "wvkbd is not installed: .ci/setup installs it (apt-get install wvkbd)")
+        let session = try RunningSession(arguments: ["--output", "1280x720", "--config", try Self.configuration()])
+        defer { _ = session.terminate() }
+        let zenityLog = session.file("zenity.log")
+        let zenity = try session.client(["zenity", "--entry", "--text=Name"], output: zenityLog, environment: ["GDK_BACKEND": "wayland"])
+        var entryFocus: Int?
+        try session.wait(for: "zenity to map and take keyboard focus") {
+            entryFocus = try session.msg("focus").json["keyboard"] as? Int
+            return try session.toplevels().first?["mapped"] as? Bool == true && entryFocus != nil
+        }
+
+        // The input method: activated by the entry's enabled text input, it commits "hi".
+        let imLog = session.file("im.log")
+        let im = try session.client(["/usr/bin/python3", SessionTests.rawClient, "input-method"], output: imLog)
+        try session.wait(for: "the input method to be activated and commit") { RunningSession.text(of: imLog).contains("committed\n") }
+        #expect(RunningSession.text(of: imLog).hasPrefix("activate\n"), "\(RunningSession.text(of: imLog))")
+
+        let keyboardLog = session.file("wvkbd.log")
+        _ = try session.client([Self.wvkbd, "-o", "-H", String(Self.height), "-L", String(Self.height)], output: keyboardLog)
+        var keyboard: [String: Any] = [:]
+        try session.wait(for: "wvkbd's layer surface to map along the bottom") {
+            guard let found = try session.toplevels().first(where: { ($0["position"] as? [Int])?[1] == 720 - Self.height && $0["mapped"] as? Bool == true }) else { return false }
+            keyboard = found
+            return true
+        }
+        #expect(keyboard["size"] as? [Int] == [1280, Self.height], "\(keyboard)")
+        #expect(try session.msg("focus").json["keyboard"] as? Int == entryFocus, "wvkbd does not take the focus as it maps")
+
+        // A key in the middle of the keyboard's second row.
+        let y = 720 - Self.height + Self.height * 3 / 10
+        try session.inject(["touch down 0 420 \(y)", "touch frame"])
+        usleep(100_000)
+        try session.inject(["touch up 0", "touch frame"])
+        // With -o wvkbd prints each key it presses on a line of its own, among its diagnostics
+        // ("Initializing keyboard", "Found 50 layouts", "Resize 1280x200 1, 51 layouts").
+        func pressedKeys() -> [String] {
+            RunningSession.text(of: keyboardLog).split(separator: "\n").map(String.init).filter { line in
+                !["Initializing ", "Found ", "Resize "].contains { line.hasPrefix($0) }
+            }
+        }
+        try session.wait(for: "wvkbd to say which key it pressed") { !pressedKeys().isEmpty }
+        let pressed = pressedKeys().first ?? ""
+        #expect(pressedKeys().count == 1, "one key: \(RunningSession.text(of: keyboardLog))")
+        #expect(try session.msg("focus").json["keyboard"] as? Int == entryFocus, "the tap on wvkbd leaves the focus on the entry")
+
+        try session.inject(["key press KEY_ENTER", "key release KEY_ENTER"])
+        try session.wait(for: "zenity to answer") { !zenity.isRunning }
+        let typed = RunningSession.text(of: zenityLog)
+        #expect(!zenity.isRunning && zenity.terminationReason == .exit && zenity.terminationStatus == 0, "zenity's log:\n\(typed)")
+        #expect(typed.hasPrefix("hi"), "the input method's string: \(typed)")
+        #expect(typed.lowercased() == "hi\(pressed.lowercased())\n", "wvkbd pressed \(pressed); zenity says \(typed)")
+
+        // The entry's window is gone: the input method is deactivated and exits 0.
+        try session.wait(for: "the input method to be deactivated") { !im.isRunning }
+        #expect(!im.isRunning && im.terminationStatus == 0, "\(RunningSession.text(of: imLog))")
+    }
+
+    @Test("without [privileges] input-method the input method manager is not listed")
+    func hidden() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        let raw = try session.client(["/usr/bin/python3", SessionTests.rawClient, "input-method"], output: log)
+        raw.waitUntilExit()
+        #expect(raw.terminationStatus != 0)
+        #expect(RunningSession.text(of: log).contains("KeyError: 'zwp_input_method_manager_v2'"), "\(RunningSession.text(of: log))")
+    }
+}
