@@ -44,6 +44,7 @@ extension WaylandSession: InputDelivery {
     public func keyboardEnter(surface: SurfaceID, client: ClientID, pressedKeys: [UInt32]) {
         guard let object = surfaces[surface] else { return }
         sendKeyboardEnter(object, to: Array(devices(.keyboard, of: client)), pressedKeys: pressedKeys)
+        selectionsFocusEntered(client)
     }
 
     public func keyboardLeave(surface: SurfaceID, client: ClientID) {
