@@ -30,6 +30,10 @@ enum DataDeviceManagerGlobal {
         destroy: destroyRequest,
         set_actions: { _, resource, actions in
             let source = WaylandObject.of(resource, as: SelectionSource.self)
+            guard !source.forDragAndDrop else {
+                source.postError(WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK.rawValue, "\(source.name).set_actions: actions are set once only")
+                return
+            }
             guard actions & ~7 == 0 else {
                 source.postError(WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK.rawValue, "\(source.name).set_actions: 0x\(String(actions, radix: 16)) has bits that are not wl_data_device_manager.dnd_action")
                 return
