@@ -37,6 +37,8 @@ static WlcsExtensionDescriptor const extensions[] = {
     {"xdg_wm_base", 5},
     {"zxdg_shell_v6", 1},
     {"wl_data_device_manager", 3},
+    {"zwp_primary_selection_device_manager_v1", 1},
+    {"gtk_primary_selection_device_manager", 1},
     {"zwp_input_timestamps_manager_v1", 1},
     {"zwlr_virtual_pointer_manager_v1", 2},
     {"zwp_virtual_keyboard_manager_v1", 1},

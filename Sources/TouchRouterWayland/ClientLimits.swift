@@ -57,6 +57,9 @@ public enum ClientLimits {
     public static let virtualPointerFrameRequests = 256
     /// Bytes of a virtual keyboard's keymap: xkeyboard-config's keymaps take about 60 KiB.
     public static let keymapBytes = 1 << 20
+    /// MIME types one data or primary selection source may offer: each goes to every client
+    /// that gets the keyboard focus while the source holds the selection.
+    public static let selectionMimeTypes = 256
 }
 
 /// What a client holds, counted against `ClientLimits`.

@@ -1,30 +1,83 @@
 import CWaylandShim
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// wl_data_device_manager (wayland.xml), version 3: the clipboard (Clipboard.swift holds the
+// seat's selection). Drag and drop is not done: start_drag cancels its source at once.
 
 enum DataDeviceManagerGlobal {
     static let version: Int32 = 3
 
-    /// Enough for GTK and Qt clients to start: data devices and sources exist, nothing is ever offered.
     nonisolated(unsafe) static let table = implementation(wl_data_device_manager_interface(
         create_data_source: { client, resource, id in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_wl_data_source_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(BoundGlobal(resource: created, session: manager.session), implementation: DataDeviceManagerGlobal.sourceTable)
+            WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: .data), implementation: DataDeviceManagerGlobal.sourceTable)
         },
         get_data_device: { client, resource, id, _ in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_wl_data_device_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(BoundGlobal(resource: created, session: manager.session), implementation: DataDeviceManagerGlobal.deviceTable)
+            let device = SelectionDevice(resource: created, session: manager.session, kind: .data)
+            WaylandObject.install(device, implementation: DataDeviceManagerGlobal.deviceTable)
+            manager.session.selectionDeviceCreated(device)
         }))
 
     nonisolated(unsafe) static let sourceTable = implementation(wl_data_source_interface(
-        offer: { _, _, _ in }, destroy: destroyRequest,
+        offer: { _, resource, mimeType in
+            WaylandObject.of(resource, as: SelectionSource.self).offer(mimeType)
+        },
+        destroy: destroyRequest,
         set_actions: { _, resource, actions in
+            let source = WaylandObject.of(resource, as: SelectionSource.self)
+            guard !source.forDragAndDrop else {
+                source.postError(WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK.rawValue, "\(source.name).set_actions: actions are set once only")
+                return
+            }
             guard actions & ~7 == 0 else {
-                let source = WaylandObject.of(resource, as: BoundGlobal.self)
                 source.postError(WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK.rawValue, "\(source.name).set_actions: 0x\(String(actions, radix: 16)) has bits that are not wl_data_device_manager.dnd_action")
                 return
             }
+            source.forDragAndDrop = true
         }))
+
     nonisolated(unsafe) static let deviceTable = implementation(wl_data_device_interface(
-        start_drag: { _, _, _, _, _, _ in }, set_selection: { _, _, _, _ in }, release: destroyRequest))
+        start_drag: { _, _, sourceResource, _, _, _ in
+            // No drag and drop: the drag ends before it starts.
+            guard let sourceResource else { return }
+            WaylandObject.of(sourceResource, as: SelectionSource.self).cancel()
+        },
+        set_selection: { _, resource, sourceResource, serial in
+            let device = WaylandObject.of(resource, as: SelectionDevice.self)
+            let source = sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }
+            if let source, source.forDragAndDrop {
+                source.postError(WL_DATA_SOURCE_ERROR_INVALID_SOURCE.rawValue, "\(source.name): set_selection with a source that has drag-and-drop actions")
+                return
+            }
+            device.session.setSelection(source, kind: .clipboard, serial: serial)
+        },
+        release: destroyRequest))
+
+    nonisolated(unsafe) static let offerTable = implementation(wl_data_offer_interface(
+        accept: { _, _, _, _ in },
+        receive: { _, resource, mimeType, fd in
+            WaylandObject.of(resource, as: SelectionOffer.self).receive(mimeType, fd: fd)
+        },
+        destroy: destroyRequest,
+        finish: { _, resource in
+            let offer = WaylandObject.of(resource, as: SelectionOffer.self)
+            offer.postError(WL_DATA_OFFER_ERROR_INVALID_FINISH.rawValue, "\(offer.name).finish: the offer is a selection's, not a drag's")
+        },
+        set_actions: { _, resource, actions, preferred in
+            let offer = WaylandObject.of(resource, as: SelectionOffer.self)
+            guard actions & ~7 == 0 else {
+                offer.postError(WL_DATA_OFFER_ERROR_INVALID_ACTION_MASK.rawValue, "\(offer.name).set_actions: 0x\(String(actions, radix: 16)) has bits that are not dnd_action")
+                return
+            }
+            guard preferred == 0 || (preferred.nonzeroBitCount == 1 && preferred & actions != 0) else {
+                offer.postError(WL_DATA_OFFER_ERROR_INVALID_ACTION.rawValue, "\(offer.name).set_actions: preferred action 0x\(String(preferred, radix: 16)) is not one of the actions")
+                return
+            }
+            offer.postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(offer.name).set_actions: the offer is a selection's, not a drag's")
+        }))
 }

@@ -45,6 +45,7 @@ extension WaylandSession: InputDelivery {
         guard let object = surfaces[surface] else { return }
         sendKeyboardEnter(object, to: Array(devices(.keyboard, of: client)), pressedKeys: pressedKeys)
         textInputsEnter(object, client: client)
+        selectionsFocusEntered(client)
     }
 
     public func keyboardLeave(surface: SurfaceID, client: ClientID) {

@@ -110,6 +110,8 @@ public final class WaylandSession {
     var inputMethodGlobal: OpaquePointer?
     /// The seat's input method (InputMethod.swift): one at a time; a second is told it is unavailable.
     weak var inputMethod: InputMethodObject?
+    /// The seat's clipboard and primary selection, and the devices that hear them (Clipboard.swift).
+    let selections = SeatSelections()
     /// Managers bound and not stopped; each leaves as its object goes.
     var foreignToplevelManagers: [ForeignToplevelManagerObject] = []
     /// Mapped windows as foreign toplevel management lists them.
@@ -200,6 +202,8 @@ public final class WaylandSession {
         try add(tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.version) { client, data, version, id in
             WaylandSession.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
         }
+        try add(tr_zwp_primary_selection_device_manager_v1_interface(), PrimarySelectionGlobal.version, PrimarySelectionGlobal.bind)
+        try add(tr_gtk_primary_selection_device_manager_interface(), GtkPrimarySelectionGlobal.version, GtkPrimarySelectionGlobal.bind)
         try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
         try add(tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.version, InputTimestampsManagerGlobal.bind)
         try add(tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.version, XdgOutputManagerGlobal.bind)

@@ -1,0 +1,232 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The seat's selections, as wlroots keeps them: the clipboard (wl_data_device_manager,
+// DataDevice.swift) and the primary selection (zwp_primary_selection_device_manager_v1 and
+// gtk_primary_selection_device_manager, PrimarySelection.swift; both protocols share the one
+// primary selection). A selection is a source some client made; the client with the
+// keyboard focus is offered it on each of its devices of that selection as the focus enters
+// it, and at once when the selection changes. An offer's receive reaches the source as its
+// send, with the client's file descriptor; the session keeps no copy of the data.
+
+/// Which of the seat's two selections.
+enum SelectionKind { case clipboard, primary }
+
+/// The protocol a source, device or offer belongs to: the events it is sent.
+enum SelectionProtocol {
+    case data, primary, gtkPrimary
+
+    var kind: SelectionKind { self == .data ? .clipboard : .primary }
+
+    var offerInterface: UnsafePointer<wl_interface> {
+        switch self {
+        case .data: tr_wl_data_offer_interface()
+        case .primary: tr_zwp_primary_selection_offer_v1_interface()
+        case .gtkPrimary: tr_gtk_primary_selection_offer_interface()
+        }
+    }
+}
+
+/// The seat's selections and the devices that hear them.
+final class SeatSelections {
+    private(set) weak var clipboard: SelectionSource?
+    private(set) weak var primary: SelectionSource?
+    /// The serial each selection was set with: a set_selection with an older one is stale.
+    private(set) var clipboardSerial: UInt32 = 0
+    private(set) var primarySerial: UInt32 = 0
+    /// Every data and primary selection device; each leaves as its resource goes.
+    var devices: [SelectionDevice] = []
+
+    func source(_ kind: SelectionKind) -> SelectionSource? {
+        kind == .clipboard ? clipboard : primary
+    }
+
+    func serial(_ kind: SelectionKind) -> UInt32 {
+        kind == .clipboard ? clipboardSerial : primarySerial
+    }
+
+    func set(_ kind: SelectionKind, _ source: SelectionSource?, serial: UInt32) {
+        switch kind {
+        case .clipboard: clipboard = source; clipboardSerial = serial
+        case .primary: primary = source; primarySerial = serial
+        }
+    }
+}
+
+/// A wl_data_source, zwp_primary_selection_source_v1 or gtk_primary_selection_source: the
+/// MIME types its client offers, and the way to ask it for the data.
+final class SelectionSource: WaylandObject {
+    let kind: SelectionProtocol
+    private(set) var mimeTypes: [String] = []
+    /// wl_data_source.set_actions was called: the source is for drag and drop only.
+    var forDragAndDrop = false
+
+    init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol) {
+        self.kind = kind
+        super.init(resource: resource, session: session)
+    }
+
+    /// The offer request. A type offered twice is kept once.
+    func offer(_ mimeType: UnsafePointer<CChar>?) {
+        guard let mimeType else { return }
+        let mime = String(cString: mimeType)
+        guard !mimeTypes.contains(mime) else { return }
+        guard mimeTypes.count < ClientLimits.selectionMimeTypes else {
+            endClient("\(name).offer", pastLimit: "past \(ClientLimits.selectionMimeTypes) MIME types, the most one source may offer")
+            return
+        }
+        mimeTypes.append(mime)
+    }
+
+    /// Asks the source's client to write the data as `mimeType` to `fd` (libwayland sends a
+    /// duplicate; the caller closes its own).
+    func send(_ mimeType: UnsafePointer<CChar>, fd: Int32) {
+        guard session.existingRecord(for: client) != nil else { return }
+        switch kind {
+        case .data: wl_data_source_send_send(resource, mimeType, fd)
+        case .primary: zwp_primary_selection_source_v1_send_send(resource, mimeType, fd)
+        case .gtkPrimary: gtk_primary_selection_source_send_send(resource, mimeType, fd)
+        }
+    }
+
+    /// The source no longer holds a selection.
+    func cancel() {
+        guard session.existingRecord(for: client) != nil else { return }
+        switch kind {
+        case .data: wl_data_source_send_cancelled(resource)
+        case .primary: zwp_primary_selection_source_v1_send_cancelled(resource)
+        case .gtkPrimary: gtk_primary_selection_source_send_cancelled(resource)
+        }
+    }
+
+    override func resourceDestroyed() {
+        session.selectionSourceDestroyed(self)
+    }
+}
+
+/// A wl_data_device, zwp_primary_selection_device_v1 or gtk_primary_selection_device.
+final class SelectionDevice: WaylandObject {
+    let kind: SelectionProtocol
+
+    init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol) {
+        self.kind = kind
+        super.init(resource: resource, session: session)
+    }
+
+    override func resourceDestroyed() {
+        session.selections.devices.removeAll { $0 === self }
+    }
+
+    /// Offers `source` as the device's selection: a new offer with the source's MIME types,
+    /// then the selection event; no source: the selection event with no offer.
+    func sendSelection(_ source: SelectionSource?) {
+        guard let source else {
+            switch kind {
+            case .data: wl_data_device_send_selection(resource, nil)
+            case .primary: zwp_primary_selection_device_v1_send_selection(resource, nil)
+            case .gtkPrimary: gtk_primary_selection_device_send_selection(resource, nil)
+            }
+            return
+        }
+        guard let created = createResource(client, kind.offerInterface, version: version, id: 0) else { return }
+        let offer = SelectionOffer(resource: created, session: session, kind: kind, source: source)
+        WaylandObject.install(offer, implementation: SelectionOffer.table(kind))
+        switch kind {
+        case .data:
+            wl_data_device_send_data_offer(resource, created)
+            for mime in source.mimeTypes { wl_data_offer_send_offer(created, mime) }
+            wl_data_device_send_selection(resource, created)
+        case .primary:
+            zwp_primary_selection_device_v1_send_data_offer(resource, created)
+            for mime in source.mimeTypes { zwp_primary_selection_offer_v1_send_offer(created, mime) }
+            zwp_primary_selection_device_v1_send_selection(resource, created)
+        case .gtkPrimary:
+            gtk_primary_selection_device_send_data_offer(resource, created)
+            for mime in source.mimeTypes { gtk_primary_selection_offer_send_offer(created, mime) }
+            gtk_primary_selection_device_send_selection(resource, created)
+        }
+    }
+}
+
+/// A wl_data_offer, zwp_primary_selection_offer_v1 or gtk_primary_selection_offer: its
+/// source, while that lives. A source gone leaves its offers inert.
+final class SelectionOffer: WaylandObject {
+    let kind: SelectionProtocol
+    weak var source: SelectionSource?
+
+    init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol, source: SelectionSource) {
+        self.kind = kind
+        self.source = source
+        super.init(resource: resource, session: session)
+    }
+
+    /// The receive request: the source writes to `fd`; the session's duplicate is closed.
+    func receive(_ mimeType: UnsafePointer<CChar>?, fd: Int32) {
+        if let mimeType, let source { source.send(mimeType, fd: fd) }
+        close(fd)
+    }
+
+    static func table(_ kind: SelectionProtocol) -> UnsafeRawPointer {
+        switch kind {
+        case .data: DataDeviceManagerGlobal.offerTable
+        case .primary: PrimarySelectionGlobal.offerTable
+        case .gtkPrimary: GtkPrimarySelectionGlobal.offerTable
+        }
+    }
+}
+
+extension WaylandSession {
+    /// The client with the keyboard focus, if it is still connected.
+    private var keyboardFocusClient: OpaquePointer? {
+        router.keyboardFocus.flatMap { tree.client(of: $0) }.flatMap { clientsByID[$0]?.client }
+    }
+
+    /// A device's set_selection. Serials are checked as wlroots does: one older than the
+    /// current selection's is stale and ignored; any other is taken.
+    func setSelection(_ source: SelectionSource?, kind: SelectionKind, serial: UInt32) {
+        let current = selections.source(kind)
+        if current != nil, serial &- selections.serial(kind) > UInt32.max / 2 { return }
+        if current === source {
+            selections.set(kind, source, serial: serial)
+            return
+        }
+        selections.set(kind, source, serial: serial)
+        current?.cancel()
+        if let focus = keyboardFocusClient { sendSelection(kind, to: focus) }
+    }
+
+    /// Each of the client's devices of that selection hears what the selection is.
+    func sendSelection(_ kind: SelectionKind, to client: OpaquePointer) {
+        guard existingRecord(for: client) != nil else { return }
+        let source = selections.source(kind)
+        for device in selections.devices where device.kind.kind == kind && device.client == client {
+            device.sendSelection(source)
+        }
+    }
+
+    /// The keyboard focus entered one of the client's surfaces: it is offered both selections.
+    func selectionsFocusEntered(_ client: ClientID) {
+        guard let record = clientsByID[client] else { return }
+        sendSelection(.clipboard, to: record.client)
+        sendSelection(.primary, to: record.client)
+    }
+
+    /// A new device of the focused client hears the selection at once, as with wlroots.
+    func selectionDeviceCreated(_ device: SelectionDevice) {
+        selections.devices.append(device)
+        guard device.client == keyboardFocusClient else { return }
+        device.sendSelection(selections.source(device.kind.kind))
+    }
+
+    /// A source destroyed, by its client or with it: a selection it held is empty now, and
+    /// the focused client hears so.
+    func selectionSourceDestroyed(_ source: SelectionSource) {
+        for kind in [SelectionKind.clipboard, .primary] where selections.source(kind) === source {
+            selections.set(kind, nil, serial: selections.serial(kind))
+            if let focus = keyboardFocusClient { sendSelection(kind, to: focus) }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import CWaylandShim
+
+// primary-selection-unstable-v1 (zwp_primary_selection_device_manager_v1) and its
+// predecessor gtk-primary-selection (gtk_primary_selection_device_manager): the same model
+// as the clipboard, for the seat's one primary selection (Clipboard.swift). A source of
+// either protocol is offered to the devices of both.
+
+enum PrimarySelectionGlobal {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_primary_selection_device_manager_v1_interface(), PrimarySelectionGlobal.table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(zwp_primary_selection_device_manager_v1_interface(
+        create_source: { client, resource, id in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let created = createResource(client, tr_zwp_primary_selection_source_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: .primary), implementation: PrimarySelectionGlobal.sourceTable)
+        },
+        get_device: { client, resource, id, _ in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let created = createResource(client, tr_zwp_primary_selection_device_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let device = SelectionDevice(resource: created, session: manager.session, kind: .primary)
+            WaylandObject.install(device, implementation: PrimarySelectionGlobal.deviceTable)
+            manager.session.selectionDeviceCreated(device)
+        },
+        destroy: destroyRequest))
+
+    nonisolated(unsafe) static let sourceTable = implementation(zwp_primary_selection_source_v1_interface(
+        offer: { _, resource, mimeType in
+            WaylandObject.of(resource, as: SelectionSource.self).offer(mimeType)
+        },
+        destroy: destroyRequest))
+
+    nonisolated(unsafe) static let deviceTable = implementation(zwp_primary_selection_device_v1_interface(
+        set_selection: { _, resource, sourceResource, serial in
+            let device = WaylandObject.of(resource, as: SelectionDevice.self)
+            device.session.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
+        },
+        destroy: destroyRequest))
+
+    nonisolated(unsafe) static let offerTable = implementation(zwp_primary_selection_offer_v1_interface(
+        receive: { _, resource, mimeType, fd in
+            WaylandObject.of(resource, as: SelectionOffer.self).receive(mimeType, fd: fd)
+        },
+        destroy: destroyRequest))
+}
+
+enum GtkPrimarySelectionGlobal {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_gtk_primary_selection_device_manager_interface(), GtkPrimarySelectionGlobal.table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(gtk_primary_selection_device_manager_interface(
+        create_source: { client, resource, id in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let created = createResource(client, tr_gtk_primary_selection_source_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: .gtkPrimary), implementation: GtkPrimarySelectionGlobal.sourceTable)
+        },
+        get_device: { client, resource, id, _ in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let created = createResource(client, tr_gtk_primary_selection_device_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let device = SelectionDevice(resource: created, session: manager.session, kind: .gtkPrimary)
+            WaylandObject.install(device, implementation: GtkPrimarySelectionGlobal.deviceTable)
+            manager.session.selectionDeviceCreated(device)
+        },
+        destroy: destroyRequest))
+
+    nonisolated(unsafe) static let sourceTable = implementation(gtk_primary_selection_source_interface(
+        offer: { _, resource, mimeType in
+            WaylandObject.of(resource, as: SelectionSource.self).offer(mimeType)
+        },
+        destroy: destroyRequest))
+
+    nonisolated(unsafe) static let deviceTable = implementation(gtk_primary_selection_device_interface(
+        set_selection: { _, resource, sourceResource, serial in
+            let device = WaylandObject.of(resource, as: SelectionDevice.self)
+            device.session.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
+        },
+        destroy: destroyRequest))
+
+    nonisolated(unsafe) static let offerTable = implementation(gtk_primary_selection_offer_interface(
+        receive: { _, resource, mimeType, fd in
+            WaylandObject.of(resource, as: SelectionOffer.self).receive(mimeType, fd: fd)
+        },
+        destroy: destroyRequest))
+}
