@@ -212,9 +212,15 @@ public struct OutputSnapshot: Hashable, Sendable {
 /// Every change updates the hit-test index in place, so `hitTest` and
 /// `referenceHitTest` always agree.
 public final class SurfaceTree {
-    private let tables = UncheckedState<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode])>(([:], []))
+    private let tables = UncheckedState<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode], geometryStamp: UInt64)>(([:], [], 0))
     private var nodes: [SurfaceID: SurfaceNode] { _read { yield tables.pointee.nodes } _modify { yield &tables.pointee.nodes } }
     private var outputNodes: [OutputNode] { _read { yield tables.pointee.outputs } _modify { yield &tables.pointee.outputs } }
+
+    /// Changes whenever a surface's origin in the layout may have changed, or a surface may
+    /// have gone: an output added or removed, a surface added, moved or removed. What
+    /// `globalOrigin(of:)` said stands as long as this stays the same.
+    public var geometryStamp: UInt64 { tables.pointee.geometryStamp }
+    private func geometryChanged() { tables.pointee.geometryStamp &+= 1 }
 
     deinit {
         tables.release()
@@ -322,6 +328,15 @@ public final class SurfaceTree {
 
     /// `point` in the space of `id`, through outputs, toplevels and subsurface offsets:
     /// the same arithmetic as the hit tests.
+    /// Where a surface's (0, 0) is in the layout; nil for a surface unknown or not on an
+    /// output. `localPoint(p, in: id)` is `p.relative(to: globalOrigin(of: id))`.
+    public func globalOrigin(of id: SurfaceID) -> Offset? {
+        guard let node = nodes[id] else { return nil }
+        let top = node.toplevel
+        guard let output = top.output else { return nil }
+        return output.rect.origin + top.position + node.offsetInToplevel
+    }
+
     public func localPoint(_ point: Point<GlobalSpace>, in id: SurfaceID) -> Point<SurfaceSpace>? {
         guard let node = nodes[id] else { return nil }
         let top = node.toplevel
@@ -403,6 +418,7 @@ public final class SurfaceTree {
     // MARK: Outputs
 
     public func addOutput(_ id: OutputID, name: String, rect: Rect<GlobalSpace>) throws(SurfaceTreeError) {
+        geometryChanged()
         guard outputNode(id) == nil else { throw .duplicateOutput(id) }
         guard rect.width >= 0, rect.height >= 0 else { throw .negativeSize(Size(width: rect.width, height: rect.height)) }
         let grid = index.addOutput(id, rect: rect)
@@ -412,6 +428,7 @@ public final class SurfaceTree {
     /// Moves a toplevel, with everything on it, to the top of another output's stack, at
     /// `position` relative to that output (an output going away hands its windows on).
     public func moveToplevel(_ id: SurfaceID, to output: OutputID, position: Offset) throws(SurfaceTreeError) {
+        geometryChanged()
         let node = try node(id)
         guard node.parent == nil, let source = node.output else { throw .wrongRole(id, expected: .toplevel) }
         guard let target = outputNode(output) else { throw .unknownOutput(output) }
@@ -427,6 +444,7 @@ public final class SurfaceTree {
 
     /// Removes an output and everything on it.
     public func removeOutput(_ id: OutputID) throws(SurfaceTreeError) {
+        geometryChanged()
         guard let i = outputNodes.firstIndex(where: { $0.id == id }) else { throw .unknownOutput(id) }
         for top in outputNodes[i].toplevels.reversed() { try remove(top.id) }
         index.removeOutput(id)
@@ -440,6 +458,7 @@ public final class SurfaceTree {
         _ id: SurfaceID, client: ClientID, output: OutputID, position: Offset, size: Size,
         properties: SurfaceProperties = SurfaceProperties(), label: String? = nil, layer: StackingLayer = .windows
     ) throws(SurfaceTreeError) {
+        geometryChanged()
         guard nodes[id] == nil else { throw .duplicateSurface(id) }
         guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
         guard let outputNode = outputNode(output) else { throw .unknownOutput(output) }
@@ -493,6 +512,7 @@ public final class SurfaceTree {
         _ id: SurfaceID, role: SurfaceRole, client: ClientID, parent: SurfaceID, position: Offset, size: Size,
         properties: SurfaceProperties, label: String?, attach: (SurfaceNode, SurfaceNode) -> Void
     ) throws(SurfaceTreeError) {
+        geometryChanged()
         guard nodes[id] == nil else { throw .duplicateSurface(id) }
         guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
         let parentNode = try node(parent)
@@ -508,6 +528,7 @@ public final class SurfaceTree {
     /// Removes a surface with everything stacked on it (its subsurfaces and popups).
     @discardableResult
     public func remove(_ id: SurfaceID) throws(SurfaceTreeError) -> [SurfaceID] {
+        geometryChanged()
         let node = try node(id)
         var removed: [SurfaceID] = []
         collectPostOrder(node, into: &removed)
@@ -544,6 +565,7 @@ public final class SurfaceTree {
 
     /// Moves a surface: relative to its parent, or for a toplevel relative to its output.
     public func move(_ id: SurfaceID, to position: Offset) throws(SurfaceTreeError) {
+        geometryChanged()
         let node = try node(id)
         guard node.position != position else { return }
         node.position = position

@@ -126,6 +126,7 @@ struct ClientTables {
     }
     private var last: ClientRecord?
 
+    @inline(__always)
     mutating func record(of client: ClientID) -> ClientRecord? {
         if let last, last.id == client { return last }
         last = byID[client]

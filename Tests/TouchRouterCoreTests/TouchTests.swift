@@ -96,6 +96,36 @@ struct TouchTests {
         ])
     }
 
+    @Test("a held touch's surface-local point follows its subsurface and its toplevel as they move between two motions, and a removed surface drops it")
+    func localPointFollowsMoves() throws {
+        let h = Harness()
+        h.toplevel(1, 100, 100, 300, 300)
+        h.subsurface(3, of: 1, 50, 50, 100, 100)
+        h.toplevel(2, 500, 0, 100, 100)
+        h.down(0, 160, 160)
+        h.down(1, 550, 50)
+        h.move(0, 161, 161)
+        h.move(1, 551, 51)
+        #expect(h.delivery.take().suffix(2) == [
+            .touchMotion(SurfaceID(3), TouchID(0), Point(11, 11)),
+            .touchMotion(SurfaceID(2), TouchID(1), Point(51, 51)),
+        ])
+        try h.tree.move(SurfaceID(3), to: Offset(dx: 40, dy: 40))
+        h.move(0, 161, 161)
+        #expect(h.delivery.take().last == .touchMotion(SurfaceID(3), TouchID(0), Point(21, 21)), "the subsurface moved")
+        try h.tree.moveToplevel(SurfaceID(1), to: OutputID(1), position: Offset(dx: 90, dy: 100))
+        h.move(0, 161, 161)
+        #expect(h.delivery.take().last == .touchMotion(SurfaceID(3), TouchID(0), Point(31, 21)), "its toplevel moved")
+        // Another surface's change counts too: nothing tells which origins it moved.
+        try h.tree.move(SurfaceID(2), to: Offset(dx: 400, dy: 0))
+        h.move(1, 551, 51)
+        #expect(h.delivery.take().last == .touchMotion(SurfaceID(2), TouchID(1), Point(151, 51)))
+        try h.tree.remove(SurfaceID(3))
+        _ = h.delivery.take()
+        h.move(0, 161, 161)
+        #expect(h.log.last == .dropped(.surfaceGone), "a removed surface's cached origin is not used")
+    }
+
     @Test("surface removed mid-touch: that touch ends for it, others go on, nothing dangles")
     func removedMidTouch() throws {
         let h = Harness()

@@ -5,8 +5,9 @@
 /// `KeyboardFocus`, `FallbackChain`, `InteractionIgnoring`, `TreeFollowing`, `RouterTrace`.
 public final class Router {
     public let tree: SurfaceTree
+    // `_read`, not `get`: a getter returned a copy, a retain and a release on every delivery.
     public var delivery: any InputDelivery {
-        get { state.pointee.delivery }
+        _read { yield state.pointee.delivery }
         set { state.pointee.delivery = newValue }
     }
     /// What a client that was never described has bound. The Wayland layer sets each client.
@@ -119,7 +120,7 @@ public final class Router {
 
     /// One handler per kind of event.
     func handle(_ event: InputEvent) -> RouteOutcome {
-        if pointerTake != nil {
+        if state.pointee.pointer.take != nil {
             switch event {
             case .pointerMotion, .pointerMotionAbsolute, .pointerButton, .pointerAxis:
                 if let taken = routeTakenPointer(event) { return taken }

@@ -12,10 +12,10 @@ struct TraceState {
 
 extension Router {
     public var traceSink: (any RoutingTraceSink)? {
-        get { state.pointee.trace.sink }
+        _read { yield state.pointee.trace.sink }
         set { state.pointee.trace.sink = newValue }
     }
-    var tracing: Bool { traceSink != nil }
+    var tracing: Bool { state.pointee.trace.sink != nil }
     var recordDeliveries: [DeliveryRecord] {
         _read { yield state.pointee.trace.deliveries }
         _modify { yield &state.pointee.trace.deliveries }
@@ -35,7 +35,7 @@ extension Router {
     }
     /// Hears every routed event's stage times (Timeline.swift), whether or not anyone traces.
     public var timelineObserver: (any TimelineObserver)? {
-        get { state.pointee.trace.timelineObserver }
+        _read { yield state.pointee.trace.timelineObserver }
         set { state.pointee.trace.timelineObserver = newValue }
     }
 

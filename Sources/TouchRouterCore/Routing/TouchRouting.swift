@@ -15,6 +15,12 @@ struct TouchPoint {
     var target: TouchTarget
     /// Where it last was, for passing a rejected touch down the chain.
     var position = Point<GlobalSpace>(0, 0)
+    /// The origin of `originSurface` in the layout while the tree's `geometryStamp` is
+    /// `originStamp`: a bound touch's motions then find their surface-local point without a
+    /// lookup and a walk up the surface's parents.
+    var origin = Offset.zero
+    var originSurface: SurfaceID?
+    var originStamp: UInt64 = .max
 
     var trackingSurface: SurfaceID? {
         switch target {
@@ -174,7 +180,18 @@ extension Router {
         touches[i].position = position
         switch touches[i].target {
         case .client(let surface, let client):
-            guard let local = tree.localPoint(position, in: surface) else { return .dropped(.surfaceGone) }
+            let stamp = tree.geometryStamp
+            let origin: Offset
+            if touches[i].originStamp == stamp, touches[i].originSurface == surface {
+                origin = touches[i].origin
+            } else {
+                guard let found = tree.globalOrigin(of: surface) else { return .dropped(.surfaceGone) }
+                origin = found
+                touches[i].origin = found
+                touches[i].originSurface = surface
+                touches[i].originStamp = stamp
+            }
+            let local: Point<SurfaceSpace> = position.relative(to: origin)
             markDecided()
             delivery.touchMotion(surface: surface, client: client, time: time, id: id, local: local)
             record(.touchMotion, surface, client, local, .boundTouch)
