@@ -86,7 +86,7 @@ extension SessionConfiguration {
         }
         if let apps = try reader.table("app") { configuration.applications = try readApplications(apps, document) }
         if let keyboard = try reader.table("keyboard") {
-            configuration.keyboard = try readKeyboard(keyboard, document)
+            (configuration.keyboard, configuration.oskNamespace) = try readKeyboard(keyboard, document)
             configuration.source.keyboard = document.locator.key([.key("keyboard")])
         }
         if let cursor = try reader.table("cursor") {
@@ -194,7 +194,7 @@ extension SessionConfiguration {
         return policies
     }
 
-    private static func readKeyboard(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> KeyboardSettings {
+    private static func readKeyboard(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> (KeyboardSettings, oskNamespace: String?) {
         var reader = TableReader(document, table, path: [.key("keyboard")], name: "[keyboard]")
         var settings = KeyboardSettings()
         settings.layout = try reader.string("layout")
@@ -202,14 +202,15 @@ extension SessionConfiguration {
         settings.options = try reader.string("options", nonEmpty: false)
         settings.repeatRate = try reader.integer("repeat-rate", in: 0...1000) ?? settings.repeatRate
         settings.repeatDelay = try reader.integer("repeat-delay", in: 0...10_000) ?? settings.repeatDelay
-        try reader.finish(allowed: ["layout", "variant", "options", "repeat-rate", "repeat-delay"])
-        for (key, value) in [("layout", settings.layout), ("variant", settings.variant), ("options", settings.options)] where value?.contains("\0") == true {
+        let oskNamespace = try reader.string("osk-namespace")
+        try reader.finish(allowed: ["layout", "variant", "options", "repeat-rate", "repeat-delay", "osk-namespace"])
+        for (key, value) in [("layout", settings.layout), ("variant", settings.variant), ("options", settings.options), ("osk-namespace", oskNamespace)] where value?.contains("\0") == true {
             throw document.error(value: [.key("keyboard"), .key(key)], "keyboard.\(key): expected a name without NUL")
         }
         if let problem = KeymapCheck.problem(settings) {
             throw document.error(key: [.key("keyboard")], "[keyboard]: \(problem)")
         }
-        return settings
+        return (settings, oskNamespace)
     }
 }
 

@@ -9,6 +9,9 @@ public struct SessionConfiguration: Sendable, Equatable {
     /// Keyed by xdg_toplevel app id.
     public var applications: [String: ApplicationPolicy] = [:]
     public var keyboard = KeyboardSettings()
+    /// `[keyboard] osk-namespace`: the layer-shell namespace of the on-screen keyboard's
+    /// layer surfaces, shown only while the focused surface has an enabled text input.
+    public var oskNamespace: String?
     /// `[cursor]`: when the compositor's cursor hides.
     public var cursor = CursorSettings()
     /// `[stats]`: which events `msg stats slow` keeps.
@@ -26,7 +29,7 @@ public struct SessionConfiguration: Sendable, Equatable {
     public init() {}
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
-        a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard
+        a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard && a.oskNamespace == b.oskNamespace
             && a.cursor == b.cursor && a.stats == b.stats && a.privileges == b.privileges
             && a.touchscreens == b.touchscreens && a.inputs == b.inputs
     }

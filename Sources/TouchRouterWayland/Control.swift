@@ -348,7 +348,7 @@ public final class ControlServer {
         let children = session.tree.children(of: id).map(surfaceJSON).joined(separator: ",")
         return "{\"id\":\(id.raw),\"role\":\(jsonString(surface.role.rawValue)),\"client\":\(surface.client.raw),\"label\":\(jsonString(surface.label)),"
             + "\"position\":[\(surface.position.dx),\(surface.position.dy)],\"size\":[\(surface.size.width),\(surface.size.height)],"
-            + "\"mapped\":\(surface.properties.mapped),\"children\":[\(children)]}"
+            + "\"mapped\":\(surface.properties.mapped),\"hidden\":\(surface.properties.hidden),\"children\":[\(children)]}"
     }
 }
 

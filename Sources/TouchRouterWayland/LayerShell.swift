@@ -52,6 +52,8 @@ enum LayerShellGlobal {
             WaylandObject.install(layerSurface, implementation: LayerSurfaceObject.table)
             surface.layerSurface = layerSurface
             surface.role = .layer
+            // An on-screen keyboard's starts hidden unless a text field wants it (OnScreenKeyboard.swift).
+            layerSurface.oskHidden = shell.session.isOnScreenKeyboard(layerSurface) && shell.session.activeTextInput == nil
             shell.session.layerSurfaces.append(layerSurface)
         },
         destroy: destroyRequest))
@@ -81,6 +83,9 @@ final class LayerSurfaceObject: WaylandObject {
     var acked = false
     /// Its output went and `closed` was sent: its commits change nothing any more.
     var closed = false
+    /// An on-screen keyboard's, hidden while no enabled text input has the focus
+    /// (OnScreenKeyboard.swift): hidden in the tree, and its exclusive zone left out.
+    var oskHidden = false
     /// Where the arrangement put it, in its output's space.
     var box = Rect<OutputSpace>(x: 0, y: 0, width: 0, height: 0)
 
@@ -219,6 +224,7 @@ extension WaylandSession {
     private func mapLayerSurface(_ surface: SurfaceObject, _ layer: LayerSurfaceObject, output: OutputID) {
         var properties = surface.propertiesOnEntry
         properties.mapped = true
+        properties.hidden = layer.oskHidden
         // Interactivity none: a touch or click on it never moves the keyboard focus to it.
         properties.acceptsKeyboardFocus = layer.interactivity != .none
         do {
@@ -303,7 +309,13 @@ extension WaylandSession {
         let whole = Rect<OutputSpace>(x: 0, y: 0, width: output.rect.width, height: output.rect.height)
         let layers = layerSurfaces.filter { $0.output == outputID && $0.initialized && !$0.closed && $0.surface != nil }
             .enumerated().sorted { ($0.element.layer, $0.offset) < ($1.element.layer, $1.offset) }.map(\.element)
-        let (rects, usable) = LayerPlacement.arrange(layers.map(\.current), on: whole)
+        // A hidden on-screen keyboard keeps its place but takes no room from the windows.
+        let placements = layers.map { layer in
+            var placement = layer.current
+            if layer.oskHidden, placement.exclusiveZone > 0 { placement.exclusiveZone = 0 }
+            return placement
+        }
+        let (rects, usable) = LayerPlacement.arrange(placements, on: whole)
         for (layer, unclamped) in zip(layers, rects) {
             // Sizes are uint32 and margins int32: a box can lie far outside int32, and is
             // kept at its edge, as popups' are.

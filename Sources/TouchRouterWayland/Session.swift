@@ -225,6 +225,7 @@ public final class WaylandSession {
         // The index is brought up to date once a round, after the round's commits, so that
         // the next input event does not pay for flattening what clients changed.
         display.beforeFlush = { [unowned self] in
+            self.showOnScreenKeyboard()
             self.holdExclusiveLayerFocus()
             self.tree.settleIndex()
             self.router.refreshPointerFocus()

@@ -83,6 +83,90 @@ struct OnScreenKeyboardTests {
         #expect(!im.isRunning && im.terminationStatus == 0, "\(RunningSession.text(of: imLog))")
     }
 
+    /// wvkbd's layer surface in `msg tree`: Debian's wvkbd 0.12 gives its layer surface the namespace "wlroots".
+    static func keyboardSurface(_ session: RunningSession) throws -> [String: Any]? {
+        try session.toplevels().first { $0["label"] as? String == "wlroots" && $0["mapped"] as? Bool == true }
+    }
+
+    @Test("[keyboard] osk-namespace = \"wlroots\", wvkbd 0.12's namespace: wvkbd starts hidden (not drawn, a tap on it reaches nothing and presses no key); zenity's focused entry enables its text input and wvkbd shows, a tap on a key types into the entry; zenity closes and wvkbd hides again")
+    func showsWithFocusedTextInput() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.wvkbd), "wvkbd is not installed: .ci/setup installs it (apt-get install wvkbd)")
+        let config = try Self.configuration()
+        try (try String(contentsOfFile: config, encoding: .utf8) + "[keyboard]\nosk-namespace = \"wlroots\"\n").write(toFile: config, atomically: true, encoding: .utf8)
+        let session = try RunningSession(arguments: ["--output", "1280x720", "--config", config])
+        defer { _ = session.terminate() }
+
+        let keyboardLog = session.file("wvkbd.log")
+        _ = try session.client([Self.wvkbd, "-o", "-H", String(Self.height), "-L", String(Self.height)], output: keyboardLog)
+        var keyboard: [String: Any] = [:]
+        try session.wait(for: "wvkbd's layer surface to map along the bottom") {
+            guard let found = try Self.keyboardSurface(session), (found["position"] as? [Int])?[1] == 720 - Self.height else { return false }
+            keyboard = found
+            return true
+        }
+        let keyboardID = keyboard["id"] as? Int
+        #expect(keyboard["hidden"] as? Bool == true, "no text field has the focus: \(keyboard)")
+        func pressedKeys() -> [String] {
+            RunningSession.text(of: keyboardLog).split(separator: "\n").map(String.init).filter { line in
+                !["Initializing ", "Found ", "Resize "].contains { line.hasPrefix($0) }
+            }
+        }
+        func tap(_ x: Int, _ y: Int) throws {
+            try session.inject(["touch down 0 \(x) \(y)", "touch frame"])
+            usleep(100_000)
+            try session.inject(["touch up 0", "touch frame"])
+        }
+        func colours(_ name: String, _ points: [(Int, Int)]) throws -> [String] {
+            let shot = try ScreenshotTests().screenshot(session, name)
+            #expect(shot.status == 0, "\(shot.reply)")
+            return try DecodedPNG(shot.path, points: points).colours
+        }
+        // A key in the middle of the keyboard's second row, and a corner nothing covers.
+        let key = (420, 720 - Self.height + Self.height * 3 / 10), corner = (5, 5)
+
+        // Hidden: not drawn, and a tap where it is reaches nothing.
+        let hiddenShot = try colours("hidden.png", [key, corner])
+        #expect(hiddenShot[0] == hiddenShot[1], "the session's background where the hidden keyboard is: \(hiddenShot)")
+        #expect(try session.msg("pixel", String(key.0), String(key.1)).json["surface"] is NSNull, "no surface takes a touch on the hidden keyboard")
+        try tap(key.0, key.1)
+        usleep(300_000)
+        #expect(pressedKeys().isEmpty, "the hidden keyboard pressed no key: \(RunningSession.text(of: keyboardLog))")
+
+        // zenity's entry takes the focus and enables its text input: the keyboard shows.
+        let zenityLog = session.file("zenity.log")
+        let zenity = try session.client(["zenity", "--entry", "--text=Name"], output: zenityLog, environment: ["GDK_BACKEND": "wayland"])
+        var entryFocus: Int?
+        try session.wait(for: "zenity to map and take the focus, and wvkbd to show") {
+            entryFocus = try session.msg("focus").json["keyboard"] as? Int
+            let shown = try Self.keyboardSurface(session)?["hidden"] as? Bool == false
+            return entryFocus != nil && entryFocus != keyboardID && shown
+        }
+        let picked = try session.msg("pixel", String(key.0), String(key.1)).json
+        #expect((picked["surface"] as? [String: Any])?["id"] as? Int == keyboardID, "a touch there reaches the shown keyboard: \(picked)")
+        // wvkbd's pixels are translucent (0xe1272727): drawn, they are no longer the background.
+        try session.wait(for: "the shown keyboard drawn on the screen") { try colours("shown.png", [key]) != [hiddenShot[0]] }
+        try tap(key.0, key.1)
+        try session.wait(for: "wvkbd to say which key it pressed") { !pressedKeys().isEmpty }
+        let pressed = pressedKeys().first ?? ""
+        #expect(pressedKeys().count == 1, "one key: \(RunningSession.text(of: keyboardLog))")
+        #expect(try session.msg("focus").json["keyboard"] as? Int == entryFocus, "the tap on wvkbd leaves the focus on the entry")
+
+        // Enter ends zenity with the key typed; the focus leaves with its window, and the keyboard hides.
+        try session.inject(["key press KEY_ENTER", "key release KEY_ENTER"])
+        try session.wait(for: "zenity to answer") { !zenity.isRunning }
+        let typed = RunningSession.text(of: zenityLog)
+        #expect(zenity.terminationStatus == 0 && typed.lowercased() == "\(pressed.lowercased())\n", "wvkbd pressed \(pressed); zenity says \(typed)")
+        try session.wait(for: "wvkbd to hide again") { try Self.keyboardSurface(session)?["hidden"] as? Bool == true }
+        #expect(try session.msg("pixel", String(key.0), String(key.1)).json["surface"] is NSNull, "no surface takes a touch on the hidden keyboard")
+        try session.wait(for: "the hidden keyboard gone from the screen") {
+            let shot = try colours("hidden-again.png", [key, corner])
+            return shot[0] == shot[1]
+        }
+        try tap(key.0, key.1)
+        usleep(300_000)
+        #expect(pressedKeys().count == 1, "the hidden keyboard pressed no more keys: \(RunningSession.text(of: keyboardLog))")
+    }
+
     @Test("without [privileges] input-method the input method manager is not listed")
     func hidden() throws {
         let session = try RunningSession()

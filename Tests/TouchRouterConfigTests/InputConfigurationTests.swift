@@ -86,6 +86,18 @@ struct InputConfigurationTests {
         #expect(error("[keyboard]\nrepeat-delay = 1.5\n").hasPrefix("input.toml:2:16: error: keyboard.repeat-delay: expected a whole number from 0 to 10000"), "\(error("[keyboard]\nrepeat-delay = 1.5\n"))")
     }
 
+    @Test("[keyboard] osk-namespace: the on-screen keyboard's layer-shell namespace, none unless given; a string that is not empty")
+    func oskNamespace() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).oskNamespace == nil)
+        let configuration = try SessionConfiguration.parse("[keyboard]\nlayout = \"us\"\nosk-namespace = \"wvkbd\"\n", file: Self.file)
+        #expect(configuration.oskNamespace == "wvkbd")
+        #expect(configuration.keyboard == KeyboardSettings(layout: "us"), "the namespace is not part of the keymap's settings")
+        let number = error("[keyboard]\nosk-namespace = 3\n")
+        #expect(number.hasPrefix("input.toml:2:17: error: keyboard.osk-namespace: expected a string, found"), "\(number)")
+        let empty = error("\n[keyboard]\nosk-namespace = \"\"\n")
+        #expect(empty.hasPrefix("input.toml:3:17: error: keyboard.osk-namespace: expected a string that is not empty"), "\(empty)")
+    }
+
     @Test("[cursor] hide-after-ms: 5 s unless given, 0 for never, within bounds; no other key")
     func cursorHiding() throws {
         #expect(try SessionConfiguration.parse("", file: Self.file).cursor.hideAfter == 5_000_000_000)

@@ -1,0 +1,43 @@
+import TouchRouterCore
+
+// Showing and hiding the on-screen keyboard with the focused text input (issue 14), as
+// phoc does for squeekboard: an OSK such as Debian's wvkbd 0.12 speaks only the layer shell
+// and the virtual keyboard, and cannot tell when a text field wants it. Its layer surfaces
+// are those whose namespace is `[keyboard] osk-namespace`, or, when none is configured,
+// those of the client holding the input method (InputMethod.swift). While no enabled text
+// input (TextInput.swift) is on the surface with the keyboard focus, they are hidden in the
+// core's tree, as a minimized window is (ForeignToplevel.swift): not drawn, no input, and
+// their exclusive zone left out of the usable area. Worked out before each flush, so that
+// every way the answer changes (text-input commits, focus moves, clients going) is caught.
+
+extension WaylandSession {
+    /// Whether the layer surface is an on-screen keyboard's.
+    func isOnScreenKeyboard(_ layer: LayerSurfaceObject) -> Bool {
+        if let namespace = shell?.configuration.oskNamespace { return layer.namespace == namespace }
+        guard let inputMethod, !inputMethod.unavailable else { return false }
+        return layer.client == inputMethod.client
+    }
+
+    /// Before each flush: the OSK's layer surfaces are shown exactly while the focused
+    /// surface has an enabled text input.
+    func showOnScreenKeyboard() {
+        guard !layerSurfaces.isEmpty else { return }
+        let wanted = activeTextInput != nil
+        var changedOutputs: [OutputID] = []
+        var changedTree = false
+        for layer in layerSurfaces {
+            let hide = !wanted && isOnScreenKeyboard(layer)
+            guard layer.oskHidden != hide else { continue }
+            layer.oskHidden = hide
+            if let output = layer.output, !changedOutputs.contains(output) { changedOutputs.append(output) }
+            if let surface = layer.surface, surface.inTree {
+                do { try tree.updateProperties(surface.id) { $0.hidden = hide } } catch { report("hiding the on-screen keyboard \(surface.id): \(error)") }
+                changedTree = true
+            }
+        }
+        for output in changedOutputs { arrangeLayers(on: output) }
+        guard changedTree else { return }
+        router.dispatchAll()
+        updateActivatedToplevel()
+    }
+}
