@@ -4,7 +4,8 @@ import Testing
 /// The clipboard and the primary selection with Debian's wl-clipboard (wl-copy, wl-paste).
 /// With no data-control protocol, each takes the keyboard focus with a surface of its own
 /// for a moment: the session gives a new toplevel the focus, and with it the selection.
-@Suite("Copy and paste with wl-copy and wl-paste", .serialized)
+/// Then real applications (issue 14): GTK 3's zenity on either side, and foot to foot.
+@Suite("Copy and paste with wl-copy and wl-paste, GTK 3 (zenity) and foot", .serialized)
 struct ClipboardTests {
     static let copy = "/usr/bin/wl-copy", paste = "/usr/bin/wl-paste"
 
@@ -208,5 +209,39 @@ struct ClipboardTests {
         try session.inject(Self.control("V"))
         let ended = try Self.enter(session, entry, log: "entry.log")
         #expect(ended.status == 0 && ended.output == "afterwards", "zenity's log:\n\(RunningSession.text(of: session.file("entry.log")))")
+    }
+
+    @Test("foot to foot: a word double-clicked in one foot, Ctrl+Shift+C; Ctrl+Shift+V in a second foot, whose shell reads it")
+    func footToFoot() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let source = try session.client(["foot", "sh", "-c", "echo foottext; sleep 60"], output: session.file("foot1.log"))
+        var window: [String: Any] = [:]
+        try session.wait(for: "the first foot to map") {
+            window = try session.toplevels().first { $0["mapped"] as? Bool == true } ?? [:]
+            return !window.isEmpty
+        }
+        usleep(500_000)
+        // A double click on the first cell of the first row selects the word there.
+        let position = window["position"] as? [Int] ?? [0, 0], point = "\(position[0] + 3) \(position[1] + 5)"
+        try session.inject(["pointer motion \(point)"] + Array(repeating: ["pointer button press BTN_LEFT", "pointer button release BTN_LEFT"], count: 2).flatMap { $0 })
+        try session.inject(["key press KEY_LEFTCTRL", "key press KEY_LEFTSHIFT", "key press KEY_C", "key release KEY_C", "key release KEY_LEFTSHIFT", "key release KEY_LEFTCTRL"])
+        try Self.waitForPaste(session, "foottext")
+        // foot puts a selection in the primary selection too.
+        try Self.waitForPaste(session, "foottext", ["--primary"])
+
+        let typed = session.file("typed.txt")
+        let sink = try session.client(["foot", "sh", "-c", "read x; echo \"got:$x\" > \(typed.path); sleep 60"], output: session.file("foot2.log"))
+        try session.wait(for: "the second foot to map and take the keyboard focus") {
+            let windows = try session.toplevels().filter { $0["mapped"] as? Bool == true }
+            return try windows.count == 2 && session.msg("focus").json["keyboard"] as? Int != window["id"] as? Int && session.msg("focus").json["keyboard"] as? Int != nil
+        }
+        usleep(300_000)
+        try session.inject(["key press KEY_LEFTCTRL", "key press KEY_LEFTSHIFT", "key press KEY_V", "key release KEY_V", "key release KEY_LEFTSHIFT", "key release KEY_LEFTCTRL"])
+        usleep(300_000)
+        try session.inject(["key press KEY_ENTER", "key release KEY_ENTER"])
+        try session.wait(for: "the second foot's shell to write what it read") { RunningSession.text(of: typed).hasSuffix("\n") }
+        #expect(RunningSession.text(of: typed) == "got:foottext\n", "foot's log:\n\(RunningSession.text(of: session.file("foot2.log")))")
+        #expect(source.isRunning && sink.isRunning)
     }
 }
