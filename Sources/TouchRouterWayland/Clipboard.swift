@@ -28,6 +28,54 @@ enum SelectionProtocol {
         case .gtkPrimary: tr_gtk_primary_selection_offer_interface()
         }
     }
+
+    private var sourceInterface: UnsafePointer<wl_interface> {
+        switch self {
+        case .data: tr_wl_data_source_interface()
+        case .primary: tr_zwp_primary_selection_source_v1_interface()
+        case .gtkPrimary: tr_gtk_primary_selection_source_interface()
+        }
+    }
+
+    private var deviceInterface: UnsafePointer<wl_interface> {
+        switch self {
+        case .data: tr_wl_data_device_interface()
+        case .primary: tr_zwp_primary_selection_device_v1_interface()
+        case .gtkPrimary: tr_gtk_primary_selection_device_interface()
+        }
+    }
+
+    private var sourceTable: UnsafeRawPointer {
+        switch self {
+        case .data: DataDeviceManagerGlobal.sourceTable
+        case .primary: PrimarySelectionGlobal.sourceTable
+        case .gtkPrimary: GtkPrimarySelectionGlobal.sourceTable
+        }
+    }
+
+    private var deviceTable: UnsafeRawPointer {
+        switch self {
+        case .data: DataDeviceManagerGlobal.deviceTable
+        case .primary: PrimarySelectionGlobal.deviceTable
+        case .gtkPrimary: GtkPrimarySelectionGlobal.deviceTable
+        }
+    }
+
+    /// A manager's create_source (wl_data_device_manager's create_data_source) in this protocol.
+    func createSource(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
+        let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
+        guard let created = createResource(client, sourceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
+        WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: self), implementation: sourceTable)
+    }
+
+    /// A manager's get_device (get_data_device) in this protocol; the device hears the seat's selection.
+    func getDevice(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
+        let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
+        guard let created = createResource(client, deviceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
+        let device = SelectionDevice(resource: created, session: manager.session, kind: self)
+        WaylandObject.install(device, implementation: deviceTable)
+        manager.session.selectionDeviceCreated(device)
+    }
 }
 
 /// The seat's selections and the devices that hear them.

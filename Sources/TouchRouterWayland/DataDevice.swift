@@ -10,18 +10,8 @@ enum DataDeviceManagerGlobal {
     static let version: Int32 = 3
 
     nonisolated(unsafe) static let table = implementation(wl_data_device_manager_interface(
-        create_data_source: { client, resource, id in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let created = createResource(client, tr_wl_data_source_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: .data), implementation: DataDeviceManagerGlobal.sourceTable)
-        },
-        get_data_device: { client, resource, id, _ in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let created = createResource(client, tr_wl_data_device_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let device = SelectionDevice(resource: created, session: manager.session, kind: .data)
-            WaylandObject.install(device, implementation: DataDeviceManagerGlobal.deviceTable)
-            manager.session.selectionDeviceCreated(device)
-        }))
+        create_data_source: { client, resource, id in SelectionProtocol.data.createSource(client, resource, id) },
+        get_data_device: { client, resource, id, _ in SelectionProtocol.data.getDevice(client, resource, id) }))
 
     nonisolated(unsafe) static let sourceTable = implementation(wl_data_source_interface(
         offer: { _, resource, mimeType in

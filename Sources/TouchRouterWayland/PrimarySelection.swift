@@ -13,18 +13,8 @@ enum PrimarySelectionGlobal {
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_primary_selection_device_manager_v1_interface(
-        create_source: { client, resource, id in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let created = createResource(client, tr_zwp_primary_selection_source_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: .primary), implementation: PrimarySelectionGlobal.sourceTable)
-        },
-        get_device: { client, resource, id, _ in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let created = createResource(client, tr_zwp_primary_selection_device_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let device = SelectionDevice(resource: created, session: manager.session, kind: .primary)
-            WaylandObject.install(device, implementation: PrimarySelectionGlobal.deviceTable)
-            manager.session.selectionDeviceCreated(device)
-        },
+        create_source: { client, resource, id in SelectionProtocol.primary.createSource(client, resource, id) },
+        get_device: { client, resource, id, _ in SelectionProtocol.primary.getDevice(client, resource, id) },
         destroy: destroyRequest))
 
     nonisolated(unsafe) static let sourceTable = implementation(zwp_primary_selection_source_v1_interface(
@@ -55,18 +45,8 @@ enum GtkPrimarySelectionGlobal {
     }
 
     nonisolated(unsafe) static let table = implementation(gtk_primary_selection_device_manager_interface(
-        create_source: { client, resource, id in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let created = createResource(client, tr_gtk_primary_selection_source_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: .gtkPrimary), implementation: GtkPrimarySelectionGlobal.sourceTable)
-        },
-        get_device: { client, resource, id, _ in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let created = createResource(client, tr_gtk_primary_selection_device_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let device = SelectionDevice(resource: created, session: manager.session, kind: .gtkPrimary)
-            WaylandObject.install(device, implementation: GtkPrimarySelectionGlobal.deviceTable)
-            manager.session.selectionDeviceCreated(device)
-        },
+        create_source: { client, resource, id in SelectionProtocol.gtkPrimary.createSource(client, resource, id) },
+        get_device: { client, resource, id, _ in SelectionProtocol.gtkPrimary.getDevice(client, resource, id) },
         destroy: destroyRequest))
 
     nonisolated(unsafe) static let sourceTable = implementation(gtk_primary_selection_source_interface(
