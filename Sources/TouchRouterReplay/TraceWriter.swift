@@ -93,6 +93,23 @@ public final class TraceWriter: RoutingTraceSink {
         }
     }
 
+    /// A client's receipt report (touch_router_input_manager_v1.received): the events it
+    /// gave the received stage, by their `seq`, newest first. It comes after their lines.
+    public func received(client: ClientID, eventTime: Int64, receipt: Int64, sequences: [UInt64]) {
+        switch format {
+        case .text:
+            let events = sequences.isEmpty ? "no event" : sequences.reversed().map { "#\($0)" }.joined(separator: " ")
+            write("    client \"\(names.name(of: client))\" received up to device time \(eventTime) ns at \(receipt) ns: \(events)")
+        case .json:
+            write(object([
+                ("received_ns", String(receipt)),
+                ("client", jsonString(names.name(of: client))),
+                ("event_time_ns", String(eventTime)),
+                ("seqs", "[" + sequences.map(String.init).joined(separator: ",") + "]"),
+            ]))
+        }
+    }
+
     /// A script line that acts as the compositor, printed before its effects.
     public func action(_ line: Script.Line) {
         switch format {

@@ -73,13 +73,13 @@ public final class LatencyStats: TimelineObserver {
     /// and ten touches a frame, the last 25 ms or so.
     public static let recentPerClient = 256
 
-    private static let intervals = StageInterval.allCases.count
-    private static let kinds = EventKind.allCases.count
+    static let intervals = StageInterval.allCases.count
+    static let kinds = EventKind.allCases.count
 
     /// What every recorded event touches, behind one pointer (`UncheckedState`): as stored
     /// properties of the class, each access paid a dynamic exclusivity check, 18 histogram
     /// records an event, about a fifth of a live session's time at 100 touches a frame.
-    private struct Recording {
+    struct Recording {
         /// [slice * intervals + interval]: slice 0 is every event, 1... each kind, then each client slot.
         var histograms: ContiguousArray<Histogram<UInt64>> = []
         /// Events recorded per slice.
@@ -99,18 +99,19 @@ public final class LatencyStats: TimelineObserver {
         var receipts: UInt64 = 0
         var unmatchedReceipts: UInt64 = 0
     }
-    private let recording = UncheckedState(Recording())
+    let recording = UncheckedState(Recording())
 
     deinit {
         recording.release()
     }
 
-    /// Events whose arrival to flushed took longer than this (nanoseconds) are kept.
+    /// Events whose arrival to flushed, or (for clients that report receipts) arrival to
+    /// received, took longer than this (nanoseconds) are kept.
     public var slowThreshold: Int64 {
         get { recording.pointee.slowThreshold }
         set { recording.pointee.slowThreshold = newValue }
     }
-    private var histograms: ContiguousArray<Histogram<UInt64>> {
+    var histograms: ContiguousArray<Histogram<UInt64>> {
         _read { yield recording.pointee.histograms }
         _modify { yield &recording.pointee.histograms }
     }
@@ -118,7 +119,7 @@ public final class LatencyStats: TimelineObserver {
         _read { yield recording.pointee.events }
         _modify { yield &recording.pointee.events }
     }
-    private var slotOfClient: [ClientID: Int] {
+    var slotOfClient: [ClientID: Int] {
         _read { yield recording.pointee.slotOfClient }
         _modify { yield &recording.pointee.slotOfClient }
     }
@@ -126,7 +127,7 @@ public final class LatencyStats: TimelineObserver {
         _read { yield recording.pointee.pending }
         _modify { yield &recording.pointee.pending }
     }
-    private var slow: ContiguousArray<EventTimeline> {
+    var slow: ContiguousArray<EventTimeline> {
         _read { yield recording.pointee.slow }
         _modify { yield &recording.pointee.slow }
     }
@@ -140,7 +141,7 @@ public final class LatencyStats: TimelineObserver {
         set { recording.pointee.slowTotal = newValue }
     }
     /// Intervals that came out negative (a device clock ahead of the session's), not recorded.
-    public private(set) var negativeIntervals: UInt64 {
+    public internal(set) var negativeIntervals: UInt64 {
         get { recording.pointee.negativeIntervals }
         set { recording.pointee.negativeIntervals = newValue }
     }
@@ -261,77 +262,18 @@ public final class LatencyStats: TimelineObserver {
             histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped)
             if let clientSlice { histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped) }
         }
-        if let total = timeline.stamps.interval(from: .arrival, to: .flushed), total > slowThreshold {
-            slowTotal &+= 1
-            if slow.count < slowCapacity {
-                slow.append(timeline)
-            } else {
-                slow[slowNext] = timeline
-            }
-            slowNext = (slowNext + 1) % slowCapacity
+        if let total = timeline.stamps.interval(from: .arrival, to: .flushed), total > slowThreshold { keepSlow(timeline) }
+    }
+
+    func keepSlow(_ timeline: EventTimeline) {
+        slowTotal &+= 1
+        if slow.count < slowCapacity {
+            slow.append(timeline)
+        } else {
+            slow[slowNext] = timeline
         }
+        slowNext = (slowNext + 1) % slowCapacity
     }
-
-    private func remember(_ timeline: EventTimeline, slot: Int) {
-        let next = recording.pointee.recentNext[slot]
-        recording.pointee.recent[slot * Self.recentPerClient + next] = timeline
-        recording.pointee.recentNext[slot] = next + 1 == Self.recentPerClient ? 0 : next + 1
-    }
-
-    private static let emptyTimeline = EventTimeline(sequence: 0, kind: .device, client: nil, stamps: EventStamps())
-
-    private func clearRecent(_ slot: Int) {
-        for i in 0..<Self.recentPerClient { recording.pointee.recent[slot * Self.recentPerClient + i] = Self.emptyTimeline }
-        recording.pointee.recentNext[slot] = 0
-    }
-
-    /// A client reports that by `receipt` (its CLOCK_MONOTONIC reading, ns) it had read the
-    /// event that carried the time `eventTime` (ns, as its input timestamps said) and, since
-    /// a socket keeps its order, everything sent to it before that event. The newest of the
-    /// client's latest recorded events with that time, and every older one not yet received,
-    /// gain the `received` stage; flushed to received and arrival to received are recorded.
-    /// Returns how many; a report matching none (too old, a time never sent, or one already
-    /// reported) is counted, not an error.
-    @discardableResult
-    public func received(client: ClientID, eventTime: Int64, receipt: Int64) -> Int {
-        recording.pointee.receipts &+= 1
-        guard let slot = slotOfClient[client] else {
-            recording.pointee.unmatchedReceipts &+= 1
-            return 0
-        }
-        let clientSlice = 1 + Self.kinds + slot
-        var matched = 0
-        var place = recording.pointee.recentNext[slot]
-        // Newest first: past the reported event, the scan ends at the first event already
-        // received (an earlier report covered it and all before it) or at an empty place.
-        for _ in 0..<Self.recentPerClient {
-            place = place == 0 ? Self.recentPerClient - 1 : place - 1
-            let index = slot * Self.recentPerClient + place
-            var timeline = recording.pointee.recent[index]
-            if timeline.stamps.received != EventStamps.absent || timeline.stamps.arrival == EventStamps.absent { break }
-            if matched == 0 && timeline.stamps.device != eventTime { continue }
-            timeline.stamps.received = receipt
-            recording.pointee.recent[index] = timeline
-            matched += 1
-            let kindSlice = 1 + timeline.kind.rawValue
-            for interval in [StageInterval.flushedToReceived, .arrivalToReceived] {
-                guard let value = timeline.stamps.interval(from: interval.from, to: interval.to) else { continue }
-                guard value >= 0 else {
-                    negativeIntervals &+= 1
-                    continue
-                }
-                let clamped = min(UInt64(value), Self.highestTrackable)
-                histograms[interval.rawValue].record(clamped)
-                histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped)
-                histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped)
-            }
-        }
-        if matched == 0 { recording.pointee.unmatchedReceipts &+= 1 }
-        return matched
-    }
-
-    /// Receipt reports since the last reset, and those that matched no recorded event.
-    public var receipts: (reports: UInt64, unmatched: UInt64) { (recording.pointee.receipts, recording.pointee.unmatchedReceipts) }
 
     /// Starts every histogram and the slow ring over; clients stay known.
     public func reset() {

@@ -171,6 +171,7 @@ public final class ControlServer {
         if traceWriter != nil, !connections.values.contains(where: \.tracing) {
             session.router.traceSink = nil
             session.onFlushed = nil
+            session.onReceipt = nil
             traceWriter = nil
         }
         Glibc.close(fd)
@@ -290,6 +291,9 @@ public final class ControlServer {
                 traceWriter = held
                 session.router.traceSink = held
                 session.onFlushed = { [unowned held] time in held.flushed(at: time) }
+                session.onReceipt = { [unowned held] client, eventTime, receipt, sequences in
+                    held.received(client, eventTime: eventTime, receipt: receipt, sequences: sequences)
+                }
             }
             return "{\"ok\":true,\"tracing\":true}"
         case .subscribe(let topics):
@@ -373,6 +377,7 @@ final class FlushStampedTrace: RoutingTraceSink {
         case focus(FocusChangeRecord)
         case ignoring(Int, [DeliveryRecord])
         case arena(ArenaRecord)
+        case received(ClientID, eventTime: Int64, receipt: Int64, sequences: [UInt64])
     }
     private let writer: TraceWriter
     private var items: [Item] = []
@@ -383,6 +388,10 @@ final class FlushStampedTrace: RoutingTraceSink {
     func focusChanged(_ record: FocusChangeRecord) { items.append(.focus(record)) }
     func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord]) { items.append(.ignoring(depth, cancelled)) }
     func arenaDecided(_ record: ArenaRecord) { items.append(.arena(record)) }
+    /// Held like the rest, so that it follows the lines of the events it names.
+    func received(_ client: ClientID, eventTime: Int64, receipt: Int64, sequences: [UInt64]) {
+        items.append(.received(client, eventTime: eventTime, receipt: receipt, sequences: sequences))
+    }
 
     func flushed(at time: RouterTime) {
         guard !items.isEmpty else { return }
@@ -396,6 +405,8 @@ final class FlushStampedTrace: RoutingTraceSink {
             case .focus(let record): writer.focusChanged(record)
             case .ignoring(let depth, let cancelled): writer.interactionIgnoringChanged(depth: depth, cancelled: cancelled)
             case .arena(let record): writer.arenaDecided(record)
+            case .received(let client, let eventTime, let receipt, let sequences):
+                writer.received(client: client, eventTime: eventTime, receipt: receipt, sequences: sequences)
             }
         }
     }

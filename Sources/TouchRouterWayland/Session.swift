@@ -53,6 +53,9 @@ public final class WaylandSession {
     /// Hears each flush of the clients, after `stats`: the control socket's trace stamps
     /// the records it held back with it.
     var onFlushed: ((RouterTime) -> Void)?
+    /// Hears each client's receipt report with the events it matched (`seq`s), while the
+    /// control socket traces.
+    var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
     var keymap: Keymap
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: SessionShell!

@@ -41,7 +41,14 @@ enum TouchInputManagerGlobal {
                 return
             }
             guard let client, let record = manager.session.existingRecord(for: client) else { return }
-            manager.session.stats.received(client: record.id, eventTime: eventTime, receipt: receipt)
+            let session = manager.session
+            guard let onReceipt = session.onReceipt else {
+                session.stats.received(client: record.id, eventTime: eventTime, receipt: receipt)
+                return
+            }
+            var sequences: [UInt64] = []
+            session.stats.received(client: record.id, eventTime: eventTime, receipt: receipt) { sequences.append($0.sequence) }
+            onReceipt(record.id, eventTime, receipt, sequences)
         }))
 
     private static let invalidTime = "is not a time: nanoseconds past 999999999, or seconds past what 64-bit nanoseconds hold"

@@ -96,4 +96,55 @@ struct StatsSessionTests {
         #expect((none["events"] as? [Any])?.isEmpty == true, "\(none)")
         #expect(try session.msg("stats", "bogus").status == 1)
     }
+
+    @Test("a client that reports receipts (touch-router-bench-client --report-receipts): msg trace says which events each report covered, by seq, after their lines; stats slow gives them the received stage")
+    func receivedStage() throws {
+        let config = try ConfigurationSessionTests.ConfigFile("[stats]\nslow-ms = 0\n")
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let log = session.file("bench-client.log")
+        _ = try session.client([EndToEndBenchTests.client, "--out", session.file("bench-client.txt").path, "--size", "400x300", "--report-receipts"], output: log)
+        try session.wait(for: "the benchmark client to map") { try session.toplevels().first?["mapped"] as? Bool == true }
+        let trace = try session.startTrace()
+        #expect(try session.msg("stats", "reset").status == 0)
+        try session.inject(["touch down 1 100 100", "touch frame", "touch motion 1 110 105", "touch frame", "touch up 1", "touch frame"])
+
+        // The touch up's report covers everything before it; only the last frame waits for a next report.
+        var routed: [[String: Any]] = [], receipts: [[String: Any]] = []
+        try session.wait(for: "a report covering the touch up") {
+            let objects = RunningSession.objects(of: trace)
+            routed = objects.filter { ($0["event"] as? String)?.hasPrefix("touch") == true && ($0["deliveries"] as? [Any])?.isEmpty == false }
+            receipts = objects.filter { $0["received_ns"] != nil }
+            guard let up = routed.first(where: { ($0["event"] as? String)?.hasPrefix("touch up") == true })?["seq"] as? Int else { return false }
+            return receipts.contains { ($0["seqs"] as? [Int])?.contains(up) == true }
+        }
+        let objects = RunningSession.objects(of: trace)
+        let covered = receipts.flatMap { $0["seqs"] as? [Int] ?? [] }
+        #expect(Set(covered).count == covered.count, "no event received twice: \(receipts)")
+        let expected = routed.dropLast().compactMap { $0["seq"] as? Int }
+        #expect(expected.count == 5 && Set(expected).isSubset(of: Set(covered)), "routed \(expected), covered \(covered)")
+        for receipt in receipts {
+            // A report's line comes after the line of every event it names.
+            let at = objects.firstIndex { ($0["received_ns"] as? Int) == (receipt["received_ns"] as? Int) && ($0["seqs"] as? [Int]) == (receipt["seqs"] as? [Int]) } ?? -1
+            for seq in receipt["seqs"] as? [Int] ?? [] {
+                let line = objects.firstIndex { $0["seq"] as? Int == seq } ?? Int.max
+                #expect(line < at, "seq \(seq) at line \(line), its report at \(at)")
+                // Not after `flushed`: that stamp is read once every client is written, and a
+                // client on the other core may have read its events by then.
+                let encoded = (objects[min(line, objects.count - 1)]["stages_ns"] as? [String: Int])?["encoded"] ?? .max
+                #expect(encoded <= receipt["received_ns"] as? Int ?? 0, "received after it was encoded: \(receipt)")
+            }
+            #expect((receipt["client"] as? String)?.isEmpty == false && receipt["event_time_ns"] as? Int != nil)
+        }
+
+        let slow = try #require(try session.msg("stats", "slow").json["events"] as? [[String: Any]])
+        for seq in expected {
+            let event = try #require(slow.first { $0["seq"] as? Int == seq }, "seq \(seq) among the slow events")
+            let stages = try #require(event["stages_ns"] as? [String: Int])
+            #expect((stages["received"] ?? 0) >= (stages["encoded"] ?? .max), "\(event)")
+            #expect(((event["intervals_ns"] as? [String: Int])?["arrival_to_received"] ?? -1) > 0, "\(event)")
+        }
+        let stats = try session.msg("stats").json
+        #expect((stats["receipt_reports"] as? Int ?? 0) >= 1 && stats["unmatched_receipt_reports"] as? Int == 0, "\(stats)")
+    }
 }

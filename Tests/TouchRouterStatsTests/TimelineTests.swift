@@ -166,6 +166,36 @@ struct LatencyStatsTests {
         #expect(stats.received(client: other, eventTime: 4_000, receipt: 4_100) == 1)
     }
 
+    @Test("a receipt gives a slow event kept at its flush the received stage in the ring, keeps one that only its receipt makes slow, and leaves a fast one out; matched events come newest first")
+    func slowOnReceipt() throws {
+        let stats = LatencyStats()
+        stats.slowThreshold = 1_000
+        let client = ClientID(2)
+        stats.clientConnected(client, pid: 20)
+        // Flushed at their encoded stamp: the first takes 30 ns from arrival to flushed, the second 2,020.
+        stats.routed(timeline(1, client: client, start: 1_000, steps: [10, 10, 10, 10, 0]))
+        stats.routed(timeline(2, client: client, start: 2_000, steps: [10, 2_000, 10, 10, 0]))
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        #expect(stats.slowEvents.map(\.sequence) == [2] && stats.slowTotal == 1)
+
+        var matched: [UInt64] = []
+        #expect(stats.received(client: client, eventTime: 2_000, receipt: 5_000) { matched.append($0.sequence) } == 2)
+        #expect(matched == [2, 1])
+        let kept = stats.slowEvents
+        #expect(kept.map(\.sequence) == [2, 1], "the second kept at its flush, the first at its receipt (3,990 ns from arrival)")
+        #expect(kept.allSatisfy { $0.stamps.received == 5_000 }, "\(kept)")
+        #expect(stats.slowTotal == 2)
+        let slow = try #require(try JSONSerialization.jsonObject(with: Data(stats.slowJSON().utf8)) as? [String: Any])
+        let events = try #require(slow["events"] as? [[String: Any]])
+        #expect(events.compactMap { ($0["intervals_ns"] as? [String: Int])?["arrival_to_received"] } == [2_990, 3_990])
+        #expect(events.compactMap { ($0["stages_ns"] as? [String: Int])?["received"] } == [5_000, 5_000])
+
+        stats.routed(timeline(3, client: client, start: 6_000, steps: [10, 10, 10, 10, 0]))
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        #expect(stats.received(client: client, eventTime: 6_000, receipt: 6_100) == 1)
+        #expect(stats.slowEvents.map(\.sequence) == [2, 1] && stats.slowTotal == 2, "90 ns from arrival to received is not slow")
+    }
+
     @Test("receipt reports find only the latest recentPerClient events of a client")
     func receiptRing() {
         let stats = LatencyStats()
