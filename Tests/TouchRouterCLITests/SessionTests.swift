@@ -420,6 +420,40 @@ struct SessionTests {
         #expect(try session.toplevels().first?["position"] as? [Int] == [start[0] + 120, start[1] + 45], "a second touch does not move it")
     }
 
+    @Test("xdg_toplevel.resize with a touch down's serial (top left): the client gets wl_touch.cancel and nothing more of that touch; each motion asks for the size the finger's travel gives, with the resizing state, and keeps the bottom right corner put; the finger up ends it")
+    func touchStartedResize() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        _ = try session.client(["python3", Self.rawClient, "resize", "5"], output: log)
+        try session.wait(for: "the window to map") { try RunningSession.text(of: log).contains("mapped") && session.toplevels().count == 1 }
+        let start = try session.toplevels()[0]["position"] as? [Int] ?? [-1, -1]
+        #expect(try session.toplevels()[0]["size"] as? [Int] == [200, 200])
+        let (x, y) = (start[0] + 20, start[1] + 20)
+        try session.inject(["touch down 3 \(x) \(y)", "touch frame"])
+        try session.wait(for: "the client to ask for the resize") { RunningSession.text(of: log).contains("resizing") }
+        try session.wait(for: "the client's touch to be cancelled") { RunningSession.text(of: log).contains("touch cancel") }
+        try session.inject(["touch motion 3 \(x - 40) \(y - 30)", "touch frame"])
+        try session.wait(for: "the window to grow up and left") {
+            let window = try session.toplevels().first
+            return window?["size"] as? [Int] == [240, 230] && window?["position"] as? [Int] == [start[0] - 40, start[1] - 30]
+        }
+        #expect(RunningSession.text(of: log).contains("configure 240x230 3 4"), "resizing (3) and activated (4): \(RunningSession.text(of: log))")
+        try session.inject(["touch motion 3 \(x + 50) \(y + 20)", "touch frame"])
+        try session.wait(for: "the window to shrink from the top left") {
+            let window = try session.toplevels().first
+            return window?["size"] as? [Int] == [150, 180] && window?["position"] as? [Int] == [start[0] + 50, start[1] + 20]
+        }
+        try session.inject(["touch up 3", "touch frame"])
+        try session.wait(for: "a last configure without the resizing state") { RunningSession.text(of: log).hasSuffix("configure 0x0 4\n") }
+        let afterCancel = RunningSession.text(of: log).components(separatedBy: "touch cancel\n").dropFirst().joined()
+        #expect(!afterCancel.contains("touch motion") && !afterCancel.contains("touch up"), "nothing more of the resizing touch reaches the client: \(RunningSession.text(of: log))")
+        // The grab ended with the finger: a motion of a new touch resizes nothing.
+        try session.inject(["touch down 4 \(x + 60) \(y + 30)", "touch frame", "touch motion 4 \(x + 90) \(y + 60)", "touch frame", "touch up 4", "touch frame"])
+        try session.wait(for: "the next touch to reach the client") { RunningSession.text(of: log).components(separatedBy: "touch down\n").count == 3 }
+        #expect(try session.toplevels().first?["size"] as? [Int] == [150, 180])
+    }
+
     @Test("xdg_toplevel.move with a button press's serial: the pointer leaves the client and the window follows it until the button is up; then the pointer enters again")
     func pointerStartedMove() throws {
         let session = try RunningSession()

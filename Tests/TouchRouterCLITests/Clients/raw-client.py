@@ -19,6 +19,10 @@ does what no well-behaved toolkit client does on purpose.
                                    press it asks xdg_toplevel.move with that serial and
                                    prints "moving"; it prints every wl_touch event it gets
                                    as "touch NAME", every wl_pointer event as "pointer NAME"
+    raw-client.py resize EDGES     as move, but asks xdg_toplevel.resize with those edges
+                                   (xdg_toplevel.resize_edge) and prints "resizing"; then
+                                   prints each configure as "configure WxH STATES", acks it
+                                   and draws at that size (0x0: keeps its size)
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
     raw-client.py layer            maps a 200x200 toplevel, then a layer surface on the top layer
@@ -362,7 +366,7 @@ def configure():
         xdg.conn.event()
 
 
-def move():
+def move(edges=None):
     xdg = Xdg()
     conn = xdg.conn
     seat = bind(conn, "wl_seat", 5)
@@ -381,6 +385,13 @@ def move():
             print("error %d %d %s" % decode_error(payload), flush=True)
             return 1
         xdg.handle(obj, opcode, payload)
+        if edges is not None and moving and obj == role and opcode == 0:
+            # A resize's configure: taken at once, as a toolkit would, and drawn at its size.
+            size, states = xdg.configured[role]["size"], xdg.configured[role]["states"]
+            print(f"configure {size[0]}x{size[1]} {' '.join(map(str, sorted(states)))}".rstrip(), flush=True)
+            if size[0] > 0 and size[1] > 0:
+                xdg.ack_and_draw(surface, role, size[0], size[1])
+            continue
         if obj not in names:
             continue
         if obj == pointer and opcode == 5:
@@ -389,8 +400,13 @@ def move():
         pressed = obj == pointer and opcode == 3 and struct.unpack_from("<I", payload, 12)[0] == 1
         if (obj == touch and opcode == 0 or pressed) and not moving:
             moving = True
-            conn.send(toplevel, 5, struct.pack("<II", seat, struct.unpack_from("<I", payload)[0]))  # move(seat, serial)
-            print("moving", flush=True)
+            serial = struct.unpack_from("<I", payload)[0]
+            if edges is None:
+                conn.send(toplevel, 5, struct.pack("<II", seat, serial))  # move(seat, serial)
+                print("moving", flush=True)
+            else:
+                conn.send(toplevel, 6, struct.pack("<III", seat, serial, edges))  # resize(seat, serial, edges)
+                print("resizing", flush=True)
 
 
 def layer_surface(xdg, shell, layer, namespace):
@@ -612,6 +628,6 @@ def input_method():
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
-              "maximize": maximize, "move": move, "configure": configure,
+              "maximize": maximize, "move": move, "resize": lambda: move(int(sys.argv[2])), "configure": configure,
               "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size,
               "foreign": foreign, "input-method": input_method}[sys.argv[1]]())
