@@ -318,7 +318,7 @@ extension WaylandSession {
             entry.minimized = false
             try? tree.updateProperties(surface.id) { $0.hidden = false }
         }
-        try? tree.raise(surface.id)
+        raiseWindow(surface.id)
         if !exclusiveLayerHoldsKeyboard { router.setKeyboardFocus(surface.id) }
         router.dispatchAll()
         updateActivatedToplevel()

@@ -154,7 +154,7 @@ extension WaylandSession {
     func pressed(at point: Point<GlobalSpace>) {
         guard !options.kiosk, let hit = tree.hitTest(point), let top = tree.toplevel(of: hit.surface) else { return }
         guard let output = tree.outputOf(top), tree.output(output)?.toplevels.last != top else { return }
-        try? tree.raise(top)
+        raiseWindow(top)
     }
 }
 

@@ -74,7 +74,7 @@ extension SessionShell {
         guard !candidates.isEmpty else { return }
         let current = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { candidates.firstIndex(of: $0) }
         let next = candidates[current.map { ($0 + 1) % candidates.count } ?? 0]
-        if router.setKeyboardFocus(next) { try? tree.raise(next) }
+        if router.setKeyboardFocus(next) { session.raiseWindow(next) }
         router.dispatchAll()
     }
 }

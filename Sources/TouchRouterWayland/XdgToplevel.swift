@@ -118,6 +118,7 @@ extension XdgToplevelObject {
             ancestor = next.parent
         }
         self.parent = parent
+        session.keepAboveParent(self)
         if let surface = xdgSurface?.surface { session.foreignToplevelChanged(surface) }
     }
 

@@ -454,6 +454,38 @@ struct SessionTests {
         #expect(try session.toplevels().first?["size"] as? [Int] == [150, 180])
     }
 
+    @Test("xdg_toplevel.set_parent keeps a child above its parent: a touch that raises the parent raises its child over it; a window given a parent it lies below is raised over it")
+    func childAboveParent() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        _ = try session.client(["python3", Self.rawClient, "parent"], output: log)
+        try session.wait(for: "the three windows to map") { try RunningSession.text(of: log).contains("mapped") && session.toplevels().count == 3 }
+        func order() throws -> [String] { try session.toplevels().compactMap { $0["label"] as? String } }
+        #expect(try order() == ["parent", "child", "later"], "bottom first, as they mapped")
+        // A point of the parent that neither smaller window covers.
+        let windows = try session.toplevels()
+        func rect(_ label: String) -> (x: Int, y: Int, w: Int, h: Int) {
+            let w = windows.first { $0["label"] as? String == label }
+            let p = w?["position"] as? [Int] ?? [0, 0], s = w?["size"] as? [Int] ?? [0, 0]
+            return (p[0], p[1], s[0], s[1])
+        }
+        let parent = rect("parent"), others = [rect("child"), rect("later")]
+        let point = [(parent.x + 5, parent.y + 5), (parent.x + parent.w - 5, parent.y + 5), (parent.x + 5, parent.y + parent.h - 5)].first { p in
+            !others.contains { p.0 >= $0.x && p.0 < $0.x + $0.w && p.1 >= $0.y && p.1 < $0.y + $0.h }
+        }
+        let (x, y) = try #require(point, "a point of the parent alone: \(windows)")
+        try session.inject(["touch down 1 \(x) \(y)", "touch frame"])
+        try session.wait(for: "the parent raised with its child over it") { try order() == ["later", "parent", "child"] }
+        try session.inject(["touch up 1", "touch frame"])
+        try session.wait(for: "the later window to be adopted") { RunningSession.text(of: log).contains("adopted") }
+        try session.wait(for: "the adopted window raised over its parent") { try order() == ["parent", "child", "later"] }
+        // Another touch on the parent keeps both children above it, in their order.
+        try session.inject(["touch down 2 \(x) \(y)", "touch frame", "touch up 2", "touch frame"])
+        usleep(200_000)
+        #expect(try order() == ["parent", "child", "later"])
+    }
+
     @Test("xdg_toplevel.move with a button press's serial: the pointer leaves the client and the window follows it until the button is up; then the pointer enters again")
     func pointerStartedMove() throws {
         let session = try RunningSession()

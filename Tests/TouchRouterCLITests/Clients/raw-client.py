@@ -23,6 +23,10 @@ does what no well-behaved toolkit client does on purpose.
                                    (xdg_toplevel.resize_edge) and prints "resizing"; then
                                    prints each configure as "configure WxH STATES", acks it
                                    and draws at that size (0x0: keeps its size)
+    raw-client.py parent           maps "parent" (200x200), "child" (100x100, set_parent
+                                   parent) and "later" (100x100), prints "mapped"; at its
+                                   first touch up it makes "later" a child of "parent" too
+                                   and prints "adopted"
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
     raw-client.py layer            maps a 200x200 toplevel, then a layer surface on the top layer
@@ -409,6 +413,32 @@ def move(edges=None):
                 print("resizing", flush=True)
 
 
+def parent():
+    xdg = Xdg()
+    conn = xdg.conn
+    seat = bind(conn, "wl_seat", 5)
+    touch = conn.new_id()
+    conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+    windows = {}
+    for name, size in (("parent", 200), ("child", 100), ("later", 100)):
+        surface, role, toplevel = xdg.toplevel()
+        conn.send(toplevel, 2, string(name))  # set_title
+        if name == "child":
+            conn.send(toplevel, 1, struct.pack("<I", windows["parent"]))  # set_parent
+        xdg.ack_and_draw(surface, role, size, size)
+        windows[name] = toplevel
+    print("mapped", flush=True)
+    while True:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error %d %d %s" % decode_error(payload), flush=True)
+            return 1
+        xdg.handle(obj, opcode, payload)
+        if obj == touch and opcode == 1:  # up: the later window becomes the parent's child too
+            conn.send(windows["later"], 1, struct.pack("<I", windows["parent"]))  # set_parent
+            print("adopted", flush=True)
+
+
 def layer_surface(xdg, shell, layer, namespace):
     conn = xdg.conn
     surface, role = conn.new_id(), conn.new_id()
@@ -628,6 +658,6 @@ def input_method():
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
-              "maximize": maximize, "move": move, "resize": lambda: move(int(sys.argv[2])), "configure": configure,
+              "maximize": maximize, "move": move, "resize": lambda: move(int(sys.argv[2])), "parent": parent, "configure": configure,
               "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size,
               "foreign": foreign, "input-method": input_method}[sys.argv[1]]())

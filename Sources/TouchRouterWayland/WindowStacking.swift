@@ -1,0 +1,41 @@
+import TouchRouterCore
+
+// xdg_toplevel.set_parent: a child window (a dialog) stays above its parent. Raising a
+// window raises the windows whose parent chain leads to it after it, in the order they
+// were stacked, and a window given a parent it lies below is raised over it.
+
+extension WaylandSession {
+    /// Raises a toplevel on its output, then its descendants over it.
+    func raiseWindow(_ id: SurfaceID) {
+        try? tree.raise(id)
+        raiseDescendants(of: id)
+    }
+
+    /// A toplevel just given `parent`: raised with its own descendants if it lies below it.
+    func keepAboveParent(_ child: XdgToplevelObject) {
+        guard let childID = child.xdgSurface?.surface?.id, let parentID = child.parent?.xdgSurface?.surface?.id,
+              let output = tree.outputOf(childID), tree.outputOf(parentID) == output,
+              let stack = tree.output(output)?.toplevels,
+              let childPlace = stack.firstIndex(of: childID), let parentPlace = stack.firstIndex(of: parentID),
+              childPlace < parentPlace else { return }
+        raiseWindow(childID)
+    }
+
+    private func raiseDescendants(of id: SurfaceID) {
+        guard let ancestor = surfaces[id]?.xdgSurface?.toplevel, let output = tree.outputOf(id),
+              let stack = tree.output(output)?.toplevels else { return }
+        for other in stack where other != id && Self.descends(surfaces[other]?.xdgSurface?.toplevel, from: ancestor) {
+            try? tree.raise(other)
+        }
+    }
+
+    /// Parent chains are acyclic (`setParent` refuses a cycle), so the walk ends.
+    private static func descends(_ toplevel: XdgToplevelObject?, from ancestor: XdgToplevelObject) -> Bool {
+        var next = toplevel?.parent
+        while let parent = next {
+            if parent === ancestor { return true }
+            next = parent.parent
+        }
+        return false
+    }
+}
