@@ -62,7 +62,9 @@ extension WaylandSession {
 
     /// Routes one event now, as `msg inject` does; the loop flushes clients on its next turn.
     public func inject(_ event: InputEvent) {
-        if case .key(_, _, let key, let state) = event, shell.takesKey(key, state: state) { return }
+        if case .key(_, _, let key, let state) = event {
+            if shell.takesKey(key, state: state) || grabbedKey(event) { return }
+        }
         router.enqueue(event)
         router.dispatchAll()
     }
@@ -96,11 +98,12 @@ extension WaylandSession {
     }
 
     /// Queues an event of a device, as libinput's are queued: a key waits for the keys before
-    /// it to be dispatched (the keymap's modifiers follow them), then a bound chord may take it.
+    /// it to be dispatched (the keymap's modifiers follow them), then a bound chord or the
+    /// input method's keyboard grab may take it.
     func enqueueAsDevice(_ event: InputEvent) {
         if case .key(_, _, let key, let state) = event {
             router.dispatchAll()
-            if shell.takesKey(key, state: state) { return }
+            if shell.takesKey(key, state: state) || grabbedKey(event) { return }
         }
         router.enqueue(event)
     }

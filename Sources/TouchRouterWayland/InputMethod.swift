@@ -12,9 +12,8 @@ import TouchRouterCore
 // second is sent `unavailable` and is inert. Privileged like the virtual keyboard
 // (`[privileges] input-method`, Privileges.swift).
 //
-// Minimal parts: a zwp_input_popup_surface_v2 gives its surface no role and never shows
-// it; a zwp_input_method_keyboard_grab_v2 is created but hears nothing (keys keep going
-// to the focused client).
+// The keyboard grab is InputMethodKeyboardGrab.swift's. Minimal part: a
+// zwp_input_popup_surface_v2 gives its surface no role and never shows it.
 
 enum InputMethodManagerGlobal {
     static let version: Int32 = 1
@@ -56,6 +55,7 @@ final class InputMethodObject: WaylandObject {
 
     override func resourceDestroyed() {
         if session.inputMethod === self { session.inputMethod = nil }
+        if session.inputMethodGrab?.inputMethod === self { session.inputMethodGrab = nil }
     }
 
     /// The text input committed while enabled and focused: its state, after `activate`
@@ -120,7 +120,9 @@ final class InputMethodObject: WaylandObject {
         grab_keyboard: { client, resource, id in
             let inputMethod = WaylandObject.of(resource, as: InputMethodObject.self)
             guard let created = createResource(client, tr_zwp_input_method_keyboard_grab_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(InputMethodKeyboardGrabObject(resource: created, session: inputMethod.session), implementation: InputMethodKeyboardGrabObject.table)
+            let grab = InputMethodKeyboardGrabObject(resource: created, session: inputMethod.session, inputMethod: inputMethod)
+            WaylandObject.install(grab, implementation: InputMethodKeyboardGrabObject.table)
+            inputMethod.session.grabKeyboard(grab)
         },
         destroy: destroyRequest))
 }
@@ -128,9 +130,4 @@ final class InputMethodObject: WaylandObject {
 /// A zwp_input_popup_surface_v2: kept until destroyed; its surface is never shown.
 final class InputPopupSurfaceObject: WaylandObject {
     nonisolated(unsafe) static let table = implementation(zwp_input_popup_surface_v2_interface(destroy: destroyRequest))
-}
-
-/// A zwp_input_method_keyboard_grab_v2: kept until released; it grabs nothing.
-final class InputMethodKeyboardGrabObject: WaylandObject {
-    nonisolated(unsafe) static let table = implementation(zwp_input_method_keyboard_grab_v2_interface(release: destroyRequest))
 }

@@ -113,6 +113,8 @@ public final class WaylandSession {
     var inputMethodGlobal: OpaquePointer?
     /// The seat's input method (InputMethod.swift): one at a time; a second is told it is unavailable.
     weak var inputMethod: InputMethodObject?
+    /// The input method's keyboard grab, which takes the keyboards' keys (InputMethodKeyboardGrab.swift).
+    weak var inputMethodGrab: InputMethodKeyboardGrabObject?
     /// The seat's clipboard and primary selection, and the devices that hear them (Clipboard.swift).
     let selections = SeatSelections()
     /// Managers bound and not stopped; each leaves as its object goes.

@@ -177,4 +177,42 @@ struct OnScreenKeyboardTests {
         #expect(raw.terminationStatus != 0)
         #expect(RunningSession.text(of: log).contains("KeyError: 'zwp_input_method_manager_v2'"), "\(RunningSession.text(of: log))")
     }
+
+    @Test("an input method's keyboard grab gets the keyboard's keymap, repeat rate, keys and modifiers instead of the focused wev; what it types through its own virtual keyboard reaches wev and is not grabbed; released, keys reach wev again")
+    func keyboardGrab() throws {
+        let python = URL(fileURLWithPath: "/usr/bin/python3").resolvingSymlinksInPath().path
+        let config = try ConfigurationSessionTests.ConfigFile("[privileges]\nvirtual-input = [\"\(python)\"]\ninput-method = [\"\(python)\"]\n")
+        let session = try RunningSession(arguments: ["--config", config.path])
+        defer { _ = session.terminate() }
+        let (wevLog, _) = try StatsSessionTests.startWev(session)
+        let log = session.file("im.log")
+        _ = try session.client(["/usr/bin/python3", SessionTests.rawClient, "input-method-grab"], output: log)
+        try session.wait(for: "the grab's keymap, repeat rate and modifiers") {
+            let text = RunningSession.text(of: log)
+            return text.contains("grab keymap\n") && text.contains("grab repeat 25 600\n") && text.contains("grab modifiers 0 0 0 0\n")
+        }
+        func wevKeys() -> [String] {
+            RunningSession.text(of: wevLog).split(separator: "\n").filter { $0.contains("wl_keyboard] key:") }.map { line in
+                String(line[line.range(of: "key: ", options: .backwards)!.lowerBound...])
+            }
+        }
+        try session.inject(["key press KEY_A", "key release KEY_A"])
+        try session.wait(for: "the grab to get KEY_A") { RunningSession.text(of: log).contains("grab key 30 1\ngrab key 30 0\n") }
+        try session.wait(for: "wev to get the input method's KEY_B") { wevKeys().count == 2 }
+        #expect(wevKeys() == ["key: 56; state: 1 (pressed)", "key: 56; state: 0 (released)"], "KEY_B (48 + 8), never KEY_A: \(wevKeys())")
+        #expect(!RunningSession.text(of: log).contains("grab key 48"), "the input method's own typing is not grabbed")
+
+        try session.inject(["key press KEY_LEFTSHIFT", "key release KEY_LEFTSHIFT"])
+        try session.wait(for: "the grab to get Shift and its modifiers") {
+            RunningSession.text(of: log).contains("grab key 42 1\ngrab modifiers 1 0 0 0\ngrab key 42 0\ngrab modifiers 0 0 0 0\n")
+        }
+        #expect(wevKeys().count == 2, "Shift went to the grab only: \(wevKeys())")
+
+        try session.inject(["key press KEY_Q", "key release KEY_Q"])
+        try session.wait(for: "the input method to let the keyboard go") { RunningSession.text(of: log).contains("released\n") }
+        try session.inject(["key press KEY_A", "key release KEY_A"])
+        try session.wait(for: "wev to get KEY_A itself") { wevKeys().count == 4 }
+        #expect(Array(wevKeys().suffix(2)) == ["key: 38; state: 1 (pressed)", "key: 38; state: 0 (released)"], "\(wevKeys())")
+        #expect(RunningSession.text(of: log).components(separatedBy: "grab key 30 1").count == 2, "the released grab got no more keys")
+    }
 }

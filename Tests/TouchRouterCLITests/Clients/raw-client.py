@@ -27,6 +27,12 @@ does what no well-behaved toolkit client does on purpose.
                                    parent) and "later" (100x100), prints "mapped"; at its
                                    first touch up it makes "later" a child of "parent" too
                                    and prints "adopted"
+    raw-client.py input-method-grab  takes the seat's input method and grabs the keyboard;
+                                   prints "grab keymap" (which its virtual keyboard takes
+                                   as its own), "grab repeat R D", "grab modifiers D L K G"
+                                   and "grab key KEY STATE" for what the grab gets; types
+                                   KEY_A as KEY_B through its virtual keyboard; at KEY_Q's
+                                   release lets the keyboard go and prints "released"
     raw-client.py grab             maps a 200x200 toplevel and a grabbing 50x50 popup at its
                                    top left, prints "grabbed", and waits to be killed
     raw-client.py layer            maps a 200x200 toplevel, then a layer surface on the top layer
@@ -74,6 +80,8 @@ class Connection:
         self.next_id = 2
         self.buffer = b""
         self.globals = {}
+        # Descriptors that came with events, in order (a keymap's).
+        self.fds = []
 
     def new_id(self):
         self.next_id += 1
@@ -89,7 +97,10 @@ class Connection:
 
     def event(self):
         while len(self.buffer) < 8 or len(self.buffer) < (struct.unpack_from("<I", self.buffer, 4)[0] >> 16):
-            data = self.sock.recv(65536)
+            data, ancillary, _, _ = self.sock.recvmsg(65536, socket.CMSG_SPACE(16 * 4))
+            for level, kind, fds in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    self.fds.extend(array.array("i", fds[:len(fds) - len(fds) % 4]))
             if not data:
                 raise EOFError("the server closed the connection")
             self.buffer += data
@@ -655,9 +666,49 @@ def input_method():
     return state["end"]
 
 
+def input_method_grab():
+    conn = connect()
+    seat = bind(conn, "wl_seat", 1)
+    manager = bind(conn, "zwp_input_method_manager_v2", 1)
+    keyboards = bind(conn, "zwp_virtual_keyboard_manager_v1", 1)
+    method = conn.new_id()
+    conn.send(manager, 0, struct.pack("<II", seat, method))  # get_input_method
+    grab = conn.new_id()
+    conn.send(method, 5, struct.pack("<I", grab))  # grab_keyboard
+    typist = None
+    while True:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error object %d code %d: %s" % decode_error(payload), flush=True)
+            return 1
+        if obj != grab:
+            continue
+        if opcode == 0:
+            # The keyboard's keymap becomes the virtual keyboard's, as an input method does.
+            _, size = struct.unpack_from("<II", payload)
+            fd = conn.fds.pop(0)
+            if typist is None:
+                typist = conn.new_id()
+                conn.send(keyboards, 0, struct.pack("<II", seat, typist))  # create_virtual_keyboard
+            conn.send(typist, 0, struct.pack("<II", 1, size), fds=[fd])  # keymap xkb_v1
+            os.close(fd)
+            print("grab keymap", flush=True)
+        elif opcode == 1:
+            _, time, key, state = struct.unpack_from("<IIII", payload)
+            print(f"grab key {key} {state}", flush=True)
+            if key == 30:  # KEY_A is typed as KEY_B
+                conn.send(typist, 1, struct.pack("<III", time, 48, state))
+            elif key == 16 and state == 0:  # KEY_Q released: let go
+                conn.send(grab, 0)  # release
+                print("released", flush=True)
+        elif opcode == 2:
+            print("grab modifiers %d %d %d %d" % struct.unpack_from("<IIIII", payload)[1:], flush=True)
+        elif opcode == 3:
+            print("grab repeat %d %d" % struct.unpack_from("<ii", payload), flush=True)
+
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
               "maximize": maximize, "move": move, "resize": lambda: move(int(sys.argv[2])), "parent": parent, "configure": configure,
               "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size,
-              "foreign": foreign, "input-method": input_method}[sys.argv[1]]())
+              "foreign": foreign, "input-method": input_method, "input-method-grab": input_method_grab}[sys.argv[1]]())

@@ -1,0 +1,79 @@
+import CWaylandShim
+import TouchRouterCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// zwp_input_method_keyboard_grab_v2 (input-method-unstable-v2): while the seat's input
+// method holds one, every key of the seat's keyboards (libinput's, another client's
+// virtual keyboard, `msg inject`) goes to it instead of the focused client, as sway does.
+// The input method composes and types what it means through its own virtual keyboard,
+// whose keys are never grabbed: it would hear its own typing. Key chords bound in the
+// configuration are taken before the grab. The grab is sent the keymap of the keyboard
+// typing before its first key from that keyboard, the repeat rate, and the modifiers as
+// its keys change them. Its keys never reach the router, so they are neither traced nor
+// timed: the input method's typing is.
+
+final class InputMethodKeyboardGrabObject: WaylandObject {
+    nonisolated(unsafe) static let table = implementation(zwp_input_method_keyboard_grab_v2_interface(release: destroyRequest))
+
+    /// The input method that made it: the grab holds only while that one has the seat.
+    weak var inputMethod: InputMethodObject?
+    /// The keymap the grab was last sent, so that a keyboard with another one sends it first.
+    weak var sentKeymap: Keymap?
+
+    init(resource: OpaquePointer, session: WaylandSession, inputMethod: InputMethodObject) {
+        self.inputMethod = inputMethod
+        super.init(resource: resource, session: session)
+    }
+
+    override func resourceDestroyed() {
+        if session.inputMethodGrab === self { session.inputMethodGrab = nil }
+    }
+
+    func send(_ keymap: Keymap) {
+        guard keymap !== sentKeymap else { return }
+        do {
+            let file = try keymap.makeFile()
+            zwp_input_method_keyboard_grab_v2_send_keymap(resource, WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue, file.fd, file.size)
+            close(file.fd)
+            sentKeymap = keymap
+        } catch {
+            session.report("keymap for an input method's keyboard grab: \(error)")
+        }
+    }
+
+    func send(_ modifiers: KeyboardModifiers) {
+        zwp_input_method_keyboard_grab_v2_send_modifiers(resource, session.display.nextSerial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
+    }
+}
+
+extension WaylandSession {
+    /// zwp_input_method_v2.grab_keyboard. A grab made while another holds the keyboard, or
+    /// by an input method without the seat, is inert until released.
+    func grabKeyboard(_ grab: InputMethodKeyboardGrabObject) {
+        guard let inputMethod = grab.inputMethod, inputMethod === self.inputMethod, !inputMethod.unavailable,
+              inputMethodGrab == nil else { return }
+        inputMethodGrab = grab
+        grab.send(keymap)
+        let rate = shell?.keyboard.repeatRate ?? 25, delay = shell?.keyboard.repeatDelay ?? 600
+        zwp_input_method_keyboard_grab_v2_send_repeat_info(grab.resource, Int32(clamping: rate), Int32(clamping: delay))
+        grab.send(keymap.modifiers)
+    }
+
+    /// Hands a keyboard's key to the input method's grab; false when there is no grab, its
+    /// input method is gone, or the key is that input method's own typing.
+    func grabbedKey(_ event: InputEvent) -> Bool {
+        guard let grab = inputMethodGrab, case .key(let device, let time, let key, let state) = event else { return false }
+        guard grab.inputMethod != nil, grab.inputMethod === inputMethod else { return false }
+        if let keyboard = virtualKeyboards[device], keyboard.client == grab.client { return false }
+        let typing = keymap(of: device)
+        grab.send(typing)
+        let pressed = state == .pressed
+        let changed = typing.update(key: key, pressed: pressed)
+        zwp_input_method_keyboard_grab_v2_send_key(grab.resource, display.nextSerial, time.waylandMilliseconds, key,
+                                                   pressed ? WL_KEYBOARD_KEY_STATE_PRESSED.rawValue : WL_KEYBOARD_KEY_STATE_RELEASED.rawValue)
+        if let changed { grab.send(changed) }
+        return true
+    }
+}
