@@ -39,6 +39,9 @@ struct Run: ParsableCommand {
     @Option(help: "Where input devices come from: udev (every input device of the seat, added and removed as they come and go, opened through libseat: seatd, logind, or LIBSEAT_BACKEND=builtin as root) or path (only the --input-device nodes). Default: udev on the drm backend without --input-device, else path.")
     var input: InputKind?
 
+    @Option(help: "Privileges for the command alone, comma-separated: virtual-input, input-method, layer-shell, foreign-toplevel. Its first connection is a socket the session hands it (WAYLAND_SOCKET), whose client sees exactly these privileged globals, whatever [privileges] says.")
+    var grant: String?
+
     @Argument(parsing: .postTerminator, help: "The command to run in the session.")
     var command: [String] = []
 
@@ -53,6 +56,11 @@ struct Run: ParsableCommand {
         }
         options.kiosk = kiosk
         options.keyboardLayout = keyboardLayout
+        var commandGrants: Set<Privilege>?
+        if let grant {
+            do { commandGrants = try Privilege.parseList(grant) } catch { throw ValidationError("--grant: \(error)") }
+            guard !command.isEmpty else { throw ValidationError("--grant: there is no command to grant them to (touch-router run --grant LIST -- COMMAND)") }
+        }
         try reportingFailures {
             // The configuration before anything else: a bad file starts nothing.
             var configuration = SessionConfiguration()
@@ -77,7 +85,7 @@ struct Run: ParsableCommand {
                 // One seat for the process: the drm backend opens its card through it, udev input its devices.
                 let seat = inputKind == .udev || kind == .drm ? try SeatSession() : nil
                 let display = try DisplayBackendSetup.prepare(kind, options: &options, outputOptions: outputs, seat: seat)
-                let runner = try SessionRunner(options: options, command: command, configuration: configuration, source: source)
+                let runner = try SessionRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source)
                 try display.attach(to: runner.session)
                 if let inputBackend, let area = runner.session.firstOutputArea {
                     inputBackend.absoluteArea = area
@@ -148,7 +156,10 @@ struct Msg: ParsableCommand {
             output create WxH[@Hz][,transform=T] (a new virtual output, HEADLESS-N, right of the others); \
             output remove NAME (its windows move to the first output that stays); play touch FINGERS RATE SECONDS \
             [log=PATH] or play recording FILE.yml [log=PATH] (plays a workload as a touchscreen would, replying \
-            when done; absolute paths; see bench e2e).
+            when done; absolute paths; see bench e2e); grant-socket PRIVILEGE[,PRIVILEGE...] (a new socket, \
+            its path in the reply, whose clients see exactly those of virtual-input, input-method, layer-shell \
+            and foreign-toplevel: WAYLAND_DISPLAY=PATH); revoke-socket PATH (stops accepting on it and removes \
+            it; clients connected keep their grants).
             """)
 
     @Option(help: "The control socket (default: TOUCH_ROUTER_SOCKET).")

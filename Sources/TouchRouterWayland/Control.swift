@@ -1,4 +1,5 @@
 import CWaylandShim
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterReplay
 #if canImport(Glibc)
@@ -308,6 +309,20 @@ public final class ControlServer {
             return "{\"ok\":true," + session.stats.slowJSON().dropFirst()
         case .play(let workload, let log):
             return play(workload, log: log, fd: fd)
+        case .grantSocket(let grants):
+            do {
+                let path = try session.openGrantSocket(grants)
+                return "{\"ok\":true,\"socket\":\(jsonString(path)),\"grants\":[" + Privilege.sortedNames(grants).map(jsonString).joined(separator: ",") + "]}"
+            } catch {
+                return failure("grant-socket: \(error)")
+            }
+        case .revokeSocket(let path):
+            do {
+                let kept = try session.revokeGrantSocket(path)
+                return "{\"ok\":true,\"revoked\":\(jsonString(path)),\"clients\":\(kept)}"
+            } catch {
+                return failure("revoke-socket: \(error)")
+            }
         case .reload:
             do {
                 let file = try session.shell.reload()

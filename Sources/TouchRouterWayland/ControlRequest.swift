@@ -1,3 +1,4 @@
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterReplay
 
@@ -32,8 +33,13 @@ public enum ControlRequest: Sendable {
     /// Plays a workload into the session as a touchscreen would, replying when it ends
     /// (`play touch F R S [log=PATH]`, `play recording PATH [log=PATH]`; WorkloadPlayer.swift).
     case play(Workload, log: String?)
+    /// A new grant socket whose clients see exactly these privileged globals
+    /// (`grant-socket virtual-input,layer-shell`; PrivilegedSockets.swift).
+    case grantSocket(Set<Privilege>)
+    /// Stops accepting on a grant socket and removes it; its clients keep what they have.
+    case revokeSocket(String)
 
-    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, play, focus or ignore-interaction"
+    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, play, focus, ignore-interaction, grant-socket or revoke-socket"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -89,6 +95,13 @@ public enum ControlRequest: Sendable {
             } catch {
                 throw ControlRequestError("inject: \(error)")
             }
+        case "grant-socket":
+            guard words.count == 2 else { throw ControlRequestError("grant-socket: expected one comma-separated list of privileges, \(Privilege.names)") }
+            do { return .grantSocket(try Privilege.parseList(words[1])) } catch { throw ControlRequestError("grant-socket: \(error)") }
+        case "revoke-socket":
+            guard words.count == 2 else { throw ControlRequestError("revoke-socket: expected the socket's path, as grant-socket gave it") }
+            guard words[1].hasPrefix("/") else { throw ControlRequestError("revoke-socket: '\(words[1].prefix(256))' is not an absolute path") }
+            return .revokeSocket(String(words[1]))
         case "ignore-interaction":
             guard words.count == 2, words[1] == "on" || words[1] == "off" else { throw ControlRequestError("ignore-interaction: expected on or off") }
             return .ignoreInteraction(words[1] == "on")

@@ -6,7 +6,8 @@ import Glibc
 
 // Privileged globals: a client that may inject input can type into every other client, so
 // the virtual pointer and keyboard managers are shown only to the programs the
-// configuration's `[privileges] virtual-input` names (README, "Privileged globals"). A
+// configuration's `[privileges] virtual-input` names (README, "Privileged globals"), or to
+// the clients of a grant socket that grants them (PrivilegedSockets.swift). A
 // client not allowed never sees them in wl_registry, and libwayland refuses its bind of
 // them as of an unknown global, as sway's security context hides its globals; nothing is
 // logged, since a program that merely lists globals is not misbehaving.
@@ -21,11 +22,25 @@ extension WaylandSession {
     }
 
     private func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
-        if global == layerShellGlobal { return mayUseLayerShell(client) }
-        if global == foreignToplevelGlobal { return mayUseForeignToplevel(client) }
-        if global == inputMethodGlobal { return mayUseInputMethod(client) }
-        guard virtualInputGlobals.contains(global) else { return true }
-        return mayUseVirtualInput(client)
+        guard let privilege = privilege(of: global) else { return true }
+        // A client that came through a grant socket sees exactly what the socket grants
+        // (PrivilegedSockets.swift); its executable is not asked.
+        if let grants = privilegedSockets?.grants(of: client) { return grants.contains(privilege) }
+        switch privilege {
+        case .layerShell: return mayUseLayerShell(client)
+        case .foreignToplevel: return mayUseForeignToplevel(client)
+        case .inputMethod: return mayUseInputMethod(client)
+        case .virtualInput: return mayUseVirtualInput(client)
+        }
+    }
+
+    /// The privilege a global needs; nil for the globals every client sees.
+    private func privilege(of global: OpaquePointer) -> Privilege? {
+        if global == layerShellGlobal { return .layerShell }
+        if global == foreignToplevelGlobal { return .foreignToplevel }
+        if global == inputMethodGlobal { return .inputMethod }
+        if virtualInputGlobals.contains(global) { return .virtualInput }
+        return nil
     }
 
     /// As `mayUseVirtualInput`, for `[privileges] layer-shell`.

@@ -11,13 +11,15 @@ public final class SessionRunner {
     public let session: WaylandSession
     public let control: ControlServer
     private let command: [String]
+    /// What the command's own connection is granted (`run --grant`); nil: it connects to WAYLAND_DISPLAY as any client.
+    private let commandGrants: Set<Privilege>?
     private var child: pid_t = 0
     private var childStatus: Int32 = 0
 
     /// `configuration` was read from `source` already (a bad file stops the command
     /// before anything starts); it is applied before any socket opens, so that what only
     /// the core can refuse stops it as early.
-    public init(options: WaylandSession.Options, command: [String],
+    public init(options: WaylandSession.Options, command: [String], commandGrants: Set<Privilege>? = nil,
                 configuration: SessionConfiguration = SessionConfiguration(), source: ConfigurationSource? = nil) throws(WaylandError) {
         signal(SIGPIPE, SIG_IGN)
         Self.raiseDescriptorLimit()
@@ -31,6 +33,7 @@ public final class SessionRunner {
         try session.start()
         control = try ControlServer(session: session)
         self.command = command
+        self.commandGrants = commandGrants
         setenv("WAYLAND_DISPLAY", session.socketName, 1)
         setenv("TOUCH_ROUTER_SOCKET", control.path, 1)
         try session.onSignal(SIGINT) { [unowned self] in self.session.stop() }
@@ -62,6 +65,12 @@ public final class SessionRunner {
             print("WAYLAND_DISPLAY=\(session.socketName)")
             print("TOUCH_ROUTER_SOCKET=\(control.path)")
             fflush(nil)
+        } else if let commandGrants {
+            // The command's first connection is one end of a socket pair whose client holds
+            // the grants (PrivilegedSockets.swift), as sway hands swaybar its WAYLAND_SOCKET.
+            let end = try session.addGrantedClient(commandGrants)
+            defer { close(end) }
+            child = try spawnProcess(command, waylandSocket: end)
         } else {
             child = try spawnProcess(command)
         }

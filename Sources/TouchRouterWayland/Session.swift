@@ -111,6 +111,8 @@ public final class WaylandSession {
     var foreignToplevelGlobal: OpaquePointer?
     /// The input method manager's global, which only some clients see (InputMethod.swift).
     var inputMethodGlobal: OpaquePointer?
+    /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
+    var privilegedSockets: PrivilegedSockets?
     /// The seat's input method (InputMethod.swift): one at a time; a second is told it is unavailable.
     weak var inputMethod: InputMethodObject?
     /// The input method's keyboard grab, which takes the keyboards' keys (InputMethodKeyboardGrab.swift).
@@ -275,8 +277,9 @@ public final class WaylandSession {
     public func run() { display.run() }
     public func stop() { display.stop() }
 
-    /// Ends every client and frees the display.
+    /// Ends every client and frees the display; grant sockets are closed and their files removed.
     public func shutdown() {
+        privilegedSockets?.closeAll()
         display.destroy()
     }
 

@@ -18,7 +18,8 @@
 //       makes a zwp_virtual_keyboard_v1 and sends each step: keymap (the seat's own keymap,
 //       its keycodes section renamed "touch-router-virtual-test", so that a receiver can tell
 //       it apart) | garbage-keymap | key CODE 0|1 | modifiers D L K G
-//   Steps of both: sync (a roundtrip), hold (prints "holding" and waits to be killed).
+//   Steps of both: sync (a roundtrip), hold (prints "holding" and waits to be killed),
+//   await (a roundtrip, prints "waiting", and goes on with the next step at SIGUSR1).
 //   A sender prints "no manager" and exits 3 when the global is not offered to it, and
 //   "done" when its steps are sent and a roundtrip came back.
 //   error INTERFACE@ID code N     a protocol error ended it (libwayland printed the message)
@@ -26,6 +27,7 @@
 // Build it with build-virtual-input-client.sh beside it.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -358,6 +360,15 @@ static int send_steps(struct client *client, bool pointer_mode, bool with_output
             if (wl_display_roundtrip(client->display) < 0) return report_display_error(client);
             say("holding");
             pause();
+        } else if (strcmp(step, "await") == 0) {
+            sigset_t usr1;
+            sigemptyset(&usr1);
+            sigaddset(&usr1, SIGUSR1);
+            sigprocmask(SIG_BLOCK, &usr1, NULL);
+            if (wl_display_roundtrip(client->display) < 0) return report_display_error(client);
+            say("waiting");
+            int caught = 0;
+            sigwait(&usr1, &caught);
         } else if (pointer && strcmp(step, "motion") == 0) {
             zwlr_virtual_pointer_v1_motion(pointer, 0, wl_fixed_from_double(atof(ARG(1))), wl_fixed_from_double(atof(ARG(2))));
             i += 2;
