@@ -66,6 +66,8 @@ class Connection:
         self.next_id = 2
         self.buffer = b""
         self.globals = {}
+        # Descriptors the server sent (wl_data_source.send's), oldest first.
+        self.fds = []
 
     def new_id(self):
         self.next_id += 1
@@ -81,7 +83,10 @@ class Connection:
 
     def event(self):
         while len(self.buffer) < 8 or len(self.buffer) < (struct.unpack_from("<I", self.buffer, 4)[0] >> 16):
-            data = self.sock.recv(65536)
+            data, ancillary, _, _ = self.sock.recvmsg(65536, socket.CMSG_SPACE(28 * 4))
+            for level, kind, fds in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    self.fds.extend(array.array("i", fds[:len(fds) - len(fds) % 4]))
             if not data:
                 raise EOFError("the server closed the connection")
             self.buffer += data

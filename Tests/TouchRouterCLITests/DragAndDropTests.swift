@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+/// Drag and drop (wl_data_device version 3) in a live session, between two clients written
+/// against the wire protocol (Clients/dnd-client.py): a source whose 100×100 window starts
+/// the drag from a button press or a touch down, and a target whose 300×300 window, under
+/// it, accepts text/plain. Input is injected through the control socket.
+@Suite("Drag and drop by pointer and by touch between two clients", .serialized)
+struct DragAndDropTests {
+    static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/dnd-client.py").path
+
+    /// A session with the target's window and the source's above it; where each is.
+    struct Scene {
+        let session: RunningSession
+        let source: Process, target: Process
+        let sourceLog: URL, targetLog: URL
+        /// A point inside the source's window, and one inside the target's but outside the source's.
+        let start: (x: Int, y: Int), over: (x: Int, y: Int)
+        let targetOrigin: [Int]
+
+        var sourceText: String { RunningSession.text(of: sourceLog) }
+        var targetText: String { RunningSession.text(of: targetLog) }
+        func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
+        /// What the source printed after `marker`.
+        func sourceAfter(_ marker: String) -> [String] { Array(lines(sourceText).drop { $0 != marker }.dropFirst()) }
+
+        init(source how: String = "", target targetHow: String = "") throws {
+            let session = try RunningSession()
+            let targetLog = session.file("target.log"), sourceLog = session.file("source.log")
+            let target = try session.client(["python3", DragAndDropTests.client, "target", "300"] + (targetHow.isEmpty ? [] : [targetHow]), output: targetLog)
+            try session.wait(for: "the target to map") { try RunningSession.text(of: targetLog).contains("mapped") && session.toplevels().count == 1 }
+            let source = try session.client(["python3", DragAndDropTests.client, "source", "100"] + (how.isEmpty ? [] : [how]), output: sourceLog)
+            try session.wait(for: "the source to map") { try RunningSession.text(of: sourceLog).contains("mapped") && session.toplevels().count == 2 }
+            let windows = try session.toplevels()
+            let targetWindow = windows.first { $0["size"] as? [Int] == [300, 300] }, sourceWindow = windows.first { $0["size"] as? [Int] == [100, 100] }
+            let targetOrigin = targetWindow?["position"] as? [Int] ?? [0, 0]
+            let sourceOrigin = sourceWindow?["position"] as? [Int] ?? [0, 0]
+            (self.session, self.source, self.target, self.sourceLog, self.targetLog, self.targetOrigin) = (session, source, target, sourceLog, targetLog, targetOrigin)
+            start = (sourceOrigin[0] + 18, sourceOrigin[1] + 18)
+            over = (targetOrigin[0] + 250, targetOrigin[1] + 200)
+            #expect(over.x >= sourceOrigin[0] + 100 || over.y >= sourceOrigin[1] + 100, "the drop point is clear of the source's window")
+        }
+
+        /// Presses at `start`, moves a little, then onto the target's window and 10 px on.
+        func pointerDragOnto(_ point: (x: Int, y: Int)? = nil) throws {
+            let point = point ?? over
+            try session.inject(["pointer motion \(start.x) \(start.y)", "pointer button press BTN_LEFT"])
+            try session.wait(for: "the source to start the drag") { sourceText.contains("dragging") }
+            try session.inject(["pointer motion \(start.x + 10) \(start.y + 10)", "pointer motion \(point.x) \(point.y)", "pointer motion \(point.x + 10) \(point.y + 10)"])
+        }
+
+        func touchDragOnto(_ point: (x: Int, y: Int)? = nil) throws {
+            let point = point ?? over
+            try session.inject(["touch down 4 \(start.x) \(start.y)", "touch frame"])
+            try session.wait(for: "the source to start the drag") { sourceText.contains("dragging") }
+            try session.inject(["touch motion 4 \(start.x + 10) \(start.y + 10)", "touch frame", "touch motion 4 \(point.x) \(point.y)", "touch frame",
+                                "touch motion 4 \(point.x + 10) \(point.y + 10)", "touch frame"])
+        }
+
+        /// The target heard enter at the drop point's local coordinates, with the offer, and the motion after it.
+        func expectEnteredTarget(sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let local = (x: over.x - targetOrigin[0], y: over.y - targetOrigin[1])
+            try session.wait(for: "the target to hear the motion after enter") { targetText.contains("device motion \(local.x + 10) \(local.y + 10)") }
+            let heard = lines(targetText)
+            let enter = heard.firstIndex(of: "device enter \(local.x) \(local.y) offer")
+            #expect(enter != nil, "enter at the surface-local point (\(local.x), \(local.y)): \(heard)", sourceLocation: sourceLocation)
+            #expect(heard.contains("offered text/plain") && heard.contains("offer source_actions 3"), "\(heard)", sourceLocation: sourceLocation)
+            try session.wait(for: "the source to hear what the target accepted") { sourceText.contains("source target text/plain") && sourceText.contains("source action 1") }
+        }
+
+        /// The drop went through: the target received what the source wrote, and the source heard the drop and the finish.
+        func expectDropped(sourceLocation: SourceLocation = #_sourceLocation) throws {
+            try session.wait(for: "the target to receive and finish") { targetText.contains("finished") }
+            try session.wait(for: "the source to hear dnd_finished") { sourceText.contains("source dnd_finished") }
+            let wrote = sourceText.firstMatch(of: /source wrote (\d+) ([0-9a-f]{64}) as text\/plain/)
+            let received = targetText.firstMatch(of: /received (\d+) ([0-9a-f]{64})/)
+            #expect(wrote != nil && received != nil && wrote?.1 == "200000" && wrote?.1 == received?.1 && wrote?.2 == received?.2,
+                    "the target has exactly the source's 200,000 bytes: \(sourceText) \(targetText)", sourceLocation: sourceLocation)
+            let order = ["source target text/plain", "source action 1", "source dnd_drop_performed", "source dnd_finished"].map { lines(sourceText).firstIndex(of: $0) ?? -1 }
+            #expect(order.allSatisfy { $0 >= 0 } && order == order.sorted(), "the source's events in order: \(sourceText)", sourceLocation: sourceLocation)
+            #expect(!sourceText.contains("source cancelled"), sourceLocation: sourceLocation)
+            let heard = lines(targetText)
+            #expect((heard.firstIndex(of: "device drop") ?? .max) < (heard.firstIndex { $0.hasPrefix("received ") } ?? -1), "\(heard)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("a pointer drag: the target hears enter at its local point with an offer of text/plain, and motion; it accepts and sets copy; at the release it hears drop and receives exactly the source's bytes; the source hears target, action, dnd_drop_performed and dnd_finished, and no pointer event while it drags")
+    func pointerDrag() throws {
+        let scene = try Scene()
+        defer { _ = scene.session.terminate() }
+        try scene.pointerDragOnto()
+        try scene.expectEnteredTarget()
+        try scene.session.inject(["pointer button release BTN_LEFT"])
+        try scene.expectDropped()
+        let dragging = scene.sourceAfter("dragging")
+        #expect(dragging.first == "pointer leave", "the pointer leaves the source as the drag takes it: \(dragging)")
+        #expect(!dragging.contains { $0.hasPrefix("pointer motion") || $0.hasPrefix("pointer button") }, "no motion or release reaches the source: \(dragging)")
+        #expect(scene.lines(scene.targetText).contains("device leave"), "the target hears leave after the drop")
+        #expect(scene.session.process.isRunning)
+    }
+
+    @Test("a touch drag: the source gets wl_touch.cancel and nothing more of that finger; the target hears enter, motion and drop and receives exactly the source's bytes; the source hears dnd_finished")
+    func touchDrag() throws {
+        let scene = try Scene()
+        defer { _ = scene.session.terminate() }
+        try scene.touchDragOnto()
+        try scene.expectEnteredTarget()
+        try scene.session.inject(["touch up 4", "touch frame"])
+        try scene.expectDropped()
+        let afterCancel = scene.sourceAfter("touch cancel")
+        #expect(scene.sourceAfter("dragging").contains("touch cancel"), "the finger is taken: \(scene.sourceText)")
+        #expect(!afterCancel.contains { $0.hasPrefix("touch ") }, "nothing of the finger after wl_touch.cancel: \(afterCancel)")
+        // The next touch is the source's again.
+        try scene.session.inject(["touch down 5 \(scene.start.x) \(scene.start.y)", "touch frame", "touch up 5", "touch frame"])
+        try scene.session.wait(for: "the next touch to reach the source") { scene.sourceAfter("touch cancel").contains("touch up") }
+    }
+
+    @Test("released over the background, or over a target that accepted nothing: the source is cancelled and nobody hears drop",
+          arguments: [("", true), ("refuse", false)])
+    func cancelledRelease(targetHow: String, overNothing: Bool) throws {
+        let scene = try Scene(target: targetHow)
+        defer { _ = scene.session.terminate() }
+        try scene.pointerDragOnto(overNothing ? (x: 1000, y: 800) : nil)
+        if !overNothing { try scene.session.wait(for: "the target to hear enter") { scene.targetText.contains("device enter") } }
+        try scene.session.inject(["pointer button release BTN_LEFT"])
+        try scene.session.wait(for: "the source to be cancelled") { scene.sourceText.contains("source cancelled") }
+        usleep(200_000)
+        #expect(!scene.targetText.contains("device drop") && !scene.sourceText.contains("dnd_drop_performed"), "\(scene.targetText)")
+        #expect(!scene.sourceText.contains("source target text/plain"), "\(scene.sourceText)")
+    }
+
+    @Test("start_drag with a serial no press had: the source is cancelled at once and the pointer stays the client's (its release reaches it)")
+    func badSerial() throws {
+        let scene = try Scene(source: "bad-serial")
+        defer { _ = scene.session.terminate() }
+        try scene.session.inject(["pointer motion \(scene.start.x) \(scene.start.y)", "pointer button press BTN_LEFT"])
+        try scene.session.wait(for: "the source to be cancelled") { scene.sourceText.contains("source cancelled") }
+        try scene.session.inject(["pointer motion \(scene.over.x) \(scene.over.y)", "pointer button release BTN_LEFT"])
+        try scene.session.wait(for: "the release to reach the source") { scene.sourceAfter("dragging").contains("pointer button") }
+        #expect(!scene.sourceAfter("dragging").contains("pointer leave") || scene.sourceAfter("dragging").firstIndex(of: "pointer button")! < scene.sourceAfter("dragging").firstIndex(of: "pointer leave")!,
+                "the pointer was not taken: \(scene.sourceText)")
+        #expect(!scene.targetText.contains("device enter"), "no target hears of the refused drag")
+    }
+
+    @Test("the target killed mid-drag: the session runs on, and the source is cancelled at the release")
+    func targetKilled() throws {
+        let scene = try Scene()
+        defer { _ = scene.session.terminate() }
+        try scene.touchDragOnto()
+        try scene.expectEnteredTarget()
+        kill(scene.target.processIdentifier, SIGKILL)
+        scene.target.waitUntilExit()
+        try scene.session.wait(for: "the target's window to leave") { try scene.session.toplevels().count == 1 }
+        try scene.session.inject(["touch motion 4 \(scene.over.x + 20) \(scene.over.y + 20)", "touch frame", "touch up 4", "touch frame"])
+        try scene.session.wait(for: "the source to be cancelled") { scene.sourceText.contains("source cancelled") }
+        #expect(scene.session.process.isRunning)
+        #expect(try scene.session.msg("tree").json["ok"] as? Bool == true)
+        #expect(!scene.sourceText.contains("dnd_drop_performed"))
+    }
+
+    @Test("the source killed mid-drag: the target hears leave, and the session runs on")
+    func sourceKilled() throws {
+        let scene = try Scene()
+        defer { _ = scene.session.terminate() }
+        try scene.pointerDragOnto()
+        try scene.expectEnteredTarget()
+        kill(scene.source.processIdentifier, SIGKILL)
+        scene.source.waitUntilExit()
+        try scene.session.wait(for: "the target to hear leave") { scene.targetText.contains("device leave") }
+        try scene.session.inject(["pointer motion \(scene.over.x + 20) \(scene.over.y + 20)", "pointer button release BTN_LEFT"])
+        usleep(200_000)
+        #expect(!scene.targetText.contains("device drop"), "\(scene.targetText)")
+        #expect(scene.lines(scene.targetText).filter { $0.hasPrefix("device enter") }.count == 1, "the ended drag enters nothing again: \(scene.targetText)")
+        #expect(try scene.session.msg("tree").json["ok"] as? Bool == true)
+    }
+
+    @Test("a drag with no source stays within its client: the origin hears enter with no offer, the other client nothing, and nobody hears drop")
+    func nullSource() throws {
+        let scene = try Scene(source: "null")
+        defer { _ = scene.session.terminate() }
+        try scene.pointerDragOnto()
+        try scene.session.wait(for: "the origin to hear enter and leave") { scene.sourceText.contains("device enter 18 18 nooffer") && scene.sourceText.contains("device leave") }
+        try scene.session.inject(["pointer button release BTN_LEFT"])
+        usleep(200_000)
+        #expect(!scene.targetText.contains("device "), "\(scene.targetText)")
+        #expect(!scene.sourceText.contains("device drop"), "\(scene.sourceText)")
+    }
+
+    @Test("finish before the drop is wl_data_offer's invalid_finish: the target is ended, the source cancelled at the release")
+    func finishBeforeDrop() throws {
+        let scene = try Scene(target: "finish-early")
+        defer { _ = scene.session.terminate() }
+        try scene.pointerDragOnto()
+        try scene.session.wait(for: "the target to be ended") { !scene.target.isRunning }
+        #expect(scene.targetText.range(of: "error \\d+ 0: wl_data_offer@\\d+\\.finish before the drop", options: .regularExpression) != nil, "\(scene.targetText)")
+        try scene.session.inject(["pointer button release BTN_LEFT"])
+        try scene.session.wait(for: "the source to be cancelled") { scene.sourceText.contains("source cancelled") }
+    }
+
+    @Test("an icon that has another role is wl_data_device's role error; set_actions after start_drag is wl_data_source's invalid_action_mask; wev beside goes on")
+    func namedErrors() throws {
+        try RunningSession.besideWev(["python3", Self.client, "errors"],
+                                     expecting: "(?s)error object \\d+ code 0: wl_data_device@\\d+\\.start_drag: icon wl_surface@\\d+ already has the role toplevel.*error object \\d+ code 0: wl_data_source@\\d+\\.set_actions after start_drag")
+    }
+}
