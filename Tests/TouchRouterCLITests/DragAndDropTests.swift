@@ -203,3 +203,74 @@ struct DragAndDropTests {
                                      expecting: "(?s)error object \\d+ code 0: wl_data_device@\\d+\\.start_drag: icon wl_surface@\\d+ already has the role toplevel.*error object \\d+ code 0: wl_data_source@\\d+\\.set_actions after start_drag")
     }
 }
+
+/// Drag and drop between two GTK 3 programs (Clients/gtk-dnd.py, on Debian's python3-gi and
+/// gir1.2-gtk-3.0): a window that is all drag source and one that is all drop target, each
+/// with its own WAYLAND_DEBUG log.
+@Suite("Drag and drop between two GTK 3 programs, by pointer and by touch", .serialized)
+struct GTKDragAndDropTests {
+    static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/gtk-dnd.py").path
+
+    /// What a client printed itself, without its WAYLAND_DEBUG lines.
+    static func said(_ log: URL) -> [String] { RunningSession.text(of: log).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("[") } }
+    static func messages(_ log: URL) -> [String] { RunningSession.text(of: log).split(separator: "\n").map(String.init).filter { $0.hasPrefix("[") } }
+
+    @Test("GTK's drag source starts the drag from a button press's or a touch down's serial; GTK's drop target receives its text exactly; by touch, the source gets wl_touch.cancel and nothing more of that finger",
+          arguments: ["pointer", "touch"])
+    func gtkToGTK(by input: String) throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let environment = ["GDK_BACKEND": "wayland", "WAYLAND_DEBUG": "1"]
+        let targetLog = session.file("gtk-target.log"), sourceLog = session.file("gtk-source.log")
+        let target = try session.client(["/usr/bin/python3", Self.client, "target"], output: targetLog, environment: environment)
+        try session.wait(for: "the GTK target to map") { try session.toplevels().contains { $0["size"] as? [Int] == [300, 300] && $0["mapped"] as? Bool == true } }
+        let source = try session.client(["/usr/bin/python3", Self.client, "source"], output: sourceLog, environment: environment)
+        try session.wait(for: "the GTK source to map") { try session.toplevels().contains { $0["size"] as? [Int] == [120, 120] && $0["mapped"] as? Bool == true } }
+        let windows = try session.toplevels()
+        let targetOrigin = windows.first { $0["size"] as? [Int] == [300, 300] }?["position"] as? [Int] ?? [0, 0]
+        let sourceOrigin = windows.first { $0["size"] as? [Int] == [120, 120] }?["position"] as? [Int] ?? [0, 0]
+        let start = (x: sourceOrigin[0] + 28, y: sourceOrigin[1] + 28)
+        let over = (x: targetOrigin[0] + 250, y: targetOrigin[1] + 250)
+        #expect(over.x >= sourceOrigin[0] + 120 || over.y >= sourceOrigin[1] + 120)
+
+        let touch = input == "touch"
+        func move(_ x: Int, _ y: Int) throws {
+            try session.inject(touch ? ["touch motion 1 \(x) \(y)", "touch frame"] : ["pointer motion \(x) \(y)"])
+            usleep(50_000)
+        }
+        try session.inject(touch ? ["touch down 1 \(start.x) \(start.y)", "touch frame"] : ["pointer motion \(start.x) \(start.y)", "pointer button press BTN_LEFT"])
+        // Past GTK's drag threshold (8 px), in steps.
+        for step in 1...3 {
+            try move(start.x + 5 * step, start.y + 5 * step)
+        }
+        try session.wait(for: "GTK to begin the drag") { Self.said(sourceLog).contains("drag-begin") && Self.messages(sourceLog).contains { $0.contains(".start_drag(") } }
+        for point in [(over.x - 20, over.y - 20), (over.x, over.y), (over.x + 5, over.y + 5)] { try move(point.0, point.1) }
+        try session.wait(for: "the GTK target to hear the drag") { Self.said(targetLog).contains("drag-motion") }
+        try session.wait(for: "the source to hear the target accept") { Self.messages(sourceLog).contains { $0.contains("wl_data_source@") && $0.contains(".target(\"text/plain;charset=utf-8\")") } }
+        try session.inject(touch ? ["touch up 1", "touch frame"] : ["pointer button release BTN_LEFT"])
+        try session.wait(for: "the GTK target to receive the text and exit") { !target.isRunning }
+        try session.wait(for: "the GTK source to hear dnd_finished") { Self.messages(sourceLog).contains { $0.contains(".dnd_finished()") } }
+
+        #expect(Self.said(targetLog).contains("received 'gtk drag payload \\u2713'"), "the text, its check mark included: \(Self.said(targetLog))")
+        #expect(!target.isRunning && target.terminationStatus == 0)
+        #expect(Self.said(sourceLog).contains("data-get") && !Self.said(sourceLog).contains { $0.hasPrefix("drag-failed") }, "\(Self.said(sourceLog))")
+        let messages = Self.messages(sourceLog)
+        let startDrag = try #require(messages.firstIndex { $0.contains(".start_drag(") })
+        let serial = messages[startDrag].firstMatch(of: /, (\d+)\)$/).map { String($0.1) }
+        let pressSerial = touch
+            ? messages.last { $0.contains("wl_touch@") && $0.contains(".down(") }?.firstMatch(of: /\.down\((\d+),/).map { String($0.1) }
+            : messages.last { $0.contains("wl_pointer@") && $0.contains(".button(") && $0.hasSuffix(", 1)") }?.firstMatch(of: /\.button\((\d+),/).map { String($0.1) }
+        #expect(serial != nil && serial == pressSerial, "start_drag carries the \(touch ? "touch down" : "button press")'s serial: \(messages[startDrag]), \(String(describing: pressSerial))")
+        #expect(messages.contains { $0.contains("wl_data_source@") && $0.hasSuffix(".dnd_drop_performed()") })
+        if touch {
+            let cancel = try #require(messages.firstIndex { $0.contains("wl_touch@") && $0.hasSuffix(".cancel()") }, "the source's finger is taken")
+            #expect(cancel > startDrag)
+            let after = messages.dropFirst(cancel + 1).filter { $0.contains("wl_touch@") }
+            #expect(after.isEmpty, "nothing of the finger after wl_touch.cancel: \(after)")
+        } else {
+            let after = messages.dropFirst(startDrag + 1).filter { $0.contains("wl_pointer@") && ($0.contains(".motion(") || $0.contains(".button(")) }
+            #expect(after.isEmpty, "no pointer motion or button reaches the source while it drags: \(after)")
+        }
+        #expect(source.isRunning && session.process.isRunning)
+    }
+}
