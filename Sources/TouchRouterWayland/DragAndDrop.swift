@@ -49,6 +49,11 @@ final class DragAndDrop {
     let hasSource: Bool
     let origin: ClientID
     weak var icon: SurfaceObject?
+    /// The sum of the offsets the icon committed since the drag began, as wlroots keeps its
+    /// icon's: where its top left is from the pointer or finger.
+    var iconOffset = Offset.zero
+    /// Where the pointer or finger is, for the icon.
+    var position: Point<GlobalSpace>?
     /// Still offering: false once dropped, cancelled or ended by its source going.
     var active = true
     /// A touch drag's finger reached the output's responder.
@@ -148,6 +153,7 @@ extension WaylandSession {
     /// the drag leaves the one it was over and enters it.
     func dragMoved(_ drag: DragAndDrop, to point: Point<GlobalSpace>) {
         guard drag.active, point.x.isFinite, point.y.isFinite else { return }
+        drag.position = point
         if drag.hasSource ? drag.source == nil : clientsByID[drag.origin] == nil {
             endDrag(drag)
             return
@@ -226,7 +232,8 @@ extension WaylandSession {
     func dragReleased(_ drag: DragAndDrop) {
         if dragAndDrop === drag { dragAndDrop = nil }
         guard drag.active else { return }
-        let focusAlive = drag.focusClient.map { existingRecord(for: $0) != nil } ?? false
+        // A surface gone or unmapped under a still pointer is no target.
+        let focusAlive = (drag.focusClient.map { existingRecord(for: $0) != nil } ?? false) && drag.focus.flatMap { surfaces[$0] }?.inTree == true
         let offers = drag.offers.compactMap(\.offer).filter { $0.source != nil }
         if let source = drag.source {
             if focusAlive, let client = drag.focusClient, source.drag.accepted, source.drag.action != 0, !offers.isEmpty {
@@ -252,6 +259,23 @@ extension WaylandSession {
         guard drag.active else { return }
         drag.source?.cancel()
         endDrag(drag)
+    }
+
+    /// A commit of a surface with the dnd_icon role: the icon of the drag moves by its offset.
+    func dragIconCommitted(_ surface: SurfaceObject) {
+        guard let drag = dragAndDrop, drag.active, drag.icon === surface else { return }
+        drag.iconOffset = drag.iconOffset.adding(surface.current.offset)
+    }
+
+    /// The drag's icon as a layer of `output`, over the windows and under the cursor, its
+    /// top left at the pointer or finger moved by its offsets; nil with no icon or no pixels.
+    func dragIconLayer(on output: OutputSnapshot) -> CompositionLayer? {
+        guard let drag = dragAndDrop, drag.active, let icon = drag.icon, let contents = icon.contents, let position = drag.position,
+              abs(position.x) < 1e9, abs(position.y) < 1e9 else { return nil }
+        let origin = Offset(dx: Int(position.x.rounded(.down)) - output.rect.x, dy: Int(position.y.rounded(.down)) - output.rect.y).adding(drag.iconOffset)
+        return CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(icon.current.scale),
+                                opaque: contents.opaque, origin: origin, clip: icon.size, key: UInt64(icon.id.raw), damage: icon.unpaintedDamage,
+                                transform: OutputTransform(rawValue: icon.current.transform) ?? .normal)
     }
 
     /// A source destroyed mid-drag ends the drag; the target hears leave.

@@ -186,6 +186,29 @@ struct DragAndDropTests {
         #expect(!scene.sourceText.contains("device drop"), "\(scene.sourceText)")
     }
 
+    @Test("the drag's icon (role dnd_icon) is drawn over the windows with its top left at the pointer moved by its committed offset, and goes with the drop")
+    func iconFollowsPointer() throws {
+        let scene = try Scene(source: "icon")
+        defer { _ = scene.session.terminate() }
+        try scene.pointerDragOnto()
+        try scene.expectEnteredTarget()
+        // The pointer is at `over` + 10; the icon's 20×20 red from 5 px up and left of it. The
+        // points asked are clear of the cursor's arrow, whose tip is at the pointer.
+        let pointer = (x: scene.over.x + 10, y: scene.over.y + 10)
+        let points = [(pointer.x + 12, pointer.y + 2), (pointer.x - 5, pointer.y + 14), (pointer.x + 14, pointer.y - 5), (pointer.x + 16, pointer.y + 16), (pointer.x - 7, pointer.y - 7)]
+        let during = scene.session.file("during.png").path
+        #expect(try scene.session.msg("screenshot", during).status == 0)
+        let drawn = try DecodedPNG(during, points: points).colours
+        #expect(drawn.prefix(3).allSatisfy { $0 == "ff0000" }, "the icon's corners and inside are red: \(drawn)")
+        #expect(drawn.suffix(2).allSatisfy { $0 != "ff0000" }, "nothing red outside the icon: \(drawn)")
+        try scene.session.inject(["pointer button release BTN_LEFT"])
+        try scene.expectDropped()
+        let after = scene.session.file("after.png").path
+        #expect(try scene.session.msg("screenshot", after).status == 0)
+        let gone = try DecodedPNG(after, points: points).colours
+        #expect(gone.allSatisfy { $0 != "ff0000" }, "the icon goes with the drop: \(gone)")
+    }
+
     @Test("finish before the drop is wl_data_offer's invalid_finish: the target is ended, the source cancelled at the release")
     func finishBeforeDrop() throws {
         let scene = try Scene(target: "finish-early")

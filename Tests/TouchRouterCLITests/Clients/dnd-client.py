@@ -6,7 +6,8 @@ DragAndDropTests. It uses raw-client.py's connection.
                         wl_pointer and wl_touch; on its first button press or touch down it
                         makes a source offering text/plain with copy and move, and asks
                         start_drag with that serial (HOW: "bad-serial" adds 1000 to it,
-                        "null" drags with no source). When the source is asked to send, it
+                        "null" drags with no source, "icon" gives start_drag a 20x20 opaque red
+                        icon, attached after it at offset (-5, -5)). When the source is asked to send, it
                         writes 200,000 bytes and prints "source wrote N SHA256"
     dnd-client.py target [WIDTH [HOW]]  maps a WIDTHxWIDTH toplevel (300 unless given) with a
                         data device; at enter it accepts text/plain and sets copy and move,
@@ -115,6 +116,19 @@ class Client:
         return False
 
 
+def red_buffer(client, width, height):
+    """An ARGB8888 buffer of opaque red."""
+    conn, size = client.conn, width * height * 4
+    fd = os.memfd_create("dnd-icon")
+    os.write(fd, struct.pack("<I", 0xFFFF0000) * (width * height))
+    pool, buffer = conn.new_id(), conn.new_id()
+    conn.send(client.xdg.shm, 0, struct.pack("<Ii", pool, size), fds=[fd])  # create_pool
+    conn.send(pool, 0, struct.pack("<IiiiiI", buffer, 0, width, height, width * 4, 0))  # create_buffer
+    conn.send(pool, 1)  # destroy
+    os.close(fd)
+    return buffer
+
+
 def source(size=100, how=""):
     client = Client(size)
     conn = client.conn
@@ -155,7 +169,15 @@ def source(size=100, how=""):
                 conn.send(client.manager, 0, struct.pack("<I", client.source))  # create_data_source
                 conn.send(client.source, 0, raw.string("text/plain"))  # offer
                 conn.send(client.source, 2, struct.pack("<I", COPY | MOVE))  # set_actions
-            conn.send(client.device, 0, struct.pack("<IIII", dragged, client.surface, 0, serial))  # start_drag, no icon
+            icon = 0
+            if how == "icon":
+                icon = conn.new_id()
+                conn.send(client.xdg.compositor, 0, struct.pack("<I", icon))  # create_surface
+            conn.send(client.device, 0, struct.pack("<IIII", dragged, client.surface, icon, serial))  # start_drag
+            if icon:
+                conn.send(icon, 1, struct.pack("<Iii", red_buffer(client, 20, 20), -5, -5))  # attach, its top left 5 px up and left of the pointer
+                conn.send(icon, 2, struct.pack("<iiii", 0, 0, 20, 20))  # damage
+                conn.send(icon, 6)  # commit
             say("dragging")
         return None
     return client.events(handle)
