@@ -116,7 +116,8 @@ extension WaylandSession {
                 self.dragMoved(drag, to: point)
             }, ended: { [unowned self, weak drag] in
                 guard let drag else { return }
-                self.dragReleased(drag)
+                // Ignoring interaction ends the take with the button still down: no drop.
+                if self.router.ignoreInteractionDepth > 0 { self.dragCancelled(drag) } else { self.dragReleased(drag) }
             })
             guard taken else {
                 dragAndDrop = nil
@@ -253,7 +254,7 @@ extension WaylandSession {
         drag.active = false
     }
 
-    /// The finger of a touch drag was cancelled: the drag is, too.
+    /// The finger of a touch drag was cancelled, or interaction is ignored: the drag is cancelled.
     func dragCancelled(_ drag: DragAndDrop) {
         if dragAndDrop === drag { dragAndDrop = nil }
         guard drag.active else { return }

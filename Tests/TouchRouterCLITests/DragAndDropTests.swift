@@ -174,6 +174,23 @@ struct DragAndDropTests {
         #expect(try scene.session.msg("tree").json["ok"] as? Bool == true)
     }
 
+    @Test("ignoring interaction mid-drag cancels the drag: the source hears cancelled, the target leave, and nobody drop",
+          arguments: ["pointer", "touch"])
+    func ignoredInteraction(by input: String) throws {
+        let scene = try Scene()
+        defer { _ = scene.session.terminate() }
+        if input == "touch" { try scene.touchDragOnto() } else { try scene.pointerDragOnto() }
+        try scene.expectEnteredTarget()
+        #expect(try scene.session.msg("ignore-interaction", "on").status == 0)
+        try scene.session.wait(for: "the source to be cancelled") { scene.sourceText.contains("source cancelled") }
+        try scene.session.wait(for: "the target to hear leave") { scene.targetText.contains("device leave") }
+        try scene.session.inject([input == "touch" ? "touch up 4" : "pointer button release BTN_LEFT"])
+        #expect(try scene.session.msg("ignore-interaction", "off").status == 0)
+        usleep(200_000)
+        #expect(!scene.targetText.contains("device drop") && !scene.sourceText.contains("dnd_drop_performed"), "\(scene.targetText)")
+        #expect((try scene.session.msg("focus").json["touches"] as? [Any])?.isEmpty == true, "no touch is left down")
+    }
+
     @Test("a drag with no source stays within its client: the origin hears enter with no offer, the other client nothing, and nobody hears drop")
     func nullSource() throws {
         let scene = try Scene(source: "null")
