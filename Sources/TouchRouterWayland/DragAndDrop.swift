@@ -56,8 +56,9 @@ final class DragAndDrop {
     var position: Point<GlobalSpace>?
     /// Still offering: false once dropped, cancelled or ended by its source going.
     var active = true
-    /// A touch drag's finger reached the output's responder.
+    /// A touch drag's finger reached the responder of this output.
     var began = false
+    var responderOutput: String?
     /// The surface that heard enter, and its client.
     var focus: SurfaceID?
     var focusClient: OpaquePointer?
@@ -279,6 +280,13 @@ extension WaylandSession {
                                 transform: OutputTransform(rawValue: icon.current.transform) ?? .normal)
     }
 
+    /// An output's responders were detached: a finger its DragResponder held is swallowed by
+    /// the core without a cancel, so its drag is cancelled here, or it would never end.
+    func dragResponderRemoved(output: String) {
+        guard let drag = dragAndDrop, case .touch = drag.input, drag.responderOutput == output else { return }
+        dragCancelled(drag)
+    }
+
     /// A source destroyed mid-drag ends the drag; the target hears leave.
     func dragSourceDestroyed(_ source: SelectionSource) {
         guard let drag = dragAndDrop, drag.active, drag.source === source else { return }
@@ -369,6 +377,7 @@ final class DragResponder: CompositorResponder {
         case .touchDown(_, _, let id, let position):
             guard let drag = session.dragAndDrop, drag.input == .touch(id), !drag.began else { return .notHandled }
             drag.began = true
+            drag.responderOutput = output
             session.dragMoved(drag, to: position)
             return .handled
         case .touchMotion(_, _, let id, let position):

@@ -76,6 +76,7 @@ public final class SessionShell {
         }
         for responder in responders where ofOutput(responder) { session.router.detach(responder) }
         responders.removeAll(where: ofOutput)
+        session.dragResponderRemoved(output: output.name)
     }
 
     // MARK: Applying a configuration

@@ -191,6 +191,19 @@ struct DragAndDropTests {
         #expect((try scene.session.msg("focus").json["touches"] as? [Any])?.isEmpty == true, "no touch is left down")
     }
 
+    @Test("the output whose responder holds a touch drag's finger is removed: the drag is cancelled, not left running for ever")
+    func outputRemovedMidTouchDrag() throws {
+        let scene = try Scene()
+        defer { _ = scene.session.terminate() }
+        #expect(try scene.session.msg("output", "create", "800x600").status == 0)
+        try scene.touchDragOnto()
+        try scene.expectEnteredTarget()
+        #expect(try scene.session.msg("output", "remove", "HEADLESS-1").status == 0)
+        try scene.session.wait(for: "the source to be cancelled") { scene.sourceText.contains("source cancelled") }
+        #expect(!scene.targetText.contains("device drop"))
+        #expect(try scene.session.msg("tree").json["ok"] as? Bool == true)
+    }
+
     @Test("a drag with no source stays within its client: the origin hears enter with no offer, the other client nothing, and nobody hears drop")
     func nullSource() throws {
         let scene = try Scene(source: "null")
