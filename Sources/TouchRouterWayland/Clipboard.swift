@@ -111,6 +111,8 @@ final class SelectionSource: WaylandObject {
     private(set) var mimeTypes: [String] = []
     /// wl_data_source.set_actions was called: the source is for drag and drop only.
     var forDragAndDrop = false
+    /// Its part in a drag (DragAndDrop.swift).
+    var drag = SourceDragState()
 
     init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol) {
         self.kind = kind
@@ -140,8 +142,9 @@ final class SelectionSource: WaylandObject {
         }
     }
 
-    /// The source no longer holds a selection.
+    /// The source no longer holds a selection, or its drag ended without a drop or finish.
     func cancel() {
+        drag.settled = true
         guard session.existingRecord(for: client) != nil else { return }
         switch kind {
         case .data: wl_data_source_send_cancelled(resource)
@@ -179,23 +182,32 @@ final class SelectionDevice: WaylandObject {
             }
             return
         }
-        guard let created = createResource(client, kind.offerInterface, version: version, id: 0) else { return }
+        guard let offer = makeOffer(source) else { return }
+        switch kind {
+        case .data: wl_data_device_send_selection(resource, offer.resource)
+        case .primary: zwp_primary_selection_device_v1_send_selection(resource, offer.resource)
+        case .gtkPrimary: gtk_primary_selection_device_send_selection(resource, offer.resource)
+        }
+    }
+
+    /// A new offer of `source` to this device's client: the data_offer event, then its MIME types.
+    func makeOffer(_ source: SelectionSource, drag: OfferDragState? = nil) -> SelectionOffer? {
+        guard let created = createResource(client, kind.offerInterface, version: version, id: 0) else { return nil }
         let offer = SelectionOffer(resource: created, session: session, kind: kind, source: source)
+        offer.drag = drag
         WaylandObject.install(offer, implementation: SelectionOffer.table(kind))
         switch kind {
         case .data:
             wl_data_device_send_data_offer(resource, created)
             for mime in source.mimeTypes { wl_data_offer_send_offer(created, mime) }
-            wl_data_device_send_selection(resource, created)
         case .primary:
             zwp_primary_selection_device_v1_send_data_offer(resource, created)
             for mime in source.mimeTypes { zwp_primary_selection_offer_v1_send_offer(created, mime) }
-            zwp_primary_selection_device_v1_send_selection(resource, created)
         case .gtkPrimary:
             gtk_primary_selection_device_send_data_offer(resource, created)
             for mime in source.mimeTypes { gtk_primary_selection_offer_send_offer(created, mime) }
-            gtk_primary_selection_device_send_selection(resource, created)
         }
+        return offer
     }
 }
 
@@ -204,6 +216,8 @@ final class SelectionDevice: WaylandObject {
 final class SelectionOffer: WaylandObject {
     let kind: SelectionProtocol
     weak var source: SelectionSource?
+    /// A drag's offer (DragAndDrop.swift); nil for a selection's.
+    var drag: OfferDragState?
 
     init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol, source: SelectionSource) {
         self.kind = kind
@@ -213,8 +227,16 @@ final class SelectionOffer: WaylandObject {
 
     /// The receive request: the source writes to `fd`; the session's duplicate is closed.
     func receive(_ mimeType: UnsafePointer<CChar>?, fd: Int32) {
+        defer { close(fd) }
+        if drag?.finished == true {
+            postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(name).receive after finish")
+            return
+        }
         if let mimeType, let source { source.send(mimeType, fd: fd) }
-        close(fd)
+    }
+
+    override func resourceDestroyed() {
+        if drag != nil { session.dragOfferDestroyed(self) }
     }
 
     static func table(_ kind: SelectionProtocol) -> UnsafeRawPointer {
@@ -272,6 +294,7 @@ extension WaylandSession {
     /// A source destroyed, by its client or with it: a selection it held is empty now, and
     /// the focused client hears so.
     func selectionSourceDestroyed(_ source: SelectionSource) {
+        dragSourceDestroyed(source)
         for kind in [SelectionKind.clipboard, .primary] where selections.source(kind) === source {
             selections.set(kind, nil, serial: selections.serial(kind))
             if let focus = keyboardFocusClient { sendSelection(kind, to: focus) }

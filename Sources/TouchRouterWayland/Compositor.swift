@@ -215,7 +215,7 @@ final class BufferReference {
 }
 
 enum SurfaceRoleKind: String {
-    case none, toplevel, popup, subsurface, layer = "layer surface", shellSurface = "wl_shell_surface"
+    case none, toplevel, popup, subsurface, layer = "layer surface", shellSurface = "wl_shell_surface", dndIcon = "dnd_icon"
 }
 
 final class SurfaceObject: WaylandObject {

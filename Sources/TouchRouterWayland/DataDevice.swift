@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 // wl_data_device_manager (wayland.xml), version 3: the clipboard (Clipboard.swift holds the
-// seat's selection). Drag and drop is not done: start_drag cancels its source at once.
+// seat's selection) and drag and drop (DragAndDrop.swift).
 
 enum DataDeviceManagerGlobal {
     static let version: Int32 = 3
@@ -28,20 +28,26 @@ enum DataDeviceManagerGlobal {
                 source.postError(WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK.rawValue, "\(source.name).set_actions: 0x\(String(actions, radix: 16)) has bits that are not wl_data_device_manager.dnd_action")
                 return
             }
+            guard !source.drag.used else {
+                source.postError(WL_DATA_SOURCE_ERROR_INVALID_ACTION_MASK.rawValue, "\(source.name).set_actions after start_drag")
+                return
+            }
             source.forDragAndDrop = true
+            source.drag.actions = actions
         }))
 
     nonisolated(unsafe) static let deviceTable = implementation(wl_data_device_interface(
-        start_drag: { _, _, sourceResource, _, _, _ in
-            // No drag and drop: the drag ends before it starts.
-            guard let sourceResource else { return }
-            WaylandObject.of(sourceResource, as: SelectionSource.self).cancel()
+        start_drag: { _, resource, sourceResource, originResource, iconResource, serial in
+            let device = WaylandObject.of(resource, as: SelectionDevice.self)
+            device.session.startDrag(device, source: sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) },
+                                     origin: WaylandObject.of(originResource, as: SurfaceObject.self),
+                                     icon: iconResource.map { WaylandObject.of($0, as: SurfaceObject.self) }, serial: serial)
         },
         set_selection: { _, resource, sourceResource, serial in
             let device = WaylandObject.of(resource, as: SelectionDevice.self)
             let source = sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }
-            if let source, source.forDragAndDrop {
-                source.postError(WL_DATA_SOURCE_ERROR_INVALID_SOURCE.rawValue, "\(source.name): set_selection with a source that has drag-and-drop actions")
+            if let source, source.forDragAndDrop || source.drag.used {
+                source.postError(WL_DATA_SOURCE_ERROR_INVALID_SOURCE.rawValue, "\(source.name): set_selection with a source that has drag-and-drop actions or was dragged")
                 return
             }
             device.session.setSelection(source, kind: .clipboard, serial: serial)
@@ -49,14 +55,19 @@ enum DataDeviceManagerGlobal {
         release: destroyRequest))
 
     nonisolated(unsafe) static let offerTable = implementation(wl_data_offer_interface(
-        accept: { _, _, _, _ in },
+        accept: { _, resource, _, mimeType in
+            let offer = WaylandObject.of(resource, as: SelectionOffer.self)
+            // A selection's offer: accept means nothing there.
+            guard offer.drag != nil else { return }
+            offer.session.dragOfferAccept(offer, mimeType)
+        },
         receive: { _, resource, mimeType, fd in
             WaylandObject.of(resource, as: SelectionOffer.self).receive(mimeType, fd: fd)
         },
         destroy: destroyRequest,
         finish: { _, resource in
             let offer = WaylandObject.of(resource, as: SelectionOffer.self)
-            offer.postError(WL_DATA_OFFER_ERROR_INVALID_FINISH.rawValue, "\(offer.name).finish: the offer is a selection's, not a drag's")
+            offer.session.dragOfferFinish(offer)
         },
         set_actions: { _, resource, actions, preferred in
             let offer = WaylandObject.of(resource, as: SelectionOffer.self)
@@ -68,6 +79,10 @@ enum DataDeviceManagerGlobal {
                 offer.postError(WL_DATA_OFFER_ERROR_INVALID_ACTION.rawValue, "\(offer.name).set_actions: preferred action 0x\(String(preferred, radix: 16)) is not one of the actions")
                 return
             }
-            offer.postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(offer.name).set_actions: the offer is a selection's, not a drag's")
+            guard offer.drag != nil else {
+                offer.postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(offer.name).set_actions: the offer is a selection's, not a drag's")
+                return
+            }
+            offer.session.dragOfferSetActions(offer, actions: actions, preferred: preferred)
         }))
 }

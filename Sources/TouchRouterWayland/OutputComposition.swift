@@ -343,11 +343,12 @@ public enum PNGWriter {
 extension WaylandSession {
     /// What an output shows, bottom first: its toplevels in stacking order, each with its
     /// subsurfaces below and above it and then its popups, skipping what is hidden or
-    /// unmapped (with everything on it) and what has no pixels; the cursor on top.
+    /// unmapped (with everything on it) and what has no pixels; a drag's icon, then the cursor, on top.
     func compositionLayers(of output: OutputID) -> [CompositionLayer] {
         var layers: [CompositionLayer] = []
         guard let snapshot = tree.output(output) else { return layers }
         for toplevel in snapshot.toplevels { appendLayers(of: toplevel, to: &layers, depth: 0) }
+        if let icon = dragIconLayer(on: snapshot) { layers.append(icon) }
         if let cursor = cursorLayer(on: snapshot) { layers.append(cursor) }
         return layers
     }

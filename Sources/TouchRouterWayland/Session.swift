@@ -100,6 +100,8 @@ public final class WaylandSession {
     weak var activeToplevel: XdgToplevelObject?
     /// Touches that drag a window (InteractiveMove.swift), by touch.
     var touchMoves: [TouchID: TouchMove] = [:]
+    /// The seat's drag and drop, from start_drag until its pointer button or finger is up (DragAndDrop.swift).
+    var dragAndDrop: DragAndDrop?
     var globals: [OpaquePointer] = []
     /// The virtual pointer and keyboard managers' globals, which only some clients see.
     var virtualInputGlobals: [OpaquePointer] = []

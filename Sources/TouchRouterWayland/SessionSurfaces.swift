@@ -147,6 +147,7 @@ extension WaylandSession {
     /// acked and has a buffer, and bring the core's tree up to date.
     func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
         pendingFrames += frameCallbacks.map { ($0, surface.id) }
+        if surface.role == .dndIcon { dragIconCommitted(surface) }
         if let toplevel = surface.xdgSurface?.toplevel, !toplevel.commitSizes() { return }
         if surface.role == .layer, let layer = surface.layerSurface, !layerSurfaceCommitted(surface, layer) { return }
         if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {

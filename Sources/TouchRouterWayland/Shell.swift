@@ -61,6 +61,9 @@ public final class SessionShell {
         let move = MoveResponder(session: session, output: output.name)
         responders.append(move)
         session.router.attach(move, to: .output(output.id))
+        let drag = DragResponder(session: session, output: output.name)
+        responders.append(drag)
+        session.router.attach(drag, to: .output(output.id))
         let background = BackgroundResponder(shell: self, output: output.name)
         responders.append(background)
         session.router.attach(background, to: .output(output.id))
@@ -69,9 +72,11 @@ public final class SessionShell {
     func outputRemoved(_ output: VirtualOutput) {
         let ofOutput = { (responder: any CompositorResponder) in
             (responder as? BackgroundResponder)?.output == output.name || (responder as? MoveResponder)?.output == output.name
+                || (responder as? DragResponder)?.output == output.name
         }
         for responder in responders where ofOutput(responder) { session.router.detach(responder) }
         responders.removeAll(where: ofOutput)
+        session.dragResponderRemoved(output: output.name)
     }
 
     // MARK: Applying a configuration

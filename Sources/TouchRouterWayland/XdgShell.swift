@@ -51,7 +51,7 @@ enum XdgWmBaseGlobal {
     static func getXdgSurface(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ surfaceResource: OpaquePointer?, _ flavor: XdgFlavor) {
         let base = WaylandObject.of(resource, as: BoundGlobal.self)
         let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-        guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface && surface.role != .shellSurface else {
+        guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface && surface.role != .shellSurface && surface.role != .dndIcon else {
             base.postError(flavor.roleError, "\(base.name).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has the role \(surface.role.rawValue)")
             return
         }

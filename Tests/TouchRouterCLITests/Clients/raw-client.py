@@ -80,7 +80,7 @@ class Connection:
         self.next_id = 2
         self.buffer = b""
         self.globals = {}
-        # Descriptors that came with events, in order (a keymap's).
+        # Descriptors the server sent (a keymap's, wl_data_source.send's), oldest first.
         self.fds = []
 
     def new_id(self):
@@ -97,7 +97,7 @@ class Connection:
 
     def event(self):
         while len(self.buffer) < 8 or len(self.buffer) < (struct.unpack_from("<I", self.buffer, 4)[0] >> 16):
-            data, ancillary, _, _ = self.sock.recvmsg(65536, socket.CMSG_SPACE(16 * 4))
+            data, ancillary, _, _ = self.sock.recvmsg(65536, socket.CMSG_SPACE(28 * 4))
             for level, kind, fds in ancillary:
                 if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                     self.fds.extend(array.array("i", fds[:len(fds) - len(fds) % 4]))
