@@ -31,6 +31,10 @@ public struct SurfaceProperties: Hashable, Sendable {
     public var acceptsKeyboardFocus = true
     /// UIKit's `exclusiveTouch`.
     public var exclusiveTouch = false
+    /// Outside the exclusive-touch rule both ways (not UIKit's): an exclusive surface tracking
+    /// a touch does not block this one's touches, and this one's touches block no exclusive
+    /// surface. For an on-screen keyboard, which must stay usable while a field is held.
+    public var ignoresExclusiveTouch = false
     /// UIKit's `multipleTouchEnabled`; on by default because wl_touch clients expect every touch.
     public var multipleTouch = true
 

@@ -167,6 +167,51 @@ struct OnScreenKeyboardTests {
         #expect(pressedKeys().count == 1, "the hidden keyboard pressed no more keys: \(RunningSession.text(of: keyboardLog))")
     }
 
+    @Test("a finger held on an exclusive-touch app (zenity, [app] exclusive-touch) does not lock wvkbd out: a tap on a key types into the entry while it is held")
+    func exclusiveTouchDoesNotBlockKeyboard() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: Self.wvkbd), "wvkbd is not installed: .ci/setup installs it (apt-get install wvkbd)")
+        let config = try Self.configuration()
+        try (try String(contentsOfFile: config, encoding: .utf8) + "[keyboard]\nosk-namespace = \"wlroots\"\n\n[app.\"zenity\"]\nexclusive-touch = true\n")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let session = try RunningSession(arguments: ["--output", "1280x720", "--config", config])
+        defer { _ = session.terminate() }
+        let keyboardLog = session.file("wvkbd.log")
+        _ = try session.client([Self.wvkbd, "-o", "-H", String(Self.height), "-L", String(Self.height)], output: keyboardLog)
+        try session.wait(for: "wvkbd's layer surface to map") { try Self.keyboardSurface(session) != nil }
+        let zenityLog = session.file("zenity.log")
+        let zenity = try session.client(["zenity", "--entry", "--text=Name"], output: zenityLog, environment: ["GDK_BACKEND": "wayland"])
+        var window: [String: Any] = [:]
+        try session.wait(for: "zenity to map and take the focus, and wvkbd to show") {
+            window = try session.toplevels().first { ($0["label"] as? String)?.hasPrefix("zenity") == true && $0["mapped"] as? Bool == true } ?? [:]
+            let shown = try Self.keyboardSurface(session)?["hidden"] as? Bool == false
+            let focus = try session.msg("focus").json["keyboard"] as? Int
+            return !window.isEmpty && shown && focus != nil
+        }
+        func pressedKeys() -> [String] {
+            RunningSession.text(of: keyboardLog).split(separator: "\n").map(String.init).filter { line in
+                !["Initializing ", "Found ", "Resize "].contains { line.hasPrefix($0) }
+            }
+        }
+        // A finger down in the middle of zenity's window (its entry), held: zenity is exclusive-touch.
+        let position = window["position"] as? [Int] ?? [0, 0], size = window["size"] as? [Int] ?? [0, 0]
+        let held = (position[0] + size[0] / 2, position[1] + size[1] / 2)
+        #expect(held.1 < 720 - Self.height, "zenity's middle is above the keyboard: \(window)")
+        let trace = try session.startTrace()
+        try session.inject(["touch down 1 \(held.0) \(held.1)", "touch frame"])
+        let key = (420, 720 - Self.height + Self.height * 3 / 10)
+        try session.inject(["touch down 0 \(key.0) \(key.1)", "touch frame"])
+        usleep(100_000)
+        try session.inject(["touch up 0", "touch frame"])
+        try session.wait(for: "wvkbd to press the key while zenity's finger is held") { !pressedKeys().isEmpty }
+        #expect(!RunningSession.text(of: trace).contains("exclusive"), "nothing blocked by the exclusive-touch rule: \(RunningSession.text(of: trace))")
+        try session.inject(["touch up 1", "touch frame"])
+        let pressed = pressedKeys().first ?? ""
+        try session.inject(["key press KEY_ENTER", "key release KEY_ENTER"])
+        try session.wait(for: "zenity to answer") { !zenity.isRunning }
+        let typed = RunningSession.text(of: zenityLog)
+        #expect(zenity.terminationStatus == 0 && typed.lowercased() == "\(pressed.lowercased())\n", "wvkbd pressed \(pressed); zenity says \(typed)")
+    }
+
     @Test("without [privileges] input-method the input method manager is not listed")
     func hidden() throws {
         let session = try RunningSession()

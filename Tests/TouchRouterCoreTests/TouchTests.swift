@@ -77,6 +77,30 @@ struct TouchTests {
         #expect(log.last == .delivered(.hit))
     }
 
+    @Test("a surface outside the exclusive-touch rule (an on-screen keyboard) takes touches while an exclusive surface tracks one, and its own touches block no exclusive surface")
+    func ignoresExclusiveTouch() {
+        let h = Harness()
+        let log = h.log
+        h.toplevel(1, 0, 0, 100, 100) { $0.exclusiveTouch = true }
+        h.toplevel(2, 0, 800, 1000, 200) { $0.ignoresExclusiveTouch = true }
+        h.toplevel(3, 500, 0, 100, 100)
+        h.down(0, 50, 50)
+        h.down(1, 500, 900)
+        #expect(log.last == .delivered(.hit), "the keyboard's touch passes the held exclusive surface")
+        h.down(2, 550, 50)
+        #expect(log.last == .dropped(.blockedByExclusiveTouch(exclusive: SurfaceID(1), tracking: SurfaceID(1))), "an ordinary surface stays blocked")
+        h.up(0)
+        h.up(2)
+        // With only the keyboard tracking, the exclusive surface takes a touch.
+        h.down(3, 50, 50)
+        #expect(log.last == .delivered(.hit), "the keyboard's touch does not block the exclusive surface")
+        #expect(h.delivery.take().filter { if case .touchDown = $0 { true } else { false } } == [
+            .touchDown(SurfaceID(1), TouchID(0), Point(50, 50)),
+            .touchDown(SurfaceID(2), TouchID(1), Point(500, 100)),
+            .touchDown(SurfaceID(1), TouchID(3), Point(50, 50)),
+        ])
+    }
+
     @Test("multiple touch off: the surface gets only the first touch of a sequence")
     func multipleTouchOff() {
         let h = Harness()

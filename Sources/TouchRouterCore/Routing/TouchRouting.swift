@@ -163,8 +163,10 @@ extension Router {
         if !properties.multipleTouch, touches.contains(where: { $0.trackingSurface == surface }) {
             return .multipleTouchDisabled(surface: surface)
         }
+        if properties.ignoresExclusiveTouch { return nil }
         for point in touches where point.output == output {
             guard let tracking = point.trackingSurface else { continue }
+            if tracking != surface, tree.properties(of: tracking)?.ignoresExclusiveTouch == true { continue }
             if properties.exclusiveTouch, tracking != surface {
                 return .blockedByExclusiveTouch(exclusive: surface, tracking: tracking)
             }
