@@ -7,8 +7,10 @@ import TouchRouterCore
 // those of the client holding the input method (InputMethod.swift). While no enabled text
 // input (TextInput.swift) is on the surface with the keyboard focus, they are hidden in the
 // core's tree, as a minimized window is (ForeignToplevel.swift): not drawn, no input, and
-// their exclusive zone left out of the usable area. Worked out before each flush, so that
-// every way the answer changes (text-input commits, focus moves, clients going) is caught.
+// their exclusive zone left out of the usable area. They are outside the exclusive-touch
+// rule too, so that a held exclusive surface never locks the keyboard out. Worked out before
+// each flush, so that every way the answer changes (text-input commits, focus moves, clients
+// going) is caught.
 
 extension WaylandSession {
     /// Whether the layer surface is an on-screen keyboard's.
@@ -26,7 +28,12 @@ extension WaylandSession {
         var changedOutputs: [OutputID] = []
         var changedTree = false
         for layer in layerSurfaces {
-            let hide = !wanted && isOnScreenKeyboard(layer)
+            let osk = isOnScreenKeyboard(layer)
+            // An exclusive-touch surface held down must not lock the keyboard out (issue 14).
+            if let surface = layer.surface, surface.inTree, let properties = tree.properties(of: surface.id), properties.ignoresExclusiveTouch != osk {
+                do { try tree.updateProperties(surface.id) { $0.ignoresExclusiveTouch = osk } } catch { report("the on-screen keyboard \(surface.id): \(error)") }
+            }
+            let hide = !wanted && osk
             guard layer.oskHidden != hide else { continue }
             layer.oskHidden = hide
             if let output = layer.output, !changedOutputs.contains(output) { changedOutputs.append(output) }
