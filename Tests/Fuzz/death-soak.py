@@ -282,7 +282,9 @@ class Soak:
         b = {name: c.bind(name) for name in ["wl_compositor", "wl_shm", "xdg_wm_base", "wl_seat"]}
         c.request(b["wl_seat"], "get_pointer", None)
         title = f"nonreader-{n}"
-        map_toplevel(c, b, 1200, 800, title=title)
+        # Wider and shorter than wev's 640x480, so that wherever the cascade puts either (a
+        # renewed wev maps elsewhere than the first), neither covers the other whole.
+        map_toplevel(c, b, 1200, 300, title=title)
         c.roundtrip()
         node = next((t for t in s.toplevels() if title in (t.get("label") or "")), None)
         if node is None:
