@@ -340,8 +340,11 @@ struct SessionTests {
         try session.wait(for: "the button to be tapped") { RunningSession.text(of: log).contains("tapped") }
         try session.inject(["key press KEY_Q", "key release KEY_Q", "key press KEY_T", "key release KEY_T", "key press KEY_ENTER", "key release KEY_ENTER"])
         try session.wait(for: "the Qt client to quit") { !qt.isRunning }
-        // Foundation traps on the status of a process still running.
-        #expect(!qt.isRunning && qt.terminationReason == .exit && qt.terminationStatus == 0)
+        // Foundation traps on the status of a process still running. Once in a loaded release
+        // run of .ci/run (2026-11-26) Qt tapped but did not quit within 15 s; its log and the
+        // session's focus say what it had when that happens again.
+        #expect(!qt.isRunning && qt.terminationReason == .exit && qt.terminationStatus == 0,
+                "Qt's log: \(RunningSession.text(of: log)); focus: \((try? session.msg("focus").json) ?? [:])")
         #expect(RunningSession.text(of: log).contains("typed:qt\n"), "\(RunningSession.text(of: log))")
     }
 
