@@ -49,17 +49,8 @@ extension LatencyStats {
             recording.pointee.recent[index] = timeline
             count += 1
             let kindSlice = 1 + timeline.kind.rawValue
-            for interval in [StageInterval.flushedToReceived, .arrivalToReceived] {
-                guard let value = timeline.stamps.interval(from: interval.from, to: interval.to) else { continue }
-                guard value >= 0 else {
-                    negativeIntervals &+= 1
-                    continue
-                }
-                let clamped = min(UInt64(value), Self.highestTrackable)
-                histograms[interval.rawValue].record(clamped)
-                histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped)
-                histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped)
-            }
+            recordInterval(.flushedToReceived, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
+            recordInterval(.arrivalToReceived, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
             keepSlowOnReceipt(timeline)
             matched(timeline)
         }

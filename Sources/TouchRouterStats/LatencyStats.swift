@@ -73,7 +73,7 @@ public final class LatencyStats: TimelineObserver {
     /// and ten touches a frame, the last 25 ms or so.
     public static let recentPerClient = 256
 
-    static let intervals = StageInterval.allCases.count
+    private static let intervals = StageInterval.allCases.count
     static let kinds = EventKind.allCases.count
 
     /// What every recorded event touches, behind one pointer (`UncheckedState`): as stored
@@ -111,7 +111,7 @@ public final class LatencyStats: TimelineObserver {
         get { recording.pointee.slowThreshold }
         set { recording.pointee.slowThreshold = newValue }
     }
-    var histograms: ContiguousArray<Histogram<UInt64>> {
+    private var histograms: ContiguousArray<Histogram<UInt64>> {
         _read { yield recording.pointee.histograms }
         _modify { yield &recording.pointee.histograms }
     }
@@ -141,7 +141,7 @@ public final class LatencyStats: TimelineObserver {
         set { recording.pointee.slowTotal = newValue }
     }
     /// Intervals that came out negative (a device clock ahead of the session's), not recorded.
-    public internal(set) var negativeIntervals: UInt64 {
+    public private(set) var negativeIntervals: UInt64 {
         get { recording.pointee.negativeIntervals }
         set { recording.pointee.negativeIntervals = newValue }
     }
@@ -251,18 +251,23 @@ public final class LatencyStats: TimelineObserver {
             events[clientSlice] &+= 1
             remember(timeline, slot: clientSlice - 1 - Self.kinds)
         }
-        for interval in StageInterval.routed {
-            guard let value = timeline.stamps.interval(from: interval.from, to: interval.to) else { continue }
-            guard value >= 0 else {
-                negativeIntervals &+= 1
-                continue
-            }
-            let clamped = min(UInt64(value), Self.highestTrackable)
-            histograms[interval.rawValue].record(clamped)
-            histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped)
-            if let clientSlice { histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped) }
-        }
+        for interval in StageInterval.routed { recordInterval(interval, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice) }
         if let total = timeline.stamps.interval(from: .arrival, to: .flushed), total > slowThreshold { keepSlow(timeline) }
+    }
+
+    /// One interval of a timeline, if it has both stages, into the histograms of all events,
+    /// of its kind and of its client; a negative one is counted, not recorded.
+    @inline(__always)
+    func recordInterval(_ interval: StageInterval, of timeline: EventTimeline, kindSlice: Int, clientSlice: Int?) {
+        guard let value = timeline.stamps.interval(from: interval.from, to: interval.to) else { return }
+        guard value >= 0 else {
+            negativeIntervals &+= 1
+            return
+        }
+        let clamped = min(UInt64(value), Self.highestTrackable)
+        histograms[interval.rawValue].record(clamped)
+        histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped)
+        if let clientSlice { histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped) }
     }
 
     func keepSlow(_ timeline: EventTimeline) {
