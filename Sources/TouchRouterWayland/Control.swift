@@ -64,33 +64,7 @@ public final class ControlServer {
         idleSeconds = getenv("TOUCH_ROUTER_CONTROL_IDLE_SECONDS").flatMap { Int(String(cString: $0)) }.flatMap { $0 >= 1 ? $0 : nil } ?? Self.idleSeconds
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) else { throw WaylandError("XDG_RUNTIME_DIR is not set: it says where the control socket goes") }
         path = explicitPath ?? "\(runtime)/touch-router.\(getpid()).\(session.socketName).sock"
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else { throw WaylandError("control socket path \(path) is longer than \(capacity - 1) bytes") }
-        listenFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard listenFD >= 0 else { throw WaylandError.errno("control socket") }
-        unlink(path)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        // Created with no permissions for anyone else, so there is no window before the chmod.
-        let oldMask = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        umask(oldMask)
-        guard bound == 0 else {
-            let error = WaylandError.errno("binding the control socket \(path)")
-            Glibc.close(listenFD)
-            throw error
-        }
-        guard chmod(path, 0o600) == 0, listen(listenFD, 16) == 0 else {
-            let error = WaylandError.errno("listening on the control socket \(path)")
-            Glibc.close(listenFD)
-            unlink(path)
-            throw error
-        }
+        listenFD = try listeningSocket(at: path, named: "control socket", replacing: .anything)
         listenSource = try session.watch(fd: listenFD) { [unowned self] _ in self.accept() }
         session.shell.sink = self
         try session.display.every(milliseconds: 1000) { [weak self] in self?.sweep() }

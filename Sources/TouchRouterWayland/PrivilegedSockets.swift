@@ -70,7 +70,7 @@ final class PrivilegedSockets {
         let name = session.socketName.isEmpty ? "" : ".\(session.socketName)"
         let path = "\(runtime)/touch-router.\(getpid())\(name).grant-\(nextNumber).sock"
         nextNumber += 1
-        let fd = try SocketCalls.listeningSocket(at: path)
+        let fd = try listeningSocket(at: path, named: "grant socket", replacing: .socketOnly)
         let socket = GrantSocket(path: path, fd: fd, grants: grants)
         do {
             socket.source = try session.watch(fd: fd) { [unowned self, unowned socket] _ in self.accept(on: socket) }
@@ -146,46 +146,6 @@ final class PrivilegedSockets {
 /// The C calls grant sockets make, each turning a failure into a thrown error that names
 /// the call's object and errno's reason.
 private enum SocketCalls {
-    /// A non-blocking, close-on-exec Unix stream socket listening at `path`, mode 0600,
-    /// created with no permissions for anyone else (so there is no window before the chmod).
-    /// A socket left at `path` by a dead session is replaced; any other file is an error.
-    static func listeningSocket(at path: String) throws(WaylandError) -> Int32 {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard path.utf8.count < capacity else { throw WaylandError("grant socket path \(path) is longer than \(capacity - 1) bytes") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (i, byte) in path.utf8.enumerated() { raw[i] = byte }
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw WaylandError.errno("cannot make the grant socket \(path)") }
-        var status = stat()
-        if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
-        let oldMask = umask(0o177)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        umask(oldMask)
-        guard bound == 0 else {
-            let error = WaylandError.errno("cannot create the grant socket \(path)")
-            Glibc.close(fd)
-            throw error
-        }
-        guard chmod(path, 0o600) == 0 else {
-            let error = WaylandError.errno("cannot make the grant socket \(path) private")
-            Glibc.close(fd)
-            unlink(path)
-            throw error
-        }
-        guard listen(fd, 16) == 0 else {
-            let error = WaylandError.errno("cannot listen on the grant socket \(path)")
-            Glibc.close(fd)
-            unlink(path)
-            throw error
-        }
-        return fd
-    }
-
     /// A waiting connection, non-blocking and close-on-exec; nil when none waits.
     static func accept(_ fd: Int32) throws(WaylandError) -> Int32? {
         while true {
