@@ -59,13 +59,7 @@ struct OnScreenKeyboardTests {
         try session.inject(["touch down 0 420 \(y)", "touch frame"])
         usleep(100_000)
         try session.inject(["touch up 0", "touch frame"])
-        // With -o wvkbd prints each key it presses on a line of its own, among its diagnostics
-        // ("Initializing keyboard", "Found 50 layouts", "Resize 1280x200 1, 51 layouts").
-        func pressedKeys() -> [String] {
-            RunningSession.text(of: keyboardLog).split(separator: "\n").map(String.init).filter { line in
-                !["Initializing ", "Found ", "Resize "].contains { line.hasPrefix($0) }
-            }
-        }
+        func pressedKeys() -> [String] { Self.pressedKeys(keyboardLog) }
         try session.wait(for: "wvkbd to say which key it pressed") { !pressedKeys().isEmpty }
         let pressed = pressedKeys().first ?? ""
         #expect(pressedKeys().count == 1, "one key: \(RunningSession.text(of: keyboardLog))")
@@ -81,6 +75,14 @@ struct OnScreenKeyboardTests {
         // The entry's window is gone: the input method is deactivated and exits 0.
         try session.wait(for: "the input method to be deactivated") { !im.isRunning }
         #expect(!im.isRunning && im.terminationStatus == 0, "\(RunningSession.text(of: imLog))")
+    }
+
+    /// The keys wvkbd pressed, in order: with -o it prints each on a line of its own, among its
+    /// diagnostics ("Initializing keyboard", "Found 50 layouts", "Resize 1280x200 1, 51 layouts").
+    static func pressedKeys(_ log: URL) -> [String] {
+        RunningSession.text(of: log).split(separator: "\n").map(String.init).filter { line in
+            !["Initializing ", "Found ", "Resize "].contains { line.hasPrefix($0) }
+        }
     }
 
     /// wvkbd's layer surface in `msg tree`: Debian's wvkbd 0.12 gives its layer surface the namespace "wlroots".
@@ -106,11 +108,7 @@ struct OnScreenKeyboardTests {
         }
         let keyboardID = keyboard["id"] as? Int
         #expect(keyboard["hidden"] as? Bool == true, "no text field has the focus: \(keyboard)")
-        func pressedKeys() -> [String] {
-            RunningSession.text(of: keyboardLog).split(separator: "\n").map(String.init).filter { line in
-                !["Initializing ", "Found ", "Resize "].contains { line.hasPrefix($0) }
-            }
-        }
+        func pressedKeys() -> [String] { Self.pressedKeys(keyboardLog) }
         func tap(_ x: Int, _ y: Int) throws {
             try session.inject(["touch down 0 \(x) \(y)", "touch frame"])
             usleep(100_000)
@@ -187,11 +185,7 @@ struct OnScreenKeyboardTests {
             let focus = try session.msg("focus").json["keyboard"] as? Int
             return !window.isEmpty && shown && focus != nil
         }
-        func pressedKeys() -> [String] {
-            RunningSession.text(of: keyboardLog).split(separator: "\n").map(String.init).filter { line in
-                !["Initializing ", "Found ", "Resize "].contains { line.hasPrefix($0) }
-            }
-        }
+        func pressedKeys() -> [String] { Self.pressedKeys(keyboardLog) }
         // A finger down in the middle of zenity's window (its entry), held: zenity is exclusive-touch.
         let position = window["position"] as? [Int] ?? [0, 0], size = window["size"] as? [Int] ?? [0, 0]
         let held = (position[0] + size[0] / 2, position[1] + size[1] / 2)
