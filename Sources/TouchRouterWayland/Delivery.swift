@@ -12,33 +12,33 @@ extension WaylandSession: InputDelivery {
         let serial = display.nextSerial
         surfaces[surface]?.touchInput?.touchWentDown(id, serial: serial)
         clientsByID[client]?.noteTouchDown(serial: serial, touch: id)
-        for touch in devices(.touch, of: client) {
-            touch.sendTimestamp(time)
-            wl_touch_send_down(touch.resource, serial, time.waylandMilliseconds, resource, id.raw, fixed(local.x), fixed(local.y))
+        let milliseconds = time.waylandMilliseconds, x = fixed(local.x), y = fixed(local.y)
+        for entry in touchSends(of: client) {
+            if entry.isTimestamps { InputTimestampsObject.send(time, to: entry.resource) } else { wl_touch_send_down(entry.resource, serial, milliseconds, resource, id.raw, x, y) }
         }
     }
 
     public func touchMotion(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) {
-        for touch in devices(.touch, of: client) {
-            touch.sendTimestamp(time)
-            wl_touch_send_motion(touch.resource, time.waylandMilliseconds, id.raw, fixed(local.x), fixed(local.y))
+        let milliseconds = time.waylandMilliseconds, x = fixed(local.x), y = fixed(local.y)
+        for entry in touchSends(of: client) {
+            if entry.isTimestamps { InputTimestampsObject.send(time, to: entry.resource) } else { wl_touch_send_motion(entry.resource, milliseconds, id.raw, x, y) }
         }
     }
 
     public func touchUp(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID) {
         let serial = display.nextSerial
-        for touch in devices(.touch, of: client) {
-            touch.sendTimestamp(time)
-            wl_touch_send_up(touch.resource, serial, time.waylandMilliseconds, id.raw)
+        let milliseconds = time.waylandMilliseconds
+        for entry in touchSends(of: client) {
+            if entry.isTimestamps { InputTimestampsObject.send(time, to: entry.resource) } else { wl_touch_send_up(entry.resource, serial, milliseconds, id.raw) }
         }
     }
 
     public func touchFrame(client: ClientID) {
-        for touch in devices(.touch, of: client) { wl_touch_send_frame(touch.resource) }
+        for entry in touchSends(of: client) where !entry.isTimestamps { wl_touch_send_frame(entry.resource) }
     }
 
     public func touchCancel(client: ClientID) {
-        for touch in devices(.touch, of: client) { wl_touch_send_cancel(touch.resource) }
+        for entry in touchSends(of: client) where !entry.isTimestamps { wl_touch_send_cancel(entry.resource) }
     }
 
     public func keyboardEnter(surface: SurfaceID, client: ClientID, pressedKeys: [UInt32]) {

@@ -53,7 +53,10 @@ final class InputTimestampsObject: WaylandObject {
 
     /// tv_sec split in two 32-bit halves, and the nanoseconds within it. A time before the
     /// clock's zero (only a script's could be) is sent as zero.
-    func send(_ time: RouterTime) {
+    func send(_ time: RouterTime) { Self.send(time, to: resource) }
+
+    @inline(__always)
+    static func send(_ time: RouterTime, to resource: OpaquePointer) {
         let nanoseconds = max(time.nanoseconds, 0)
         let seconds = UInt64(nanoseconds / 1_000_000_000)
         zwp_input_timestamps_v1_send_timestamp(resource, UInt32(truncatingIfNeeded: seconds >> 32), UInt32(truncatingIfNeeded: seconds),

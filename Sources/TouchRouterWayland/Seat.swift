@@ -36,7 +36,11 @@ final class SeatDevice: WaylandObject {
     /// a dynamic exclusivity check to look at it.
     var timestamps: [InputTimestampsObject] {
         _read { yield timestampObjects.pointee }
-        _modify { yield &timestampObjects.pointee }
+        _modify {
+            // The touch send lists hold these objects' resources (TouchSendLists.swift).
+            session.seatDevicesChanged()
+            yield &timestampObjects.pointee
+        }
     }
     private let timestampObjects = UncheckedState<[InputTimestampsObject]>([])
     /// The keymap this wl_keyboard was last sent (weak: a keymap replaced and freed is not

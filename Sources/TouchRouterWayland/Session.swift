@@ -85,7 +85,10 @@ public final class WaylandSession {
     var clients: [OpaquePointer: ClientRecord] = [:]
     /// Clients by their id in the core, looked up for every delivered event (SessionClients.swift).
     let clientTables = UncheckedState(ClientTables())
-    deinit { clientTables.release() }
+    deinit {
+        clientTables.pointee.touchSends.removeAll()
+        clientTables.release()
+    }
     var nextClient: UInt32 = 1
     /// Clients a host handed a socket to (`addClient`), by the host's end.
     var clientsBySocket: [Int32: OpaquePointer] = [:]

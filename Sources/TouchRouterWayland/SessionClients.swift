@@ -100,6 +100,8 @@ extension WaylandSession {
         clientsByID[record.id] = nil
         clientsBySocket = clientsBySocket.filter { $0.value != record.client }
         record.devices.removeAll()
+        clientTables.pointee.touchSends.forget(record.id)
+        seatDevicesChanged()
         router.forgetClient(record.id)
         router.dispatchAll()
         stats.clientDisconnected(record.id)
@@ -125,6 +127,7 @@ struct ClientTables {
         didSet { last = nil }
     }
     private var last: ClientRecord?
+    var touchSends = TouchSendLists()
 
     @inline(__always)
     mutating func record(of client: ClientID) -> ClientRecord? {

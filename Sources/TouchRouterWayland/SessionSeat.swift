@@ -24,6 +24,7 @@ extension WaylandSession {
         let device = SeatDevice(resource: resource, session: self, kind: kind, clientID: record.id)
         WaylandObject.install(device, implementation: table)
         record.devices.append(device)
+        seatDevicesChanged()
         router.setCapabilities(record.capabilities, for: record.id)
         if kind == .keyboard { sendKeymap(to: device) }
     }
@@ -111,6 +112,7 @@ extension WaylandSession {
     func seatDeviceDestroyed(_ device: SeatDevice) {
         guard let record = clientsByID[device.clientID] else { return }
         record.devices.removeAll { $0 === device }
+        seatDevicesChanged()
         router.setCapabilities(record.capabilities, for: record.id)
     }
 
@@ -167,6 +169,12 @@ final class SeatTracker: EventMonitor {
     unowned(unsafe) var session: WaylandSession?
 
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
+        // A touch's motion, up and frame change nothing here, and leave before the session
+        // is taken: taking it is a retain and a release, on the most frequent events.
+        switch event {
+        case .touchMotion, .touchUp, .touchFrame: return
+        default: break
+        }
         guard let session else { return }
         session.cursor.observe(event, at: arrival)
         switch event {

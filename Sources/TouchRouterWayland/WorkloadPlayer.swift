@@ -231,14 +231,17 @@ final class WorkloadPlayer {
     private func fire() {
         var expirations: UInt64 = 0
         _ = read(timerFD, &expirations, 8)
+        // Strong for the loop: each use of the unowned property took and dropped a reference.
+        let session: WaylandSession = self.session
         let router = session.router!
-        var now = session.clock.now().nanoseconds
+        let clock = session.clock
+        var now = clock.now().nanoseconds
         var made = 0
         while next < frames.count, origin + frames[next].offset <= now {
             let frame = frames[next]
             for i in frame.touches {
                 let touch = touches[i]
-                let time = session.clock.now()
+                let time = clock.now()
                 let event: InputEvent
                 switch touch.kind {
                 case .down:
@@ -253,14 +256,14 @@ final class WorkloadPlayer {
                 times.pointee.device[i] = time.nanoseconds
                 router.enqueue(event)
             }
-            let time = session.clock.now()
+            let time = clock.now()
             router.enqueue(.touchFrame(device: device, time: time))
             times.pointee.frame[next] = time.nanoseconds
             router.dispatchAll()
             session.flushRoutedInput()
             next += 1
             made += 1
-            now = session.clock.now().nanoseconds
+            now = clock.now().nanoseconds
         }
         if made > 1 { late += made - 1 }
         if next < frames.count { arm() } else { finish() }

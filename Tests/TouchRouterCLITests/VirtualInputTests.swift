@@ -95,6 +95,30 @@ struct VirtualInputTests {
                 "enter has no timestamp of its own: \(lines)")
     }
 
+    @Test("a client's wl_touch and timestamps objects changing between taps: the next tap reaches exactly the objects it has then, each touch after its own timestamp (the session keeps what it writes touches to ready, TouchSendLists.swift)")
+    func touchObjectsChanging() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("raw.log")
+        let raw = try session.client(["/usr/bin/python3", SessionTests.rawClient, "touch-devices"], output: log)
+        try session.wait(for: "the client to map") { try session.toplevels().first?["mapped"] as? Bool == true || !raw.isRunning }
+        let position = try #require(try session.toplevels().first?["position"] as? [Int])
+        func tap(_ id: Int, then stage: String) throws -> [String] {
+            let start = RunningSession.lines(of: log).count
+            try session.inject(["touch down \(id) \(position[0] + 50) \(position[1] + 50)", "touch frame", "touch up \(id)", "touch frame"])
+            try session.wait(for: stage) { RunningSession.lines(of: log).contains(stage) || !raw.isRunning }
+            return Array(RunningSession.lines(of: log).dropFirst(start).prefix { $0 != stage })
+        }
+        #expect(try tap(0, then: "stage 2") == ["A down", "A up"], "one wl_touch, no timestamps")
+        #expect(try tap(1, then: "stage 3") == ["TA timestamp", "A down", "TB timestamp", "B down", "TA timestamp", "A up", "TB timestamp", "B up"],
+                "a timestamps object added to A, and a second wl_touch B with its own, each reached in the next tap")
+        try session.inject(["touch down 2 \(position[0] + 50) \(position[1] + 50)", "touch frame", "touch up 2", "touch frame"])
+        try session.wait(for: "B's up") { RunningSession.lines(of: log).filter { $0 == "B up" }.count == 2 || !raw.isRunning }
+        let last = Array(RunningSession.lines(of: log).drop { $0 != "stage 3" }.dropFirst())
+        #expect(last == ["TB timestamp", "B down", "TB timestamp", "B up"], "A released and TA destroyed: nothing written to either")
+        #expect(raw.isRunning, "no protocol error: \(RunningSession.lines(of: log))")
+    }
+
     @Test("a virtual pointer moves, clicks and scrolls in a client, each frame at once; msg trace shows its device added, its events and its removal")
     func virtualPointer() throws {
         let config = try ConfigFile(VirtualInputClient.allowed)

@@ -60,6 +60,10 @@ does what no well-behaved toolkit client does on purpose.
                                    at the first done after activate commits the string "hi" and
                                    prints "committed"; exits 0 at "deactivate", and 1 at
                                    "unavailable"  (needs [privileges] input-method)
+    raw-client.py touch-devices    maps a 200x200 toplevel with one wl_touch A, prints "stage 1";
+                                   after each tap adds or removes touch and timestamps objects
+                                   (see touch_devices) and prints the next stage; prints
+                                   "NAME down", "NAME up" and "NAME timestamp" as they come
 
 Each line it prints is "event OBJECT OPCODE" or a word of its own; it exits 0 when the
 session behaved as the protocol says, 1 otherwise.
@@ -424,6 +428,70 @@ def move(edges=None):
                 print("resizing", flush=True)
 
 
+def touch_devices():
+    """Changes its wl_touch and timestamps objects between taps, each change followed by a
+    roundtrip and "stage N": 1, one wl_touch A; 2, A with a timestamps object TA, and a second
+    wl_touch B with TB; 3, TA destroyed and A released. It prints "NAME down" and "NAME up"
+    for each touch event, and "NAME timestamp" for each timestamp; a stage ends at the up of
+    each of its wl_touch objects."""
+    xdg = Xdg()
+    conn = xdg.conn
+    seat = bind(conn, "wl_seat", 5)
+    manager = bind(conn, "zwp_input_timestamps_manager_v1", 1)
+    names = {}
+
+    def get_touch(name):
+        touch = conn.new_id()
+        conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+        names[touch] = name
+        return touch
+
+    def get_timestamps(touch, name):
+        timestamps = conn.new_id()
+        conn.send(manager, 3, struct.pack("<II", timestamps, touch))  # get_touch_timestamps(id, touch)
+        names[timestamps] = name
+        return timestamps
+
+    touches = [get_touch("A")]
+    surface, role, _ = xdg.toplevel()
+    xdg.ack_and_draw(surface, role, 200, 200)
+    print("stage 1", flush=True)
+    stage, ups = 1, 0
+    while True:
+        obj, opcode, payload = conn.event()
+        if obj == 1 and opcode == 0:
+            print("error %d %d %s" % decode_error(payload), flush=True)
+            return 1
+        xdg.handle(obj, opcode, payload)
+        if obj not in names:
+            continue
+        if names[obj].startswith("T"):
+            print(names[obj] + " timestamp", flush=True)
+            continue
+        if opcode not in (0, 1):
+            continue  # frames say nothing here
+        print(names[obj] + (" down" if opcode == 0 else " up"), flush=True)
+        ups += opcode == 1
+        if ups < len(touches):
+            continue
+        ups = 0
+        if stage == 1:
+            a = touches[0]
+            ta = get_timestamps(a, "TA")
+            b = get_touch("B")
+            get_timestamps(b, "TB")
+            touches = [a, b]
+        elif stage == 2:
+            conn.send(ta, 0)  # zwp_input_timestamps_v1.destroy
+            conn.send(touches[0], 0)  # wl_touch.release
+            touches = touches[1:]
+        else:
+            continue
+        stage += 1
+        xdg.roundtrip()
+        print("stage %d" % stage, flush=True)
+
+
 def parent():
     xdg = Xdg()
     conn = xdg.conn
@@ -711,4 +779,4 @@ if __name__ == "__main__":
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
               "maximize": maximize, "move": move, "resize": lambda: move(int(sys.argv[2])), "parent": parent, "configure": configure,
               "layer": layer, "layer-extreme": layer_extreme, "layer-gone": layer_gone, "layer-error": layer_error, "layer-size": layer_size,
-              "foreign": foreign, "input-method": input_method, "input-method-grab": input_method_grab}[sys.argv[1]]())
+              "foreign": foreign, "input-method": input_method, "input-method-grab": input_method_grab, "touch-devices": touch_devices}[sys.argv[1]]())
