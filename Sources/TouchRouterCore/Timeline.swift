@@ -139,6 +139,19 @@ extension InputEvent {
     }
 }
 
+/// A set of `EventKind`s, one bit each.
+public struct EventKinds: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public init(_ kinds: EventKind...) {
+        rawValue = kinds.reduce(0) { $0 | 1 << UInt32($1.rawValue) }
+    }
+    public static let all = EventKinds(rawValue: (1 << UInt32(EventKind.allCases.count)) - 1)
+
+    @inline(__always)
+    public func contains(_ kind: EventKind) -> Bool { rawValue & 1 << UInt32(kind.rawValue) != 0 }
+}
+
 /// One routed event's timeline: plain data, handed to a `TimelineObserver` after each event.
 public struct EventTimeline: Sendable, Equatable {
     public var sequence: UInt64

@@ -195,7 +195,15 @@ extension RoutingTraceSink {
     public func arenaDecided(_ record: ArenaRecord) {}
 }
 
-/// Sees every event before it is routed, as UIApplication.sendEvent: does, and cannot change delivery.
+/// Sees every event of the kinds it names before it is routed, as UIApplication.sendEvent:
+/// does (and as AppKit's event monitors, by a mask), and cannot change delivery.
 public protocol EventMonitor: AnyObject {
+    /// The kinds it is shown, read once when it is added: all, unless it names fewer. Calling
+    /// a monitor costs two retains and releases, so the router skips those that do not care.
+    var observedKinds: EventKinds { get }
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime)
+}
+
+extension EventMonitor {
+    public var observedKinds: EventKinds { .all }
 }

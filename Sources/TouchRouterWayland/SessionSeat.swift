@@ -168,13 +168,11 @@ final class SeatTracker: EventMonitor {
     /// makes every retain and release of it, on every routed event, take the slow path.
     unowned(unsafe) var session: WaylandSession?
 
+    /// What changes the cursor, the keymap's state or the stacking; a touch's motion, up and
+    /// frame, the most frequent events, pass it by.
+    let observedKinds = EventKinds(.touchDown, .key, .pointerMotion, .pointerButton, .pointerAxis)
+
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
-        // A touch's motion, up and frame change nothing here, and leave before the session
-        // is taken: taking it is a retain and a release, on the most frequent events.
-        switch event {
-        case .touchMotion, .touchUp, .touchFrame: return
-        default: break
-        }
         guard let session else { return }
         session.cursor.observe(event, at: arrival)
         switch event {

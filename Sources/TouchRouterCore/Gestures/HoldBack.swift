@@ -146,7 +146,7 @@ extension Router {
         // A held event's own timeline: dequeued when it is released.
         let dequeued = clock.now()
         let outcome = fixed ?? handle(queued.event)
-        finishRoute(queued.event, sequence: queued.sequence, arrival: queued.arrival, dequeued: dequeued, arena: nil, outcome: outcome)
+        finishRoute(queued.event, kind: queued.event.kind, sequence: queued.sequence, arrival: queued.arrival, dequeued: dequeued, arena: nil, outcome: outcome)
         recordDeliveries = saved
         decidedAt = savedDecidedAt
         deliveredTo = savedDeliveredTo

@@ -1,6 +1,10 @@
 /// The compositor's responders at the links of the chain, and event monitors.
 struct ChainState {
-    var monitors: [any EventMonitor] = []
+    var monitors: [any EventMonitor] = [] {
+        didSet { monitoredKinds = monitors.reduce([]) { $0.union($1.observedKinds) } }
+    }
+    /// The kinds some monitor is shown: the others pass the monitors by.
+    var monitoredKinds: EventKinds = []
     var attachments: [Responder: [any CompositorResponder]] = [:]
 }
 

@@ -90,7 +90,10 @@ public final class Router {
     // MARK: Routing
 
     func route(_ event: InputEvent, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime) {
-        for monitor in monitors { monitor.observe(event, sequence: sequence, arrival: arrival) }
+        let kind = event.kind
+        if state.pointee.chain.monitoredKinds.contains(kind) {
+            for monitor in monitors where monitor.observedKinds.contains(kind) { monitor.observe(event, sequence: sequence, arrival: arrival) }
+        }
         // Filled only while tracing; emptying an empty array still cost a call an event.
         if !recordDeliveries.isEmpty { recordDeliveries.removeAll(keepingCapacity: true) }
         decidedAt = nil
@@ -115,7 +118,7 @@ public final class Router {
         } else {
             outcome = handle(event)
         }
-        finishRoute(event, sequence: sequence, arrival: arrival, dequeued: dequeued, arena: arenaAt, outcome: outcome)
+        finishRoute(event, kind: kind, sequence: sequence, arrival: arrival, dequeued: dequeued, arena: arenaAt, outcome: outcome)
     }
 
     /// One handler per kind of event.

@@ -66,11 +66,11 @@ extension Router {
 
     /// Hands the event's timeline to the observer and its record to the trace.
     @inline(__always)
-    func finishRoute(_ event: InputEvent, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime, arena: RouterTime?, outcome: RouteOutcome) {
+    func finishRoute(_ event: InputEvent, kind: EventKind, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime, arena: RouterTime?, outcome: RouteOutcome) {
         let stamps = stamps(event, arrival: arrival, dequeued: dequeued, arena: arena)
         lastEncoded = stamps.has(.encoded) ? RouterTime(nanoseconds: stamps.encoded) : nil
         if let observer = timelineObserver {
-            observer.routed(EventTimeline(sequence: sequence, kind: event.kind, client: deliveredTo, stamps: stamps))
+            observer.routed(EventTimeline(sequence: sequence, kind: kind, client: deliveredTo, stamps: stamps))
         }
         if let sink = traceSink {
             let delivered = stamps.has(.encoded) ? RouterTime(nanoseconds: stamps.encoded) : clock.now()

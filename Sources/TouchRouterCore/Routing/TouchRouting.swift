@@ -281,7 +281,11 @@ extension Router {
         return .delivered(.frame)
     }
 
+    /// A frame's touches come client by client: the last client noted is checked before the
+    /// search of all of them.
+    @inline(__always)
     func noteTouchFrame(for client: ClientID) {
+        if state.pointee.touch.frameClients.last == client { return }
         if !touchFrameClients.contains(client) { touchFrameClients.append(client) }
     }
 
