@@ -5,10 +5,10 @@ import TouchRouterCore
 /// zwp_input_timestamps_v1 objects, as plain pointers in memory the lists own.
 ///
 /// Walking the client's `SeatDevice` objects cost three retains and three releases a touch
-/// event, atomic operations that took more of a motion's routing than the rest of the
-/// session's side of it. A list is made from the objects on first use, and made again after
-/// any client's wl_touch or timestamps objects change (`devicesChanged`), which is rare:
-/// at a bind, a destroy, or a client's end.
+/// event, each an atomic read-modify-write, and about 100 instructions more (callgrind, a
+/// live session at 10 clients x 10 fingers). A list is made from the objects on first use,
+/// and made again after any client's wl_touch or timestamps objects change
+/// (`devicesChanged`), which is rare: at a bind, a destroy, or a client's end.
 struct TouchSendLists {
     struct Entry {
         let resource: OpaquePointer
