@@ -296,6 +296,16 @@ class Xdg:
     def roundtrip(self):
         self.conn.roundtrip(self.handle)
 
+    def event(self):
+        """The next event, once xdg-shell's own part of it is handled; None after a protocol
+        error, which it prints as "error OBJECT CODE MESSAGE"."""
+        obj, opcode, payload = self.conn.event()
+        if obj == 1 and opcode == 0:
+            print("error %d %d %s" % decode_error(payload), flush=True)
+            return None
+        self.handle(obj, opcode, payload)
+        return obj, opcode, payload
+
     def toplevel(self):
         conn = self.conn
         surface, xdg = conn.new_id(), conn.new_id()
@@ -399,11 +409,10 @@ def move(edges=None):
              pointer: {0: "enter", 1: "leave", 2: "motion", 3: "button", 4: "axis", 5: "frame"}}
     moving = False
     while True:
-        obj, opcode, payload = conn.event()
-        if obj == 1 and opcode == 0:
-            print("error %d %d %s" % decode_error(payload), flush=True)
+        event = xdg.event()
+        if event is None:
             return 1
-        xdg.handle(obj, opcode, payload)
+        obj, opcode, payload = event
         if edges is not None and moving and obj == role and opcode == 0:
             # A resize's configure: taken at once, as a toolkit would, and drawn at its size.
             size, states = xdg.configured[role]["size"], xdg.configured[role]["states"]
@@ -458,11 +467,10 @@ def touch_devices():
     print("stage 1", flush=True)
     stage, ups = 1, 0
     while True:
-        obj, opcode, payload = conn.event()
-        if obj == 1 and opcode == 0:
-            print("error %d %d %s" % decode_error(payload), flush=True)
+        event = xdg.event()
+        if event is None:
             return 1
-        xdg.handle(obj, opcode, payload)
+        obj, opcode, payload = event
         if obj not in names:
             continue
         if names[obj].startswith("T"):
@@ -508,11 +516,10 @@ def parent():
         windows[name] = toplevel
     print("mapped", flush=True)
     while True:
-        obj, opcode, payload = conn.event()
-        if obj == 1 and opcode == 0:
-            print("error %d %d %s" % decode_error(payload), flush=True)
+        event = xdg.event()
+        if event is None:
             return 1
-        xdg.handle(obj, opcode, payload)
+        obj, opcode, payload = event
         if obj == touch and opcode == 1:  # up: the later window becomes the parent's child too
             conn.send(windows["later"], 1, struct.pack("<I", windows["parent"]))  # set_parent
             print("adopted", flush=True)
@@ -559,11 +566,10 @@ def layer():
     xdg.ack_and_draw(window, window_role, width, height)
     print(f"maximized {width}x{height}", flush=True)
     while True:
-        obj, opcode, payload = conn.event()
-        if obj == 1 and opcode == 0:
-            print("error %d %d %s" % decode_error(payload), flush=True)
+        event = xdg.event()
+        if event is None:
             return 1
-        xdg.handle(obj, opcode, payload)
+        obj, opcode, payload = event
         if obj == role and opcode == 1:
             print("layer closed", flush=True)
         if obj == touch and opcode == 0:
