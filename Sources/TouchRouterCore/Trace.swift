@@ -126,6 +126,8 @@ public enum FocusChangeCause: String, Sendable {
     case surfaceRemoved = "surface removed"
     case surfaceCannotTakeFocus = "surface can no longer take focus"
     case interactionIgnored = "interaction ignored"
+    /// A popup's grab ended, and the focus went from the popup to its window.
+    case grabEnded = "grab ended"
     /// The scene changed under a still pointer.
     case sceneChanged = "scene changed"
 }

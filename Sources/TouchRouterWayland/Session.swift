@@ -157,6 +157,8 @@ public final class WaylandSession {
         cursor = CursorVisibility()
         router = Router(tree: tree, delivery: self, clock: clock)
         router.focusPolicy = .onPress
+        // Wayland's keyboard focus is a window's (docs/focus.md).
+        router.keyboardFocusUnit = .window
         router.defaultClientCapabilities = []
         router.timelineObserver = stats
         seatTracker.session = self

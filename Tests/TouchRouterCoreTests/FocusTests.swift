@@ -94,6 +94,93 @@ struct KeyboardFocusTests {
     }
 }
 
+@Suite("The keyboard focus unit: a window in Wayland, any surface in UIKit")
+struct KeyboardFocusUnitTests {
+    /// A toplevel with a subsurface (a browser's page), an ungrabbed popup (its dropdown) with a
+    /// subsurface of its own, and a second window beside it; the first window holds the focus.
+    private func scene(_ unit: KeyboardFocusUnit) -> Harness {
+        let h = Harness()
+        h.router.focusPolicy = .onPress
+        h.router.keyboardFocusUnit = unit
+        h.toplevel(1, 0, 0, 200, 200)
+        h.subsurface(2, of: 1, 0, 0, 100, 100)
+        h.popup(3, of: 1, 150, 150, 100, 100)
+        h.subsurface(4, of: 3, 0, 0, 20, 20)
+        h.toplevel(5, 500, 0, 100, 100)
+        h.router.setKeyboardFocus(SurfaceID(1))
+        _ = h.delivery.take()
+        return h
+    }
+
+    @Test("a press on a subsurface or an ungrabbed popup leaves the focus with its window: no leave, no enter",
+          arguments: [(10.0, 10.0), (200.0, 200.0), (155.0, 155.0)])
+    func pressInsideWindow(x: Double, y: Double) {
+        let h = scene(.window)
+        h.down(0, x, y)
+        h.up(0)
+        h.pointer(x, y)
+        h.button(.pressed)
+        h.button(.released)
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+        #expect(!h.delivery.take().contains { if case .keyboardLeave = $0 { true } else if case .keyboardEnter = $0 { true } else { false } },
+                "the window keeps its focus: a browser that hears a leave closes its dropdown")
+    }
+
+    @Test("a press on another window's popup or subsurface focuses that window")
+    func pressOnOtherWindowsChild() {
+        let h = scene(.window)
+        h.router.setKeyboardFocus(SurfaceID(5))
+        h.down(0, 155, 155)
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+        h.router.setKeyboardFocus(SurfaceID(5))
+        h.down(1, 10, 10)
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+    }
+
+    @Test("with the surface unit (UIKit's first responder) a press focuses the surface it hits")
+    func surfaceUnit() {
+        let h = scene(.surface)
+        h.down(0, 10, 10)
+        #expect(h.router.keyboardFocus == SurfaceID(2))
+        h.down(1, 155, 155)
+        #expect(h.router.keyboardFocus == SurfaceID(4))
+    }
+
+    @Test("a grabbing popup keeps the focus; when the grab ends, the focus goes back to its window")
+    func grabEnds() throws {
+        let h = scene(.window)
+        h.router.beginClientGrab(h.client(1)) {}
+        h.router.setKeyboardFocus(SurfaceID(3))
+        h.down(0, 10, 10)
+        h.up(0)
+        #expect(h.router.keyboardFocus == SurfaceID(3), "the grab keeps the keys with the popup")
+        h.router.endClientGrab()
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+        #expect(h.log.focusChanges.last?.cause == .grabEnded)
+    }
+
+    @Test("a nested grabbing popup removed gives the focus to its parent popup while the grab lasts, else to the window")
+    func nestedGrab() throws {
+        let h = scene(.window)
+        h.popup(6, of: 3, 10, 10, 50, 50)
+        h.router.beginClientGrab(h.client(1)) {}
+        h.router.setKeyboardFocus(SurfaceID(6))
+        _ = try h.tree.remove(SurfaceID(6))
+        #expect(h.router.keyboardFocus == SurfaceID(3))
+        _ = try h.tree.remove(SurfaceID(3))
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+    }
+
+    @Test("a focused subsurface removed (focused by request) gives the focus to its window, not to the window before")
+    func subsurfaceRemoved() throws {
+        let h = scene(.window)
+        h.router.setKeyboardFocus(SurfaceID(5))
+        h.router.setKeyboardFocus(SurfaceID(2))
+        _ = try h.tree.remove(SurfaceID(2))
+        #expect(h.router.keyboardFocus == SurfaceID(1))
+    }
+}
+
 @Suite("Pointer focus")
 struct PointerFocusTests {
     @Test("enter and leave follow the surface under the pointer, each group ends with a frame")

@@ -27,6 +27,7 @@ extension Router {
         guard clientGrab != nil else { return }
         clientGrab = nil
         pointerPickRevision = nil
+        keyboardFocusAfterGrab()
     }
 
     /// Ends the grab as the shell would dismiss it (a new window came up): `dismissed` runs.

@@ -7,9 +7,23 @@ public enum FocusPolicy: Sendable {
     case onPress
 }
 
+/// What the router may give the keyboard focus to when it moves it by itself: on a press,
+/// and when the focused surface goes. `setKeyboardFocus` gives it to any surface that can
+/// take it, whatever the unit.
+public enum KeyboardFocusUnit: Sendable {
+    /// Any surface that accepts focus, as any UIKit view can become first responder.
+    case surface
+    /// A window, as Wayland's keyboard focus is: a toplevel (a layer surface among them), or
+    /// a popup while its client holds a grab. A press on a subsurface or on a popup with no
+    /// grab focuses the window that owns it, so that a browser's dropdown (a popup without a
+    /// grab, or a subsurface) stays open while it is tapped.
+    case window
+}
+
 /// The first responder and what it falls back to.
 struct KeyboardState {
     var policy = FocusPolicy.explicit
+    var unit = KeyboardFocusUnit.surface
     var focus: SurfaceID?
     /// The focus's client, which still hears its leave once the surface has left the tree.
     var focusClient: ClientID?
@@ -22,6 +36,10 @@ extension Router {
     public var focusPolicy: FocusPolicy {
         get { state.pointee.keyboard.policy }
         set { state.pointee.keyboard.policy = newValue }
+    }
+    public var keyboardFocusUnit: KeyboardFocusUnit {
+        get { state.pointee.keyboard.unit }
+        set { state.pointee.keyboard.unit = newValue }
     }
     public internal(set) var keyboardFocus: SurfaceID? {
         get { state.pointee.keyboard.focus }
@@ -90,14 +108,32 @@ extension Router {
         // A grab keeps the keyboard where it put it (the grabbing popup), as wlroots' popup
         // grab does, until it ends.
         guard focusPolicy == .onPress, clientGrab == nil else { return }
-        var current: SurfaceID? = surface
+        if let candidate = nearestFocusable(from: surface) { setKeyboardFocus(candidate, cause: .press) }
+    }
+
+    /// `surface` or its nearest ancestor that can hold the focus as the unit allows.
+    func nearestFocusable(from surface: SurfaceID?) -> SurfaceID? {
+        var current = surface
         while let candidate = current {
-            if tree.canTakeKeyboardFocus(candidate) {
-                setKeyboardFocus(candidate, cause: .press)
-                return
-            }
+            if isFocusUnit(candidate), tree.canTakeKeyboardFocus(candidate) { return candidate }
             current = tree.parent(of: candidate)
         }
+        return nil
+    }
+
+    private func isFocusUnit(_ surface: SurfaceID) -> Bool {
+        guard keyboardFocusUnit == .window else { return true }
+        switch tree.role(of: surface) {
+        case .toplevel: return true
+        case .popup: return clientGrab.map { $0.client == tree.client(of: surface) } ?? false
+        case .subsurface, nil: return false
+        }
+    }
+
+    /// A grab ended: a popup holding the focus through it gives it to its window.
+    func keyboardFocusAfterGrab() {
+        guard keyboardFocusUnit == .window, let focus = keyboardFocus, tree.role(of: focus) == .popup else { return }
+        fallBackKeyboardFocus(from: focus, cause: .grabEnded)
     }
 
     /// Where focus goes when its surface leaves: the nearest ancestor that can take it
@@ -105,13 +141,7 @@ extension Router {
     /// surface that still can (a closed window leaves focus to the previous one), else nobody.
     func fallBackKeyboardFocus(from ancestor: SurfaceID?, cause: FocusChangeCause) {
         focusHistory.removeAll { !tree.contains($0) }
-        var next: SurfaceID?
-        var current = ancestor
-        while let candidate = current, next == nil {
-            if tree.canTakeKeyboardFocus(candidate) { next = candidate }
-            current = tree.parent(of: candidate)
-        }
-        next = next ?? focusHistory.last { tree.canTakeKeyboardFocus($0) }
+        let next = nearestFocusable(from: ancestor) ?? focusHistory.last { tree.canTakeKeyboardFocus($0) }
         setKeyboardFocus(next, cause: cause)
     }
 }
