@@ -15,7 +15,7 @@ extension SessionConfiguration {
         return nil
     }
 
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "stats", "privileges"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "stats", "privileges", "environment"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -129,6 +129,7 @@ extension SessionConfiguration {
             }
             try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method"])
         }
+        if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)
         try reader.finish(allowed: topLevelKeys.map { ["recognizer", "bind", "touchscreen", "input"].contains($0) ? "[[\($0)]]" : "[\($0)]" })
@@ -192,6 +193,39 @@ extension SessionConfiguration {
             policies[appID] = policy
         }
         return policies
+    }
+
+    /// The most variables `[environment]` may set: a guard, not a need.
+    static let maximumEnvironmentVariables = 256
+    /// Variables the session sets itself for each program, from its own sockets.
+    static let sessionOwnedVariables: Set<String> = ["WAYLAND_DISPLAY", "WAYLAND_SOCKET", "TOUCH_ROUTER_SOCKET"]
+
+    private static func readEnvironment(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> [String: String] {
+        var reader = TableReader(document, table, path: [.key("environment")], name: "[environment]")
+        guard table.keys.count <= maximumEnvironmentVariables else {
+            throw document.error(key: [.key("environment")], "[environment]: \(table.keys.count) variables, past \(maximumEnvironmentVariables), the most it may set")
+        }
+        var variables: [String: String] = [:]
+        for name in table.keys {
+            let path: [PathComponent] = [.key("environment"), .key(name)]
+            guard isVariableName(name) else {
+                throw document.error(key: path, "environment.\(name): expected a variable name of letters, digits and underscores, not starting with a digit")
+            }
+            guard !sessionOwnedVariables.contains(name) else {
+                throw document.error(key: path, "environment.\(name): the session sets this one itself, for its own sockets")
+            }
+            guard let value = try reader.string(name, nonEmpty: false) else { continue }
+            guard !value.utf8.contains(0) else { throw document.error(value: path, "environment.\(name): expected a value without NUL") }
+            variables[name] = value
+        }
+        try reader.finish(allowed: Array(table.keys))
+        return variables
+    }
+
+    static func isVariableName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        return name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+            || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
     }
 
     private static func readKeyboard(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> (KeyboardSettings, oskNamespace: String?) {

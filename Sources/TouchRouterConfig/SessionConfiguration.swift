@@ -22,6 +22,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var touchscreens: [TouchscreenRule] = []
     /// `[[input]]` tables, in the file's order: every one that matches a device applies.
     public var inputs: [InputRule] = []
+    /// `[environment]`: variables set for every program the session starts, over its defaults.
+    public var environment: [String: String] = [:]
     /// The file it was read from, and where its recognizers were declared, for the errors
     /// that only the core's own validation finds.
     public var source = SourceNotes()
@@ -31,7 +33,7 @@ public struct SessionConfiguration: Sendable, Equatable {
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard && a.oskNamespace == b.oskNamespace
             && a.cursor == b.cursor && a.stats == b.stats && a.privileges == b.privileges
-            && a.touchscreens == b.touchscreens && a.inputs == b.inputs
+            && a.touchscreens == b.touchscreens && a.inputs == b.inputs && a.environment == b.environment
     }
 }
 

@@ -25,6 +25,7 @@ public final class SessionRunner {
         Self.raiseDescriptorLimit()
         session = try WaylandSession(options: options)
         session.shell.source = source
+        session.shell.childEnvironment = ChildEnvironment()
         do {
             try session.shell.apply(configuration)
         } catch {

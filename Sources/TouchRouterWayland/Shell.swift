@@ -17,6 +17,8 @@ public final class SessionShell {
     /// What `reload` reads: the file given with --config (which must exist), or the
     /// default path (which may not: then the configuration is the default one).
     public var source: ConfigurationSource?
+    /// Where the session starts programs (`run`): `[environment]` is exported for them.
+    var childEnvironment: ChildEnvironment?
     weak var sink: (any ShellEventSink)?
 
     /// The policy last applied to each toplevel in the tree, by its surface.
@@ -102,6 +104,7 @@ public final class SessionShell {
             throw coreRejection(error, in: new)
         }
         configuration = new
+        childEnvironment?.apply(new.environment)
         keyBindings = [:]
         switchBindings = [:]
         backgroundBindings = [:]

@@ -120,6 +120,21 @@ struct InputConfigurationTests {
         #expect(unknown.hasPrefix("input.toml:2:1: error: unknown key 'slow' in [stats]"), "\(unknown)")
     }
 
+    @Test("[environment]: variables for the programs the session starts; a bad name, the session's own sockets, and a non-string refused at their place; an escaped NUL ends the value")
+    func environment() throws {
+        #expect(try SessionConfiguration.parse("", file: Self.file).environment.isEmpty)
+        let read = try SessionConfiguration.parse("[environment]\nXDG_CURRENT_DESKTOP = \"kiosk\"\nGDK_BACKEND = \"\"\n", file: Self.file)
+        #expect(read.environment == ["XDG_CURRENT_DESKTOP": "kiosk", "GDK_BACKEND": ""])
+        let badName = error("[environment]\n\"1X\" = \"a\"\n")
+        #expect(badName.hasPrefix("input.toml:2:1: error: environment.1X: expected a variable name of letters, digits and underscores"), "\(badName)")
+        let owned = error("[environment]\nWAYLAND_DISPLAY = \"wayland-9\"\n")
+        #expect(owned.hasPrefix("input.toml:2:1: error: environment.WAYLAND_DISPLAY: the session sets this one itself"), "\(owned)")
+        let number = error("[environment]\nA = 1\n")
+        #expect(number.hasPrefix("input.toml:2:5: error: environment.A: expected a string, found an integer"), "\(number)")
+        let nul = try SessionConfiguration.parse("[environment]\nA = \"x\\u0000y\"\n", file: Self.file)
+        #expect(nul.environment == ["A": "x"], "TOMLKit hands strings over as C strings, which end at an escaped NUL")
+    }
+
     @Test("[privileges] virtual-input: nobody unless named; bare names and absolute paths, a relative path or an empty name refused at its value")
     func privilegesVirtualInput() throws {
         #expect(try SessionConfiguration.parse("", file: Self.file).privileges.virtualInput.isEmpty)
