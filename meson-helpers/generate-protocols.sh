@@ -42,6 +42,14 @@ gtk-primary-selection
 text-input-unstable-v3
 input-method-unstable-v2
 wlr-foreign-toplevel-management-unstable-v1
+xdg-decoration-unstable-v1
+server-decoration
+viewporter
+presentation-time
+fractional-scale-v1
+xdg-activation-v1
+single-pixel-buffer-v1
+idle-inhibit-unstable-v1
 '
 for name in $protocols; do
     xml="$root/protocols/$name.xml"

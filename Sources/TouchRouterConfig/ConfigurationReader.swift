@@ -189,7 +189,8 @@ extension SessionConfiguration {
             policy.exclusiveTouch = try policyReader.bool("exclusive-touch") ?? policy.exclusiveTouch
             policy.multipleTouch = try policyReader.bool("multiple-touch") ?? policy.multipleTouch
             policy.interaction = try policyReader.bool("interaction") ?? policy.interaction
-            try policyReader.finish(allowed: ["touch", "keyboard-focus", "exclusive-touch", "multiple-touch", "interaction"])
+            policy.kioskWindow = try policyReader.choice("kiosk-window", KioskWindowState.allCases.map { ($0.rawValue, $0) }) ?? policy.kioskWindow
+            try policyReader.finish(allowed: ["touch", "keyboard-focus", "exclusive-touch", "multiple-touch", "interaction", "kiosk-window"])
             policies[appID] = policy
         }
         return policies

@@ -137,6 +137,8 @@ public struct ApplicationPolicy: Hashable, Sendable {
     public var multipleTouch = true
     /// False: its surfaces take no touch or pointer input at all.
     public var interaction = true
+    /// How its toplevels are configured in kiosk mode.
+    public var kioskWindow = KioskWindowState.fullscreen
 
     public init() {}
 
@@ -147,6 +149,13 @@ public struct ApplicationPolicy: Hashable, Sendable {
         properties.multipleTouch = multipleTouch
         properties.interactionEnabled = interaction
     }
+}
+
+/// The state a kiosk configures a toplevel with: either way it fills the area the layer
+/// surfaces leave, and toolkits draw no title bar over a fullscreen one.
+public enum KioskWindowState: String, Sendable, CaseIterable {
+    case fullscreen
+    case maximized
 }
 
 /// `[cursor]`: the compositor's cursor hides after `hideAfter` nanoseconds without pointer

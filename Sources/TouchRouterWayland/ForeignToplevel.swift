@@ -111,7 +111,7 @@ final class ForeignToplevelHandleObject: WaylandObject {
         unset_maximized: { _, resource in act(resource) { $0.foreignSet(\.maximized, false, on: $1) } },
         set_minimized: { _, resource in act(resource) { $0.setMinimized($1, true) } },
         unset_minimized: { _, resource in act(resource) { $0.setMinimized($1, false) } },
-        activate: { _, resource, _ in act(resource) { $0.activateForeign($1) } },
+        activate: { _, resource, _ in act(resource) { $0.activateWindow($1) } },
         close: { _, resource in
             act(resource) { _, surface in
                 // zxdg_toplevel_v6.close has xdg_toplevel.close's opcode (XdgFlavor); wl_shell has no close.
@@ -307,12 +307,12 @@ extension WaylandSession {
             updateActivatedToplevel()
             foreignToplevelChanged(surface)
         } else {
-            activateForeign(surface)
+            activateWindow(surface)
         }
     }
 
     /// activate: the window is shown if minimized, raised, and given the keyboard focus.
-    fileprivate func activateForeign(_ surface: SurfaceObject) {
+    func activateWindow(_ surface: SurfaceObject) {
         guard surface.inTree else { return }
         if let entry = foreignToplevels[surface.id], entry.minimized {
             entry.minimized = false

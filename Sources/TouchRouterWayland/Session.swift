@@ -46,6 +46,8 @@ public final class WaylandSession {
     public let options: Options
     let display: WaylandDisplay
     public let tree = SurfaceTree()
+    /// The protocols that have a room of their own (Protocols/).
+    let protocols = ProtocolStates()
     public private(set) var router: Router!
     public let clock = CounterClock()
     /// Every routed event's timeline in HDR histograms, for `msg stats` (TouchRouterStats).
@@ -234,6 +236,7 @@ public final class WaylandSession {
         foreignToplevelGlobal = try add(tr_zwlr_foreign_toplevel_manager_v1_interface(), ForeignToplevelManagerGlobal.version, ForeignToplevelManagerGlobal.bind)
         try add(tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.version, TextInputManagerGlobal.bind)
         inputMethodGlobal = try add(tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.version, InputMethodManagerGlobal.bind)
+        for global in ProtocolStates.globals { try add(global.interface()!, global.version, global.bind) }
         installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that

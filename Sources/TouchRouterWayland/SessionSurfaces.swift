@@ -90,11 +90,13 @@ extension WaylandSession {
     }
 
     /// The states a toplevel's configure carries: what it asked for, activated while it
-    /// holds the keyboard focus, and in kiosk mode tiled on every edge (from version 2).
+    /// holds the keyboard focus, and in kiosk mode fullscreen (or maximized, as its app's
+    /// `kiosk-window` says) and tiled on every edge (from version 2).
     func configureStates(for toplevel: XdgToplevelObject) -> [xdg_toplevel_state] {
         var states: [xdg_toplevel_state] = []
-        if toplevel.maximized { states.append(XDG_TOPLEVEL_STATE_MAXIMIZED) }
-        if toplevel.fullscreen { states.append(XDG_TOPLEVEL_STATE_FULLSCREEN) }
+        let kioskWindow = options.kiosk ? shell.kioskWindow(appID: toplevel.appID) : nil
+        if toplevel.maximized || kioskWindow == .maximized { states.append(XDG_TOPLEVEL_STATE_MAXIMIZED) }
+        if toplevel.fullscreen || kioskWindow == .fullscreen { states.append(XDG_TOPLEVEL_STATE_FULLSCREEN) }
         if toplevel.resizeSize != nil { states.append(XDG_TOPLEVEL_STATE_RESIZING) }
         if activeToplevel === toplevel { states.append(XDG_TOPLEVEL_STATE_ACTIVATED) }
         if options.kiosk, toplevel.version >= 2 {

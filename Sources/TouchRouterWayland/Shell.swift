@@ -193,6 +193,10 @@ public final class SessionShell {
 
     // MARK: Application policies
 
+    func kioskWindow(appID: String) -> KioskWindowState {
+        (configuration.applications[appID] ?? ApplicationPolicy()).kioskWindow
+    }
+
     private func policy(of surface: SurfaceObject) -> ApplicationPolicy {
         let appID = surface.xdgSurface?.toplevel?.appID ?? ""
         return configuration.applications[appID] ?? ApplicationPolicy()

@@ -128,7 +128,10 @@ extension XdgToplevelObject {
     }
 
     func setAppID(_ appID: UnsafePointer<CChar>?) {
+        let before = self.appID
         self.appID = appID.map { String(cString: $0) } ?? ""
+        // In kiosk mode the app id chooses the window's state.
+        if session.options.kiosk, session.shell.kioskWindow(appID: before) != session.shell.kioskWindow(appID: self.appID) { xdgSurface?.sendConfigure() }
         session.labelChanged(self)
         if let surface = xdgSurface?.surface { session.shell.appIDChanged(surface) }
     }

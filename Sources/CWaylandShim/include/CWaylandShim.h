@@ -26,6 +26,14 @@
 #include "text-input-unstable-v3-server-protocol.h"
 #include "input-method-unstable-v2-server-protocol.h"
 #include "wlr-foreign-toplevel-management-unstable-v1-server-protocol.h"
+#include "xdg-decoration-unstable-v1-server-protocol.h"
+#include "server-decoration-server-protocol.h"
+#include "viewporter-server-protocol.h"
+#include "presentation-time-server-protocol.h"
+#include "fractional-scale-v1-server-protocol.h"
+#include "xdg-activation-v1-server-protocol.h"
+#include "single-pixel-buffer-v1-server-protocol.h"
+#include "idle-inhibit-unstable-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -91,6 +99,21 @@ const struct wl_interface *tr_zwp_input_method_keyboard_grab_v2_interface(void);
 const struct wl_interface *tr_zwp_input_method_manager_v2_interface(void);
 const struct wl_interface *tr_zwlr_foreign_toplevel_manager_v1_interface(void);
 const struct wl_interface *tr_zwlr_foreign_toplevel_handle_v1_interface(void);
+const struct wl_interface *tr_zxdg_decoration_manager_v1_interface(void);
+const struct wl_interface *tr_zxdg_toplevel_decoration_v1_interface(void);
+const struct wl_interface *tr_org_kde_kwin_server_decoration_manager_interface(void);
+const struct wl_interface *tr_org_kde_kwin_server_decoration_interface(void);
+const struct wl_interface *tr_wp_viewporter_interface(void);
+const struct wl_interface *tr_wp_viewport_interface(void);
+const struct wl_interface *tr_wp_presentation_interface(void);
+const struct wl_interface *tr_wp_presentation_feedback_interface(void);
+const struct wl_interface *tr_wp_fractional_scale_manager_v1_interface(void);
+const struct wl_interface *tr_wp_fractional_scale_v1_interface(void);
+const struct wl_interface *tr_xdg_activation_v1_interface(void);
+const struct wl_interface *tr_xdg_activation_token_v1_interface(void);
+const struct wl_interface *tr_wp_single_pixel_buffer_manager_v1_interface(void);
+const struct wl_interface *tr_zwp_idle_inhibit_manager_v1_interface(void);
+const struct wl_interface *tr_zwp_idle_inhibitor_v1_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);

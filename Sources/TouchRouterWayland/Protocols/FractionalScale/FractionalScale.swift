@@ -1,0 +1,58 @@
+import CWaylandShim
+
+// fractional-scale-v1 (protocols/fractional-scale-v1.xml): each surface may ask the scale it
+// should draw at. Every output of the session has scale 1, so the answer is 120/120, sent at
+// once; clients that bind it (Firefox, Chromium, Qt 6) then draw at 1 without guessing.
+
+/// Which surfaces have a fractional scale object: a second is the protocol's error.
+final class FractionalScaleState {
+    var scales = OnePerOwner<SurfaceObject, FractionalScaleObject> { $0.surface }
+
+    /// The preferred scale, in 120ths: outputs are all at scale 1.
+    static let preferredScale: UInt32 = 120
+
+    static let globals = [ProtocolGlobal(interface: tr_wp_fractional_scale_manager_v1_interface, version: FractionalScaleManager.version, bind: FractionalScaleManager.bind)]
+}
+
+enum FractionalScaleManager {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_wp_fractional_scale_manager_v1_interface(), table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(wp_fractional_scale_manager_v1_interface(
+        destroy: destroyRequest,
+        get_fractional_scale: { client, resource, id, surfaceResource in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
+            let state = manager.session.protocols.fractionalScale
+            guard !state.scales.has(surface) else {
+                manager.postError(WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS.rawValue,
+                                  "\(manager.name).get_fractional_scale: \(surface.name) has a fractional scale object already")
+                return
+            }
+            guard let created = createResource(client, tr_wp_fractional_scale_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let scale = FractionalScaleObject(resource: created, session: manager.session, surface: surface, state: state)
+            WaylandObject.install(scale, implementation: FractionalScaleObject.table)
+            state.scales.add(scale, to: surface)
+            wp_fractional_scale_v1_send_preferred_scale(created, FractionalScaleState.preferredScale)
+        }))
+}
+
+final class FractionalScaleObject: WaylandObject {
+    weak var surface: SurfaceObject?
+    private let key: ObjectIdentifier
+    private unowned let state: FractionalScaleState
+
+    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, state: FractionalScaleState) {
+        self.surface = surface
+        key = ObjectIdentifier(surface)
+        self.state = state
+        super.init(resource: resource, session: session)
+    }
+
+    override func resourceDestroyed() { state.scales.remove(self, key: key) }
+
+    nonisolated(unsafe) static let table = implementation(wp_fractional_scale_v1_interface(destroy: destroyRequest))
+}

@@ -1,0 +1,68 @@
+import CWaylandShim
+import TouchRouterCore
+
+// idle-inhibit-unstable-v1 (protocols/idle-inhibit-unstable-v1.xml): a video or presentation
+// app asks that the screen not blank while its surface is shown. The session keeps the
+// inhibitors and shows them (`msg idle`); the idle timer that they hold back is the kiosk
+// operations' (an inhibitor counts while its surface is shown, as the protocol says).
+
+/// The inhibitors alive, oldest first.
+final class IdleInhibitState {
+    private var inhibitors: [ObjectIdentifier: IdleInhibitorObject] = [:]
+    private var order: UInt64 = 0
+
+    /// Each inhibitor's surface and whether it is shown now, oldest first.
+    func report(shown: (SurfaceID) -> Bool) -> [(surface: SurfaceID, shown: Bool)] {
+        inhibitors.values.sorted { $0.order < $1.order }.compactMap { inhibitor in
+            guard let surface = inhibitor.surface else { return nil }
+            return (surface.id, shown(surface.id))
+        }
+    }
+
+    fileprivate func add(_ inhibitor: IdleInhibitorObject) {
+        order += 1
+        inhibitor.order = order
+        inhibitors[ObjectIdentifier(inhibitor)] = inhibitor
+    }
+
+    fileprivate func remove(_ inhibitor: IdleInhibitorObject) { inhibitors[ObjectIdentifier(inhibitor)] = nil }
+
+    static let globals = [ProtocolGlobal(interface: tr_zwp_idle_inhibit_manager_v1_interface, version: IdleInhibitManager.version, bind: IdleInhibitManager.bind)]
+}
+
+enum IdleInhibitManager {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_idle_inhibit_manager_v1_interface(), table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(zwp_idle_inhibit_manager_v1_interface(
+        destroy: destroyRequest,
+        create_inhibitor: { client, resource, id, surfaceResource in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
+            guard let created = createResource(client, tr_zwp_idle_inhibitor_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let state = manager.session.protocols.idleInhibit
+            let inhibitor = IdleInhibitorObject(resource: created, session: manager.session, surface: surface, state: state)
+            WaylandObject.install(inhibitor, implementation: IdleInhibitorObject.table)
+            state.add(inhibitor)
+        }))
+}
+
+/// zwp_idle_inhibitor_v1: alive until destroyed; its surface going first leaves it inert.
+final class IdleInhibitorObject: WaylandObject {
+    weak var surface: SurfaceObject?
+    fileprivate var order: UInt64 = 0
+    private unowned let state: IdleInhibitState
+
+    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, state: IdleInhibitState) {
+        self.surface = surface
+        self.state = state
+        super.init(resource: resource, session: session)
+    }
+
+    override func resourceDestroyed() { state.remove(self) }
+
+    nonisolated(unsafe) static let table = implementation(zwp_idle_inhibitor_v1_interface(destroy: destroyRequest))
+}

@@ -1,0 +1,51 @@
+import CWaylandShim
+
+/// A weak reference to keep in a collection.
+struct Weak<T: AnyObject> {
+    weak var object: T?
+    init(_ object: T) { self.object = object }
+}
+
+/// The one extension object a protocol allows on another object (a decoration on a
+/// toplevel, a fractional scale on a surface), found and removed in constant time. Keyed by
+/// the owner's identity, which a later owner may reuse once the first is gone: an entry
+/// counts only while its extension still names that owner.
+struct OnePerOwner<Owner: AnyObject, Extension: AnyObject> {
+    private var entries: [ObjectIdentifier: Weak<Extension>] = [:]
+    private let ownerOf: (Extension) -> Owner?
+
+    init(owner: @escaping (Extension) -> Owner?) { ownerOf = owner }
+
+    func has(_ owner: Owner) -> Bool {
+        entries[ObjectIdentifier(owner)]?.object.map { ownerOf($0) === owner } ?? false
+    }
+
+    mutating func add(_ extension: Extension, to owner: Owner) { entries[ObjectIdentifier(owner)] = Weak(`extension`) }
+
+    /// `key` is the owner's identity the extension was added under.
+    mutating func remove(_ extension: Extension, key: ObjectIdentifier) {
+        guard let entry = entries[key], entry.object == nil || entry.object === `extension` else { return }
+        entries[key] = nil
+    }
+
+    var count: Int { entries.count }
+}
+
+/// A global a protocol's room registers: its interface, version and bind function.
+/// Immutable, and made of C function pointers only.
+struct ProtocolGlobal: @unchecked Sendable {
+    let interface: () -> UnsafePointer<wl_interface>?
+    let version: Int32
+    let bind: wl_global_bind_func_t
+}
+
+/// The state of each protocol that has a room under Protocols/ (a folder with its state
+/// object and its handler protocol), and the globals they register, in order.
+final class ProtocolStates {
+    let decoration = DecorationState()
+    let idleInhibit = IdleInhibitState()
+    let fractionalScale = FractionalScaleState()
+    let activation = ActivationState()
+
+    static let globals: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
+}
