@@ -236,7 +236,7 @@ struct BrowserTests {
 
         /// The live (not zombie) processes in process group `group` or with HOME=`home` in their environment.
         static func processes(group: Int32, home: String) -> [Int32] {
-            let marker = Data("HOME=\(home)\0".utf8)
+            let marker = Data("\0HOME=\(home)\0".utf8)
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
             return entries.compactMap(Int32.init).filter { pid in
                 guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -244,8 +244,8 @@ struct BrowserTests {
                 let fields = stat[close.upperBound...].split(separator: " ")
                 guard fields.count > 2, fields[0] != "Z" else { return false }
                 if Int32(fields[2]) == group { return true }
-                guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
-                return environ.range(of: marker) != nil || environ.starts(with: marker.dropLast())
+                guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ").map({ Data([0]) + $0 }) else { return false }
+                return environ.range(of: marker) != nil
             }
         }
     }
