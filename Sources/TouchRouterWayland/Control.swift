@@ -202,7 +202,8 @@ public final class ControlServer {
         case .devices:
             return "{\"ok\":true,\"devices\":[" + (session.deviceReport?() ?? []).joined(separator: ",") + "]}"
         case .tree:
-            return "{\"ok\":true,\"outputs\":[" + session.tree.outputs.map(outputJSON).joined(separator: ",") + "]}"
+            let inhibitors = session.protocols.idleInhibit.report(shown: session.tree.isShown).map { "{\"surface\":\($0.surface.raw),\"shown\":\($0.shown)}" }
+            return "{\"ok\":true,\"outputs\":[" + session.tree.outputs.map(outputJSON).joined(separator: ",") + "],\"idle_inhibitors\":[" + inhibitors.joined(separator: ",") + "]}"
         case .pick(let point):
             let hit = session.tree.hitTest(point)
             let chain = session.router.fallbackChain(at: point).map { jsonString($0.description) }

@@ -15,13 +15,13 @@ enum XdgDecorationManager {
             let toplevel = WaylandObject.of(toplevelResource, as: XdgToplevelObject.self)
             let state = manager.session.protocols.decoration
             guard !state.decorations.has(toplevel) else {
-                tr_resource_post_error(toplevelResource, ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED.rawValue,
-                                       "\(manager.name).get_toplevel_decoration: \(toplevel.name) has a decoration object already")
+                manager.postError(ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED.rawValue,
+                                  "\(manager.name).get_toplevel_decoration: \(toplevel.name) has a decoration object already")
                 return
             }
             guard toplevel.xdgSurface?.surface?.hasBuffer != true else {
-                tr_resource_post_error(toplevelResource, ZXDG_TOPLEVEL_DECORATION_V1_ERROR_UNCONFIGURED_BUFFER.rawValue,
-                                       "\(manager.name).get_toplevel_decoration: \(toplevel.name) has a buffer already; ask before the first buffer")
+                manager.postError(ZXDG_TOPLEVEL_DECORATION_V1_ERROR_UNCONFIGURED_BUFFER.rawValue,
+                                  "\(manager.name).get_toplevel_decoration: \(toplevel.name) has a buffer already; ask before the first buffer")
                 return
             }
             guard let created = createResource(client, tr_zxdg_toplevel_decoration_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }

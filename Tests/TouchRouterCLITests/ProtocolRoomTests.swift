@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+/// The protocols with rooms of their own (Sources/TouchRouterWayland/Protocols/), driven at
+/// the wire by Clients/protocol-rooms.py in a running session.
+@Suite("Protocol rooms: decorations, fractional scale, activation and idle inhibitors at the wire", .serialized)
+struct ProtocolRoomTests {
+    static let client = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/protocol-rooms.py").path
+
+    /// Runs a mode to its end; its output.
+    private func run(_ mode: String, kiosk: Bool = false) throws -> (status: Int32, output: String) {
+        let session = try RunningSession(arguments: kiosk ? ["--kiosk"] : [])
+        defer { _ = session.terminate() }
+        let log = session.file("\(mode).log")
+        let client = try session.client(["python3", Self.client, mode], output: log)
+        client.waitUntilExit()
+        return (client.terminationStatus, RunningSession.text(of: log))
+    }
+
+    @Test("decorations: server-side in kiosk mode, client-side otherwise, whatever the client asks; each xdg-decoration configure is followed by xdg_surface's; a second object for one toplevel is already_constructed",
+          arguments: [true, false])
+    func decoration(kiosk: Bool) throws {
+        let (status, output) = try run("decoration", kiosk: kiosk)
+        #expect(status == 0, "\(output)")
+        let mode = kiosk ? 2 : 1
+        #expect(output.contains("kde default_mode \(mode)\n") && output.contains("kde mode \(mode)\nkde mode \(mode)\n"), "\(output)")
+        #expect(output.contains("xdg-decoration configure \(mode)\nxdg_surface configure\nxdg-decoration configure \(mode)\nxdg_surface configure\n"), "\(output)")
+        #expect(output.contains("has a decoration object already"), "\(output)")
+    }
+
+    @Test("fractional scale: 120 (scale 1) at once; a second object for a surface while one lives is fractional_scale_exists")
+    func fractionalScale() throws {
+        let (status, output) = try run("fractional-scale")
+        #expect(status == 0, "\(output)")
+        #expect(output.components(separatedBy: "preferred_scale 120\n").count == 3, "one for each object made: \(output)")
+        #expect(output.contains("has a fractional scale object already"), "\(output)")
+    }
+
+    @Test("activation: a token from the focused client activates the window once; used again, unknown, or from a client without the focus, it activates nothing")
+    func activation() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("activation.log")
+        let go = session.file("go")
+        let client = try session.client(["python3", Self.client, "activation"], output: log, environment: ["GO_FILE": go.path])
+        try session.wait(for: "the client to wait") { RunningSession.text(of: log).contains("waiting") }
+        let said = RunningSession.text(of: log)
+        #expect(said.contains("active B\ntoken length 32\nafter a focused client's token: active A\nafter the same token again: active A\nafter an unknown token: active A\n"), "\(said)")
+        _ = try session.client(["wev"], output: session.file("wev.log"))
+        try session.wait(for: "wev to map and take the focus") { try session.toplevels().count == 3 }
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        client.waitUntilExit()
+        #expect(client.terminationStatus == 0)
+        #expect(RunningSession.text(of: log).contains("after an unfocused client's token: active \n"), "\(RunningSession.text(of: log))")
+    }
+
+    @Test("idle inhibitors: msg tree lists each with its surface while it lives, shown or not")
+    func idleInhibit() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("idle.log")
+        let go = session.file("go")
+        _ = try session.client(["python3", Self.client, "idle-inhibit"], output: log, environment: ["GO_FILE": go.path])
+        try session.wait(for: "the inhibitor") { RunningSession.text(of: log).contains("waiting") }
+        let inhibitors = try session.msg("tree").json["idle_inhibitors"] as? [[String: Any]] ?? []
+        let surface = try session.toplevels().first?["id"] as? Int
+        #expect(inhibitors.count == 1 && inhibitors.first?["surface"] as? Int == surface && inhibitors.first?["shown"] as? Bool == true, "\(inhibitors)")
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        try session.wait(for: "the inhibitor to go") { RunningSession.text(of: log).contains("released") }
+        try session.wait(for: "msg tree to list none") { (try session.msg("tree").json["idle_inhibitors"] as? [Any])?.isEmpty == true }
+    }
+}
