@@ -337,6 +337,8 @@ struct BrowserTests {
         let windowID = try #require(run.windowID)
         let before = Set((run.window["children"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? Int })
         let (x, y) = Self.centre(run, "choice")
+        // Every move of the keyboard focus from here on, as the session reports it.
+        let focusMoves = try run.sessionOrFail.subscribe(["focus"])
         let mark = run.events().count
         switch input {
         case .touch: try run.tap(x, y)
@@ -384,6 +386,8 @@ struct BrowserTests {
         }
         #expect(try run.keyboardFocus() == windowID, "the browser window has the keyboard focus after the choice")
         #expect(run.events("window-blur", from: mark).isEmpty, "the page never lost the focus: \(run.events().dropFirst(mark))")
+        let moves = RunningSession.objects(of: focusMoves).filter { $0["type"] as? String == "focus" }
+        #expect(moves.isEmpty, "the keyboard focus never left the browser window (\(windowID)): msg subscribe focus said \(moves)")
     }
 
     @Test("wvkbd ([keyboard] osk-namespace) starts hidden; a tap on the page's text field focuses it and shows wvkbd; taps on two of its keys type them into the field, and the browser keeps the keyboard focus", arguments: Browser.allCases)
@@ -414,6 +418,7 @@ struct BrowserTests {
         #expect(keyboard["hidden"] as? Bool == true, "no text field has the focus yet: \(keyboard)")
 
         let (x, y) = Self.centre(run, "field")
+        let focusMoves = try session.subscribe(["focus"])
         let mark = run.events().count
         try run.tap(x, y)
         run.wait(for: "the field to take the focus and wvkbd to show") {
@@ -437,5 +442,7 @@ struct BrowserTests {
         #expect(value == pressed && value?.isEmpty == false, "the field holds what wvkbd typed (\(pressed)): \(String(describing: value))")
         #expect(try run.keyboardFocus() == windowID, "the taps on wvkbd leave the keyboard focus on the browser window")
         #expect(run.events("window-blur", from: mark).isEmpty, "the page never lost the focus: \(run.events().dropFirst(mark))")
+        let moves = RunningSession.objects(of: focusMoves).filter { $0["type"] as? String == "focus" }
+        #expect(moves.isEmpty, "the keyboard focus never left the browser window (\(windowID)): msg subscribe focus said \(moves)")
     }
 }
