@@ -22,6 +22,7 @@ extension WaylandSession {
     }
 
     private func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
+        if protocols.kioskOnlyGlobals.contains(global) { return options.kiosk }
         guard let privilege = privilege(of: global) else { return true }
         // A client that came through a grant socket sees exactly what the socket grants
         // (PrivilegedSockets.swift); its executable is not asked.

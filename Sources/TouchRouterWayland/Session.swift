@@ -236,7 +236,10 @@ public final class WaylandSession {
         foreignToplevelGlobal = try add(tr_zwlr_foreign_toplevel_manager_v1_interface(), ForeignToplevelManagerGlobal.version, ForeignToplevelManagerGlobal.bind)
         try add(tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.version, TextInputManagerGlobal.bind)
         inputMethodGlobal = try add(tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.version, InputMethodManagerGlobal.bind)
-        for global in ProtocolStates.globals { try add(global.interface()!, global.version, global.bind) }
+        for global in ProtocolStates.globals {
+            let created = try add(global.interface()!, global.version, global.bind)
+            if global.kioskOnly { protocols.kioskOnlyGlobals.insert(created) }
+        }
         installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }
         // The index is brought up to date once a round, after the round's commits, so that

@@ -64,7 +64,7 @@ struct KioskAppTests {
         #expect(app.isRunning)
     }
 
-    @Test("without --kiosk, Qt is told to decorate its window itself and draws its title bar above its content")
+    @Test("without --kiosk, where no decoration global is offered, Qt decorates its window itself: its title bar above its content")
     func qtDecoratesOutsideKiosk() throws {
         let session = try RunningSession(arguments: ["--output", "1280x720"])
         defer { _ = session.terminate() }
@@ -76,6 +76,41 @@ struct KioskAppTests {
             let size = try session.toplevels().first?["size"] as? [Int] ?? []
             return size.count == 2 && size[0] > 400 && size[1] > 300 + 20
         }
+    }
+
+    @Test("the session's command gets the environment sessions set, only where unset; [environment] overrides and adds, and the session's own sockets win")
+    func childEnvironment() throws {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("touch-router-env-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let configuration = directory.appendingPathComponent("config.toml")
+        try "[environment]\nXDG_CURRENT_DESKTOP = \"kiosk\"\nGDK_BACKEND = \"wayland\"\n".write(to: configuration, atomically: true, encoding: .utf8)
+        var base = ProcessInfo.processInfo.environment
+        for name in ["XDG_SESSION_TYPE", "XDG_CURRENT_DESKTOP", "QT_QPA_PLATFORM", "MOZ_ENABLE_WAYLAND", "ELECTRON_OZONE_PLATFORM_HINT", "SDL_VIDEODRIVER", "GDK_BACKEND", "WAYLAND_DISPLAY"] { base[name] = nil }
+        base["SDL_VIDEODRIVER"] = "x11"
+        base["XDG_RUNTIME_DIR"] = directory.path
+        let process = Process()
+        process.executableURL = ToolRun.executable
+        process.arguments = ["run", "--config", configuration.path, "--", "/usr/bin/env"]
+        process.environment = base
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let variables = Dictionary(output.split(separator: "\n").compactMap { line -> (String, String)? in
+            guard let equals = line.firstIndex(of: "=") else { return nil }
+            return (String(line[..<equals]), String(line[line.index(after: equals)...]))
+        }, uniquingKeysWith: { $1 })
+        #expect(variables["XDG_SESSION_TYPE"] == "wayland")
+        #expect(variables["QT_QPA_PLATFORM"] == "wayland;xcb")
+        #expect(variables["MOZ_ENABLE_WAYLAND"] == "1")
+        #expect(variables["ELECTRON_OZONE_PLATFORM_HINT"] == "auto")
+        #expect(variables["SDL_VIDEODRIVER"] == "x11", "a variable already set is left as it was")
+        #expect(variables["XDG_CURRENT_DESKTOP"] == "kiosk", "[environment] overrides a default")
+        #expect(variables["GDK_BACKEND"] == "wayland", "[environment] adds")
+        #expect(variables["WAYLAND_DISPLAY"]?.hasPrefix("wayland-") == true)
     }
 
     @Test("the EGL demos draw frame after frame in kiosk mode", arguments: ["weston-simple-egl", "es2gears_wayland"])

@@ -169,7 +169,7 @@ struct SessionTests {
             let run = try ToolRun(["run", "--output", "1280x800@75", "--output", "800x600", "--", "wayland-info"])
             #expect(run.status == 0, "\(run.errors)")
             for (interface, version) in [("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wl_seat", 8), ("wl_data_device_manager", 3), ("wl_output", 4), ("zwp_input_timestamps_manager_v1", 1), ("zxdg_output_manager_v1", 3),
-                                        ("zxdg_decoration_manager_v1", 1), ("org_kde_kwin_server_decoration_manager", 1), ("zwp_idle_inhibit_manager_v1", 1),
+                                        ("zwp_idle_inhibit_manager_v1", 1),
                                         ("wp_fractional_scale_manager_v1", 1), ("xdg_activation_v1", 1)] {
                 #expect(run.output.range(of: "interface: '\(interface)',\\s+version:\\s+\(version),", options: .regularExpression) != nil, "\(interface) v\(version) in:\n\(run.output)")
             }

@@ -31,17 +31,20 @@ struct OnePerOwner<Owner: AnyObject, Extension: AnyObject> {
     var count: Int { entries.count }
 }
 
-/// A global a protocol's room registers: its interface, version and bind function.
-/// Immutable, and made of C function pointers only.
+/// A global a protocol's room registers: its interface, version and bind function, and
+/// whether only a kiosk (`--kiosk`) shows it. Immutable, and made of C function pointers only.
 struct ProtocolGlobal: @unchecked Sendable {
     let interface: () -> UnsafePointer<wl_interface>?
     let version: Int32
     let bind: wl_global_bind_func_t
+    var kioskOnly = false
 }
 
 /// The state of each protocol that has a room under Protocols/ (a folder with its state
 /// object and its handler protocol), and the globals they register, in order.
 final class ProtocolStates {
+    /// The globals made from `globals` that only a kiosk shows (Privileges.swift filters them).
+    var kioskOnlyGlobals: Set<OpaquePointer> = []
     let decoration = DecorationState()
     let idleInhibit = IdleInhibitState()
     let fractionalScale = FractionalScaleState()

@@ -27,12 +27,16 @@ def bare_toplevel(xdg):
 def decoration():
     xdg = raw.Xdg()
     conn = xdg.conn
+    offered = [name for name in ("zxdg_decoration_manager_v1", "org_kde_kwin_server_decoration_manager") if name in conn.globals]
+    if len(offered) < 2:
+        print(f"decoration globals offered: {' '.join(offered) or 'none'}", flush=True)
+        return 0
     manager = raw.bind(conn, "zxdg_decoration_manager_v1", 1)
     kde = raw.bind(conn, "org_kde_kwin_server_decoration_manager", 1)
     surface, role, toplevel = bare_toplevel(xdg)
     decoration = conn.new_id()
     conn.send(manager, 1, struct.pack("<II", decoration, toplevel))  # get_toplevel_decoration
-    conn.send(decoration, 1, struct.pack("<I", 1))  # set_mode(client_side)
+    conn.send(decoration, 1, struct.pack("<I", 1))  # set_mode(client_side): answered server-side all the same
     kde_decoration = conn.new_id()
     conn.send(kde, 0, struct.pack("<II", kde_decoration, surface))  # create
     conn.send(kde_decoration, 1, struct.pack("<I", 1))  # request_mode(Client)

@@ -32,7 +32,7 @@ enum XdgDecorationManager {
         }))
 }
 
-/// zxdg_toplevel_decoration_v1: every request is answered with the mode the session chose.
+/// zxdg_toplevel_decoration_v1: every request is answered with server-side.
 final class XdgToplevelDecorationObject: WaylandObject {
     weak var toplevel: XdgToplevelObject?
     /// Its toplevel's identity, its key in the state.
@@ -52,11 +52,10 @@ final class XdgToplevelDecorationObject: WaylandObject {
         state.decorations.remove(self, key: key)
     }
 
-    /// The mode, then an xdg_surface.configure, as the protocol pairs them.
+    /// Server-side, then an xdg_surface.configure, as the protocol pairs them.
     func configure() {
         guard let toplevel else { return }
-        let mode = handler.decoratesServerSide ? ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE : ZXDG_TOPLEVEL_DECORATION_V1_MODE_CLIENT_SIDE
-        zxdg_toplevel_decoration_v1_send_configure(resource, mode.rawValue)
+        zxdg_toplevel_decoration_v1_send_configure(resource, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE.rawValue)
         handler.decorationModeChanged(toplevel)
     }
 
