@@ -118,6 +118,8 @@ struct SurfaceState {
     var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
     /// touch-router-input-v1's policies (TouchInputExtension.swift).
     var inputPolicy = InputPolicyChange()
+    /// viewporter's source and destination (Protocols/Viewporter/).
+    var viewport = ViewportState()
 
     mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {
         if let i = subsurfacePositions.firstIndex(where: { $0.0 === subsurface }) {
@@ -146,6 +148,7 @@ struct SurfaceState {
         frameCallbacks += later.frameCallbacks
         for (subsurface, position) in later.subsurfacePositions { setPosition(position, of: subsurface) }
         inputPolicy.merge(later.inputPolicy)
+        viewport.merge(later.viewport)
     }
 }
 
@@ -252,13 +255,12 @@ final class SurfaceObject: WaylandObject {
 
     func assignID(_ id: SurfaceID) { self.id = id }
 
-    /// Surface-local size: the buffer's, divided by the scale, turned by the transform.
+    /// Surface-local size: the viewport's where it sets one, else the buffer's, divided by
+    /// the scale, turned by the transform.
     var size: Size {
-        guard let buffer = current.bufferSize else { return Size(width: 0, height: 0) }
-        let scale = Int(max(current.scale, 1))
-        let turned = current.transform & 1 == 1
-        let width = (turned ? buffer.height : buffer.width) / scale, height = (turned ? buffer.width : buffer.height) / scale
-        return Size(width: width, height: height)
+        guard current.bufferSize != nil else { return Size(width: 0, height: 0) }
+        let unscaled = unscaledSize
+        return current.viewport.isEmpty ? unscaled : current.viewport.surfaceSize(unscaled: unscaled) ?? unscaled
     }
 
     var hasBuffer: Bool { current.bufferSize != nil }
@@ -280,8 +282,13 @@ final class SurfaceObject: WaylandObject {
                 surface.pending.buffer = nil
                 return
             }
-            guard let shm = ShmBuffer.behind(buffer) else {
-                surface.postError(WL_SURFACE_ERROR_INVALID_SIZE.rawValue, "wl_surface@\(wl_resource_get_id(resource)).attach: only wl_shm buffers are supported")
+            let bufferSize: Size
+            if let shm = ShmBuffer.behind(buffer) {
+                bufferSize = shm.size
+            } else if SinglePixelBuffer.behind(buffer) != nil {
+                bufferSize = Size(width: 1, height: 1)
+            } else {
+                surface.postError(WL_SURFACE_ERROR_INVALID_SIZE.rawValue, "wl_surface@\(wl_resource_get_id(resource)).attach: only wl_shm and single-pixel buffers are supported")
                 return
             }
             // xdg-shell: no buffer before the compositor's first configure. A toplevel is
@@ -291,7 +298,7 @@ final class SurfaceObject: WaylandObject {
                 xdg.postError(xdg.flavor.unconfiguredBufferError, "\(xdg.name): wl_surface@\(wl_resource_get_id(resource)).attach before the first configure")
                 return
             }
-            surface.pending.bufferSize = shm.size
+            surface.pending.bufferSize = bufferSize
             surface.pending.buffer = BufferReference(buffer)
         },
         damage: { _, resource, x, y, width, height in
@@ -393,6 +400,8 @@ final class SurfaceObject: WaylandObject {
         current.scale = state.scale
         current.transform = state.transform
         current.offset = state.offset
+        current.viewport.merge(state.viewport)
+        guard viewportAllowsCommit() else { return }
         for (child, position) in state.subsurfacePositions where child.surface != nil { child.position = position }
         copyDamagedPixels(state)
         current.buffer?.release()
@@ -410,7 +419,14 @@ final class SurfaceObject: WaylandObject {
     /// Brings `contents` up to date with the current buffer where `state` damaged it (all
     /// of it for a new buffer size, or where a transform would need turning the damage).
     private func copyDamagedPixels(_ state: SurfaceState) {
-        guard let resource = current.buffer?.resource, let buffer = ShmBuffer.behind(resource) else { return }
+        guard let resource = current.buffer?.resource else { return }
+        if let single = SinglePixelBuffer.behind(resource) {
+            guard contents?.pixels != [single.pixel] || contents?.opaque != single.opaque else { return }
+            replaceContents(with: SurfaceContents(width: 1, height: 1, pixels: [single.pixel], opaque: single.opaque))
+            noteUnpainted([Rect(x: 0, y: 0, width: 1, height: 1)])
+            return
+        }
+        guard let buffer = ShmBuffer.behind(resource) else { return }
         let size = buffer.size
         let whole = Rect<BufferSpace>(x: 0, y: 0, width: size.width, height: size.height)
         var rects = state.bufferDamage.rects

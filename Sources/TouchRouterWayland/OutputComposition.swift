@@ -60,10 +60,13 @@ public struct CompositionLayer {
     /// wl_surface.set_buffer_transform: how the client turned the buffer's contents, which
     /// composition undoes (a buffer turned as its output is shows on the panel as it is).
     public var transform: OutputTransform
+    /// wp_viewport: the part of the surface shown, scaled to a size of its own.
+    public var viewport: LayerViewport?
 
     public init(pixels: [UInt32], width: Int, height: Int, scale: Int = 1, opaque: Bool = false, origin: Offset, clip: Size? = nil,
-                key: UInt64 = 0, damage: [PixelRect] = [], transform: OutputTransform = .normal) {
+                key: UInt64 = 0, damage: [PixelRect] = [], transform: OutputTransform = .normal, viewport: LayerViewport? = nil) {
         self.transform = transform
+        self.viewport = viewport
         self.pixels = pixels
         self.width = width
         self.height = height
@@ -73,6 +76,27 @@ public struct CompositionLayer {
         self.clip = clip
         self.key = key
         self.damage = damage
+    }
+}
+
+/// A layer's viewport: `source` (x, y, width, height) of the surface as its buffer, scale and
+/// transform make it (`unscaled`), shown at `destination`'s size.
+public struct LayerViewport: Equatable, Sendable {
+    public var source: [Double]
+    public var unscaled: Size
+    public var destination: Size
+
+    public init(source: [Double], unscaled: Size, destination: Size) {
+        self.source = source
+        self.unscaled = unscaled
+        self.destination = destination
+    }
+
+    /// The point of the unviewported surface (normalized) that a point of the viewport's
+    /// destination (normalized) shows.
+    func unviewported(_ u: Double, _ v: Double) -> (Double, Double) {
+        guard source.count == 4, unscaled.width > 0, unscaled.height > 0 else { return (u, v) }
+        return ((source[0] + u * source[2]) / Double(unscaled.width), (source[1] + v * source[3]) / Double(unscaled.height))
     }
 }
 
@@ -167,6 +191,10 @@ public enum SoftwareComposer {
         // wl_surface: a buffer's size is a multiple of its scale; a stray part is not shown.
         let turned = layer.transform.rawValue & 1 == 1
         var shown = (width: (turned ? layer.height : layer.width) / scale, height: (turned ? layer.width : layer.height) / scale)
+        if let viewport = layer.viewport {
+            guard viewport.destination.width > 0, viewport.destination.height > 0 else { return nil }
+            shown = (viewport.destination.width, viewport.destination.height)
+        }
         if let clip = layer.clip { shown = (min(shown.width, max(clip.width, 0)), min(shown.height, max(clip.height, 0))) }
         // Far outside is outside: clamping first keeps the sums below from overflowing.
         let limit = 1 << 40
@@ -182,6 +210,13 @@ public enum SoftwareComposer {
     /// (x, y) shows the buffer's `unapply(x, y)`, the inverse of how a panel's pixel shows the
     /// layout (`Framebuffer.copy`).
     static func bufferTransform(of layer: CompositionLayer, scale: Int) -> pixman_transform {
+        if let viewport = layer.viewport {
+            let destination = (Double(viewport.destination.width), Double(viewport.destination.height))
+            return pixmanTransform(from: destination, to: (Double(layer.width), Double(layer.height))) { u, v in
+                let (x, y) = viewport.unviewported(u, v)
+                return layer.transform.unapply(x, y)
+            }
+        }
         let turned = layer.transform.rawValue & 1 == 1
         let surface = (Double((turned ? layer.height : layer.width) / scale), Double((turned ? layer.width : layer.height) / scale))
         return pixmanTransform(from: surface, to: (Double(layer.width), Double(layer.height))) { layer.transform.unapply($0, $1) }
@@ -218,10 +253,12 @@ public enum SoftwareComposer {
                 return CompositionError("pixman cannot wrap a \(layer.width)x\(layer.height) surface")
             }
             defer { pixman_image_unref(image) }
-            if scale != 1 || layer.transform != .normal {
+            if scale != 1 || layer.transform != .normal || layer.viewport != nil {
                 var transform = bufferTransform(of: layer, scale: scale)
                 _ = pixman_image_set_transform(image, &transform)
                 _ = pixman_image_set_filter(image, PIXMAN_FILTER_NEAREST, nil, 0)
+                // A scaled crop samples only inside its buffer, up to the edge.
+                if layer.viewport != nil { pixman_image_set_repeat(image, PIXMAN_REPEAT_PAD) }
             }
             let x0 = min(max(layer.origin.dx, -(1 << 40)), 1 << 40), y0 = min(max(layer.origin.dy, -(1 << 40)), 1 << 40)
             pixman_image_composite32(layer.opaque ? PIXMAN_OP_SRC : PIXMAN_OP_OVER, image, nil, target,
@@ -248,6 +285,7 @@ public final class OutputCompositor {
         var width, height, scale: Int
         var opaque: Bool
         var transform: OutputTransform
+        var viewport: LayerViewport?
     }
 
     /// Past this many damaged rectangles, the whole output is repainted.
@@ -264,7 +302,7 @@ public final class OutputCompositor {
         let records = layers.map { layer in
             Record(key: layer.key, coverage: SoftwareComposer.coverage(of: layer, width: width, height: height), origin: layer.origin,
                    width: layer.width, height: layer.height, scale: min(max(layer.scale, 1), SoftwareComposer.maximumScale), opaque: layer.opaque,
-                   transform: layer.transform)
+                   transform: layer.transform, viewport: layer.viewport)
         }
         let area = damage(from: painted, to: records, layers: layers)
         // Recorded first: a failure part way leaves a picture the next call repaints in full.
@@ -295,8 +333,8 @@ public final class OutputCompositor {
                 continue
             }
             guard let coverage = record.coverage else { continue }
-            // Damage in a turned buffer: the whole surface, rather than turning each rectangle.
-            if record.transform != .normal, !layer.damage.isEmpty {
+            // Damage in a turned or viewported buffer: the whole surface, rather than mapping each rectangle.
+            if record.transform != .normal || record.viewport != nil, !layer.damage.isEmpty {
                 rects.append(coverage)
                 continue
             }
@@ -362,7 +400,7 @@ extension WaylandSession {
             layers.append(CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(object.current.scale),
                                            opaque: contents.opaque, origin: surface.originInOutput, clip: surface.size,
                                            key: UInt64(id.raw), damage: object.unpaintedDamage,
-                                           transform: OutputTransform(rawValue: object.current.transform) ?? .normal))
+                                           transform: OutputTransform(rawValue: object.current.transform) ?? .normal, viewport: object.layerViewport))
         }
         for child in above { appendLayers(of: child, to: &layers, depth: depth + 1) }
         // `children` lists front to back; popups come first in it.

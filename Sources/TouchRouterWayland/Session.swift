@@ -342,7 +342,9 @@ public final class WaylandSession {
         let size = surface.size
         guard size.width > 0, size.height > 0, let contents = surface.contents else { return (hit.surface, hit.local, nil) }
         let transform = OutputTransform(rawValue: surface.current.transform) ?? .normal
-        let (u, v) = transform.unapply(hit.local.x / Double(size.width), hit.local.y / Double(size.height))
+        var (x, y) = (hit.local.x / Double(size.width), hit.local.y / Double(size.height))
+        if let viewport = surface.layerViewport { (x, y) = viewport.unviewported(x, y) }
+        let (u, v) = transform.unapply(x, y)
         // A flip takes the surface's near edge to the buffer's far one: kept inside it.
         func index(_ fraction: Double, _ length: Int) -> Int { min(max(Int((fraction * Double(length)).rounded(.down)), 0), length - 1) }
         let pixel = contents.pixel(atBuffer: index(u, contents.width), index(v, contents.height))

@@ -58,6 +58,30 @@ struct ProtocolRoomTests {
         #expect(RunningSession.text(of: log).contains("after an unfocused client's token: active \n"), "\(RunningSession.text(of: log))")
     }
 
+    @Test("viewporter with a single-pixel buffer: a red 1x1 buffer shown at 300x200 makes a 300x200 window, red to its far corner; a second viewport, a 0x5 destination, and a source outside the buffer are the protocol's errors",
+          arguments: ["exists", "bad-value", "out-of-buffer"])
+    func viewport(error: String) throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("viewport.log")
+        let go = session.file("go")
+        let client = try session.client(["python3", Self.client, "viewport"], output: log, environment: ["GO_FILE": go.path, "VIEWPORT_ERROR": error])
+        try session.wait(for: "the window") { RunningSession.text(of: log).contains("waiting") }
+        let window = try #require(try session.toplevels().first)
+        #expect(window["size"] as? [Int] == [300, 200], "\(window)")
+        let position = window["position"] as? [Int] ?? [0, 0]
+        for (x, y) in [(0, 0), (150, 100), (299, 199)] {
+            let argb = try session.msg("pixel", String(position[0] + x), String(position[1] + y)).json["argb"] as? String
+            #expect(argb == "0xffff0000", "(\(x), \(y)) of the window: \(argb ?? "none")")
+        }
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        client.waitUntilExit()
+        let said = RunningSession.text(of: log)
+        #expect(client.terminationStatus == 0, "\(said)")
+        let message = ["exists": "has a viewport already", "bad-value": "set_destination: 0x5", "out-of-buffer": "reaches outside the 1x1 buffer"][error]!
+        #expect(said.contains(message), "\(said)")
+    }
+
     @Test("idle inhibitors: msg tree lists each with its surface while it lives, shown or not")
     func idleInhibit() throws {
         let session = try RunningSession()

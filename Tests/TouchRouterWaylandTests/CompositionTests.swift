@@ -123,3 +123,45 @@ struct CompositionTests {
         #expect(rgb(compositor.framebuffer.pixel(5, 5)) == 0xff)
     }
 }
+
+@Suite("Software composition: viewports (wp_viewport) crop and scale a surface")
+struct ViewportCompositionTests {
+    /// A 4x4 buffer of four 2x2 quadrants: red, green (top), blue, white (bottom).
+    private static let quadrants: [UInt32] = (0..<16).map { index in
+        let (x, y) = (index % 4, index / 4)
+        switch (x < 2, y < 2) {
+        case (true, true): return 0xffff_0000
+        case (false, true): return 0xff00_ff00
+        case (true, false): return 0xff00_00ff
+        case (false, false): return 0xffff_ffff
+        }
+    }
+
+    @Test("a source rectangle (the top right quadrant) scaled to 10x10 fills exactly those pixels with its colour")
+    func cropAndScale() throws {
+        let framebuffer = Framebuffer(width: 40, height: 40)
+        let viewport = LayerViewport(source: [2, 0, 2, 2], unscaled: Size(width: 4, height: 4), destination: Size(width: 10, height: 10))
+        let layer = CompositionLayer(pixels: Self.quadrants, width: 4, height: 4, opaque: true, origin: Offset(dx: 5, dy: 5), viewport: viewport)
+        try SoftwareComposer.compose([layer], into: framebuffer, background: 0)
+        for y in 0..<40 {
+            for x in 0..<40 {
+                let inside = (5..<15).contains(x) && (5..<15).contains(y)
+                #expect(rgb(framebuffer.pixel(x, y)) == (inside ? 0x00_ff00 : 0), "(\(x), \(y))")
+            }
+        }
+    }
+
+    @Test("a 1x1 buffer with a destination covers the whole destination; damage to it repaints all of it")
+    func singlePixelScaled() throws {
+        let compositor = OutputCompositor(width: 30, height: 20)
+        let viewport = LayerViewport(source: [0, 0, 1, 1], unscaled: Size(width: 1, height: 1), destination: Size(width: 25, height: 12))
+        var layer = CompositionLayer(pixels: [0xff20_4060], width: 1, height: 1, opaque: true, origin: Offset(dx: 2, dy: 3), key: 1, viewport: viewport)
+        try compositor.update([layer])
+        #expect(rgb(compositor.framebuffer.pixel(2, 3)) == 0x20_4060 && rgb(compositor.framebuffer.pixel(26, 14)) == 0x20_4060)
+        #expect(rgb(compositor.framebuffer.pixel(27, 14)) == rgb(SoftwareComposer.background) && rgb(compositor.framebuffer.pixel(26, 15)) == rgb(SoftwareComposer.background))
+        layer.pixels = [0xff80_8080]
+        layer.damage = [PixelRect(x: 0, y: 0, width: 1, height: 1)]
+        try compositor.update([layer])
+        #expect(rgb(compositor.framebuffer.pixel(26, 14)) == 0x80_8080, "the new colour reaches the destination's far corner")
+    }
+}

@@ -20,6 +20,11 @@ struct OnePerOwner<Owner: AnyObject, Extension: AnyObject> {
         entries[ObjectIdentifier(owner)]?.object.map { ownerOf($0) === owner } ?? false
     }
 
+    func `extension`(of owner: Owner) -> Extension? {
+        guard let found = entries[ObjectIdentifier(owner)]?.object, ownerOf(found) === owner else { return nil }
+        return found
+    }
+
     mutating func add(_ extension: Extension, to owner: Owner) { entries[ObjectIdentifier(owner)] = Weak(`extension`) }
 
     /// `key` is the owner's identity the extension was added under.
@@ -49,6 +54,8 @@ final class ProtocolStates {
     let idleInhibit = IdleInhibitState()
     let fractionalScale = FractionalScaleState()
     let activation = ActivationState()
+    let viewporter = ViewporterState()
 
     static let globals: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
+        + ViewporterState.globals + SinglePixelBufferState.globals
 }

@@ -156,6 +156,44 @@ def wait_for_go():
         time.sleep(0.05)
 
 
+def viewported_pixel(xdg, surface, viewport, rgba):
+    """Attaches a single-pixel buffer of `rgba` (each 0 to 0xffffffff) and commits."""
+    conn = xdg.conn
+    manager = raw.bind(conn, "wp_single_pixel_buffer_manager_v1", 1)
+    buffer = conn.new_id()
+    conn.send(manager, 1, struct.pack("<IIIII", buffer, *rgba))  # create_u32_rgba_buffer
+    conn.send(surface, 1, struct.pack("<Iii", buffer, 0, 0))  # attach
+    conn.send(surface, 9, struct.pack("<iiii", 0, 0, 0x7fffffff, 0x7fffffff))  # damage_buffer
+    conn.send(surface, 6)  # commit
+
+
+def viewport():
+    """A window of one red single-pixel buffer, shown at 300x200 by its viewport; then the
+    errors: a second viewport for the surface, a destination of 0x5, a source outside the buffer."""
+    xdg = raw.Xdg()
+    conn = xdg.conn
+    viewporter = raw.bind(conn, "wp_viewporter", 1)
+    surface, role, _ = xdg.toplevel()
+    port = conn.new_id()
+    conn.send(viewporter, 1, struct.pack("<II", port, surface))  # get_viewport
+    conn.send(port, 2, struct.pack("<ii", 300, 200))  # set_destination
+    conn.send(role, 4, struct.pack("<I", xdg.configured[role]["serial"]))  # ack_configure
+    viewported_pixel(xdg, surface, port, (0xffffffff, 0, 0, 0xffffffff))
+    xdg.roundtrip()
+    print("mapped", flush=True)
+    wait_for_go()
+    case = os.environ["VIEWPORT_ERROR"]
+    if case == "exists":
+        conn.send(viewporter, 1, struct.pack("<II", conn.new_id(), surface))
+        return raw.expect_error(conn, viewporter, 0)
+    if case == "bad-value":
+        conn.send(port, 2, struct.pack("<ii", 0, 5))
+        return raw.expect_error(conn, port, 0)
+    conn.send(port, 1, struct.pack("<iiii", 0, 0, 2 * 256, 2 * 256))  # set_source 0,0 2x2 of a 1x1 buffer
+    conn.send(surface, 6)
+    return raw.expect_error(conn, port, 2)  # out_of_buffer
+
+
 def idle_inhibit():
     xdg = raw.Xdg()
     manager = raw.bind(xdg.conn, "zwp_idle_inhibit_manager_v1", 1)
@@ -175,4 +213,4 @@ def idle_inhibit():
 
 
 if __name__ == "__main__":
-    sys.exit({"decoration": decoration, "fractional-scale": fractional_scale, "activation": activation, "idle-inhibit": idle_inhibit}[sys.argv[1]]())
+    sys.exit({"decoration": decoration, "fractional-scale": fractional_scale, "activation": activation, "viewport": viewport, "idle-inhibit": idle_inhibit}[sys.argv[1]]())
