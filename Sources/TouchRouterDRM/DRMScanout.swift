@@ -74,13 +74,18 @@ final class DRMScanout: OutputPresenter {
         flipPending = true
     }
 
-    func flipCompleted() {
+    /// When the last flip completed: the kernel's vblank time, on CLOCK_MONOTONIC.
+    private(set) var lastShown: RouterTime?
+
+    func flipCompleted(at time: RouterTime) {
         flipPending = false
+        lastShown = time
     }
 
-    /// Called by libdrm (through the shim) for each completed page flip.
-    static let flipHandler: tr_drm_flip_handler = { data, _, _, _ in
+    /// Called by libdrm (through the shim) for each completed page flip, with its time.
+    static let flipHandler: tr_drm_flip_handler = { data, seconds, microseconds, _ in
         guard let data else { return }
-        Unmanaged<DRMScanout>.fromOpaque(data).takeUnretainedValue().flipCompleted()
+        let time = RouterTime(nanoseconds: Int64(seconds) * 1_000_000_000 + Int64(microseconds) * 1000)
+        Unmanaged<DRMScanout>.fromOpaque(data).takeUnretainedValue().flipCompleted(at: time)
     }
 }

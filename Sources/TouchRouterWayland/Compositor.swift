@@ -120,6 +120,8 @@ struct SurfaceState {
     var inputPolicy = InputPolicyChange()
     /// viewporter's source and destination (Protocols/Viewporter/).
     var viewport = ViewportState()
+    /// presentation-time's feedbacks for this commit (Protocols/Presentation/).
+    var presentationFeedbacks: [PresentationFeedbackObject] = []
 
     mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {
         if let i = subsurfacePositions.firstIndex(where: { $0.0 === subsurface }) {
@@ -149,6 +151,7 @@ struct SurfaceState {
         for (subsurface, position) in later.subsurfacePositions { setPosition(position, of: subsurface) }
         inputPolicy.merge(later.inputPolicy)
         viewport.merge(later.viewport)
+        presentationFeedbacks += later.presentationFeedbacks
     }
 }
 
@@ -405,6 +408,11 @@ final class SurfaceObject: WaylandObject {
         for (child, position) in state.subsurfacePositions where child.surface != nil { child.position = position }
         copyDamagedPixels(state)
         current.buffer?.release()
+        if !state.presentationFeedbacks.isEmpty {
+            let now = session.clock.now()
+            for feedback in state.presentationFeedbacks { feedback.committedAt = now }
+            session.protocols.presentation.committed(state.presentationFeedbacks, surface: id)
+        }
         current.inputPolicy.merge(state.inputPolicy)
         session.pointerConstraintsCommitted(self)
         session.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)

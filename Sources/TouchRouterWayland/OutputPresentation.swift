@@ -14,6 +14,13 @@ public protocol OutputPresenter: AnyObject {
     /// Shows `framebuffer`, the output in layout orientation; `damage` is what changed since
     /// the previous present, in the framebuffer's pixels, nil for all of it.
     func present(_ framebuffer: Framebuffer, damage: [PixelRect]?)
+    /// When the last frame it took reached the screen (CLOCK_MONOTONIC); nil where it cannot
+    /// tell, and presentation feedback then takes the frame tick's time.
+    var lastShown: RouterTime? { get }
+}
+
+extension OutputPresenter {
+    public var lastShown: RouterTime? { nil }
 }
 
 /// What changed in an output since its presenter last got a frame.

@@ -82,6 +82,13 @@ struct ProtocolRoomTests {
         #expect(said.contains(message), "\(said)")
     }
 
+    @Test("presentation time on a headless output: CLOCK_MONOTONIC; a commit is presented between its commit and its receipt, at the 60 Hz refresh, as vsync; a commit superseded in the same frame, and one on a surface not shown, are discarded")
+    func presentation() throws {
+        let (status, output) = try run("presentation")
+        #expect(status == 0, "\(output)")
+        #expect(output == "clock 1\npresented within True refresh 16666666 flags 1\nsuperseded discarded, latest presented\nunshown discarded\n", "\(output)")
+    }
+
     @Test("idle inhibitors: msg tree lists each with its surface while it lives, shown or not")
     func idleInhibit() throws {
         let session = try RunningSession()

@@ -55,7 +55,8 @@ final class ProtocolStates {
     let fractionalScale = FractionalScaleState()
     let activation = ActivationState()
     let viewporter = ViewporterState()
+    let presentation = PresentationState()
 
     static let globals: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
-        + ViewporterState.globals + SinglePixelBufferState.globals
+        + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals
 }

@@ -194,6 +194,73 @@ def viewport():
     return raw.expect_error(conn, port, 2)  # out_of_buffer
 
 
+def presentation():
+    """A window's commits with presentation feedback: one presented between its commit and its
+    receipt, two in one frame (the first discarded), and one on a surface not shown (discarded)."""
+    xdg = raw.Xdg()
+    conn = xdg.conn
+    presentation = raw.bind(conn, "wp_presentation", 1)
+    said = {}
+
+    def on_event(obj, opcode, payload):
+        xdg.handle(obj, opcode, payload)
+        if obj == presentation and opcode == 0:
+            print("clock %d" % struct.unpack_from("<I", payload), flush=True)
+        elif obj in said and opcode == 1:
+            high, low, nanoseconds, refresh, _, _, flags = struct.unpack_from("<IIIIIII", payload)
+            said[obj] = ("presented", ((high << 32 | low) * 1_000_000_000 + nanoseconds), refresh, flags)
+        elif obj in said and opcode == 2:
+            said[obj] = ("discarded",)
+
+    def feedback(on):
+        obj = conn.new_id()
+        conn.send(presentation, 1, struct.pack("<II", on, obj))  # feedback
+        said[obj] = None
+        return obj
+
+    def settle(objects):
+        while any(said[obj] is None for obj in objects):
+            obj, opcode, payload = conn.event()
+            if obj == 1 and opcode == 0:
+                print("error %d %d %s" % raw.decode_error(payload), flush=True)
+                return False
+            on_event(obj, opcode, payload)
+        return True
+
+    conn.roundtrip(on_event)
+    surface, role, _ = xdg.toplevel()
+    xdg.ack_and_draw(surface, role, 100, 100)
+    first = feedback(surface)
+    before = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    conn.send(surface, 6)  # commit
+    if not settle([first]):
+        return 1
+    after = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    kind, when, refresh, flags = said[first]
+    print(f"{kind} within {before <= when <= after} refresh {refresh} flags {flags}", flush=True)
+    # Both commits in one write, so that no frame tick can fall between them.
+    sent = []
+    real_send = conn.send
+    conn.send = lambda obj, opcode, payload=b"", fds=(): sent.append(struct.pack("<II", obj, ((8 + len(payload)) << 16) | opcode) + payload)
+    superseded = feedback(surface)
+    conn.send(surface, 6)
+    latest = feedback(surface)
+    conn.send(surface, 6)
+    conn.send = real_send
+    conn.sock.sendmsg([b"".join(sent)])
+    if not settle([superseded, latest]):
+        return 1
+    print(f"superseded {said[superseded][0]}, latest {said[latest][0]}", flush=True)
+    hidden = conn.new_id()
+    conn.send(xdg.compositor, 0, struct.pack("<I", hidden))
+    unshown = feedback(hidden)
+    conn.send(hidden, 6)
+    if not settle([unshown]):
+        return 1
+    print(f"unshown {said[unshown][0]}", flush=True)
+    return 0
+
+
 def idle_inhibit():
     xdg = raw.Xdg()
     manager = raw.bind(xdg.conn, "zwp_idle_inhibit_manager_v1", 1)
@@ -213,4 +280,4 @@ def idle_inhibit():
 
 
 if __name__ == "__main__":
-    sys.exit({"decoration": decoration, "fractional-scale": fractional_scale, "activation": activation, "viewport": viewport, "idle-inhibit": idle_inhibit}[sys.argv[1]]())
+    sys.exit({"decoration": decoration, "fractional-scale": fractional_scale, "activation": activation, "viewport": viewport, "presentation": presentation, "idle-inhibit": idle_inhibit}[sys.argv[1]]())
