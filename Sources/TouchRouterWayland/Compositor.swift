@@ -410,7 +410,10 @@ final class SurfaceObject: WaylandObject {
         current.buffer?.release()
         if !state.presentationFeedbacks.isEmpty {
             let now = session.clock.now()
-            for feedback in state.presentationFeedbacks { feedback.committedAt = now }
+            for feedback in state.presentationFeedbacks {
+                feedback.committedAt = now
+                feedback.surface = id
+            }
             session.protocols.presentation.committed(state.presentationFeedbacks, surface: id)
         }
         current.inputPolicy.merge(state.inputPolicy)

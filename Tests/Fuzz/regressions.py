@@ -239,6 +239,22 @@ def killed_holding_popup_grab_then_tap(session):
         raise CaseFailure(f"keyboard focus stays on {session.focus().get('keyboard')} after its client died")
 
 
+@case
+def presentation_feedback_client_gone(session):
+    """Commits with presentation feedback, and the client ends before the frame tick settles them:
+    the tick must not write to, or destroy, the feedbacks libwayland already destroyed (SIGSEGV
+    found by wire-fuzz, seed 7, once wp_presentation was offered)."""
+    for _ in range(20):
+        client, b = connect(session, binds=("wl_compositor", "wl_subcompositor", "wl_shm", "xdg_wm_base", "wl_seat", "wp_presentation"))
+        surface, _, _ = map_toplevel(client, b, 50, 50)
+        for _ in range(5):
+            client.request(b["wp_presentation"], "feedback", surface, None)
+            client.request(surface, "commit")
+        client.close()
+    time.sleep(0.1)
+    healthy(session, "after the clients left with feedbacks waiting")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if "--list" in sys.argv:

@@ -40,8 +40,11 @@ def _die_with_parent():
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-PROTOCOL_FILES = ["/usr/share/wayland/wayland.xml", os.path.join(REPO, "protocols", "xdg-shell.xml"),
-                  os.path.join(REPO, "protocols", "touch-router-input-v1.xml")]
+PROTOCOL_FILES = ["/usr/share/wayland/wayland.xml"] + [os.path.join(REPO, "protocols", name + ".xml") for name in (
+    "xdg-shell", "touch-router-input-v1",
+    # The protocols with rooms of their own (Sources/TouchRouterWayland/Protocols/).
+    "xdg-decoration-unstable-v1", "server-decoration", "viewporter", "presentation-time", "fractional-scale-v1",
+    "xdg-activation-v1", "single-pixel-buffer-v1", "idle-inhibit-unstable-v1")]
 
 # ---------------------------------------------------------------------------------------------
 # Protocol descriptions

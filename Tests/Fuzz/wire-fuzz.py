@@ -46,7 +46,9 @@ I32_EDGES = [0, 1, -1, 2, -2, 2**31 - 1, 2**31 - 2, -2**31, -2**31 + 1, 2**32, 2
              2**30, -2**30, 32767, 32768, -32768, 65535, 65536, 8192, 16384, 32769]
 U32_EDGES = [0, 1, 2, 2**31 - 1, 2**31, 2**31 + 1, 2**32 - 1, 2**32 - 2, 2**32, 2**32 + 1, 65535, 65536, 255, 256]
 GLOBALS = ["wl_compositor", "wl_subcompositor", "wl_shm", "xdg_wm_base", "wl_seat", "wl_data_device_manager", "wl_output",
-           "touch_router_input_manager_v1"]
+           "touch_router_input_manager_v1", "zxdg_decoration_manager_v1", "org_kde_kwin_server_decoration_manager", "wp_viewporter",
+           "wp_presentation", "wp_fractional_scale_manager_v1", "xdg_activation_v1", "wp_single_pixel_buffer_manager_v1",
+           "zwp_idle_inhibit_manager_v1"]
 MALFORMED = ["short-size", "long-size", "size-below-header", "size-over-buffer", "unknown-opcode", "unknown-object",
              "skipped-new-id", "reused-new-id", "zero-new-id", "server-range-id", "wrong-interface-object", "missing-fd",
              "truncated-header", "bad-enum", "bad-bind", "use-after-destroy", "string-without-nul", "array-overrun",
@@ -753,7 +755,7 @@ class Run:
     def start_session(self):
         if self.session is not None:
             self.session.stop()
-        self.session = Session(self.opts.binary, keep_runtime=self.opts.keep)
+        self.session = Session(self.opts.binary, args=("--kiosk",) if self.opts.kiosk else (), keep_runtime=self.opts.keep)
         self.expected = collections.Counter()
         self.wev_base = collections.Counter(self.session.wev_counts())
         self.open_touches = []
@@ -1012,6 +1014,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binary", nargs="?", default=".build/debug/touch-router")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kiosk", action="store_true", help="fuzz a --kiosk session, which alone offers the decoration globals")
     parser.add_argument("--clients", type=int, default=200)
     parser.add_argument("--messages", type=int, default=300, help="most messages one ordinary client sends (default 300)")
     parser.add_argument("--only-client", type=int, help="replay this one client (its index) on a fresh session")

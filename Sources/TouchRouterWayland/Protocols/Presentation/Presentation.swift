@@ -36,6 +36,13 @@ final class PresentationState {
         committed[surface] = feedbacks
     }
 
+    /// A client's feedbacks go with it: libwayland destroys them with the client.
+    func forget(_ feedback: PresentationFeedbackObject) {
+        guard let surface = feedback.surface, var list = committed[surface] else { return }
+        list.removeAll { $0 === feedback }
+        committed[surface] = list.isEmpty ? nil : list
+    }
+
     /// At each frame tick: every waiting feedback whose output is not mid-flip is settled.
     func frameTick(_ handler: any PresentationHandler) {
         guard !committed.isEmpty else { return }
@@ -51,7 +58,7 @@ final class PresentationState {
             if clock.inFlight { continue }
             if counted.insert(output).inserted { shownFrames[output, default: 0] += 1 }
             let time = clock.lastShown.map { max($0, feedbacks.first?.committedAt ?? $0) } ?? now
-            for feedback in feedbacks {
+            for feedback in feedbacks where !feedback.settled {
                 feedback.present(at: time, refresh: clock.refresh, sequence: shownFrames[output] ?? 0,
                                  outputs: handler.outputResources(of: feedback.client, on: output), hardwareClock: clock.lastShown != nil)
             }
@@ -76,7 +83,7 @@ enum PresentationGlobal {
             let presentation = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             guard let created = createResource(client, tr_wp_presentation_feedback_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let feedback = PresentationFeedbackObject(resource: created, session: presentation.session)
+            let feedback = PresentationFeedbackObject(resource: created, session: presentation.session, state: presentation.session.protocols.presentation)
             WaylandObject.install(feedback, implementation: nil)
             surface.pending.presentationFeedbacks.append(feedback)
         }))
@@ -85,8 +92,21 @@ enum PresentationGlobal {
 /// wp_presentation_feedback: told once, presented or discarded, then destroyed.
 final class PresentationFeedbackObject: WaylandObject {
     private(set) var settled = false
-    /// When its commit made it current.
+    /// When its commit made it current, and the surface it was committed on.
     var committedAt: RouterTime?
+    var surface: SurfaceID?
+    private unowned let state: PresentationState
+
+    init(resource: OpaquePointer, session: WaylandSession, state: PresentationState) {
+        self.state = state
+        super.init(resource: resource, session: session)
+    }
+
+    /// Its resource went (its client did, or it was settled): nothing may be sent to it.
+    override func resourceDestroyed() {
+        settled = true
+        state.forget(self)
+    }
 
     func discard() {
         guard !settled else { return }
