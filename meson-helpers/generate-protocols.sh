@@ -59,6 +59,22 @@ for name in $protocols; do
         update "$work/${generated##*:}" "$out/${generated%%:*}" "$name"
     done
 done
+# The XML taken from Debian's packages is kept as published: with --check, each committed copy
+# must match the installed one (wayland-protocols 1.31, plasma-wayland-protocols).
+if $check; then
+    for pair in \
+        xdg-decoration-unstable-v1:/usr/share/wayland-protocols/unstable/xdg-decoration \
+        idle-inhibit-unstable-v1:/usr/share/wayland-protocols/unstable/idle-inhibit \
+        viewporter:/usr/share/wayland-protocols/stable/viewporter \
+        presentation-time:/usr/share/wayland-protocols/stable/presentation-time \
+        fractional-scale-v1:/usr/share/wayland-protocols/staging/fractional-scale \
+        xdg-activation-v1:/usr/share/wayland-protocols/staging/xdg-activation \
+        single-pixel-buffer-v1:/usr/share/wayland-protocols/staging/single-pixel-buffer \
+        server-decoration:/usr/share/plasma-wayland-protocols; do
+        name=${pair%%:*} installed=${pair#*:}/${pair%%:*}.xml
+        cmp -s "$root/protocols/$name.xml" "$installed" || { echo "error: protocols/$name.xml differs from Debian's $installed" >&2; exit 1; }
+    done
+fi
 # The client side: only the header; its interfaces are the ones above.
 wayland-scanner client-header "$root/protocols/xdg-shell.xml" "$work/xdg-shell-client-protocol.h"
 update "$work/xdg-shell-client-protocol.h" "$client_out/include/xdg-shell-client-protocol.h" xdg-shell
