@@ -250,6 +250,219 @@ struct BrowserTests {
         }
     }
 
+    /// The issue's command line, whole, as nobody: `touch-router run --kiosk --output 1280x720 --
+    /// chromium --kiosk URL`, under `env -i` with only HOME, XDG_RUNTIME_DIR (both nobody's,
+    /// 0700), PATH and LANG (and `extra`): no DISPLAY, no XDG_SESSION_TYPE, no Chromium flag but
+    /// `--kiosk`. Whatever makes Chromium pick Wayland comes from the session (ChildEnvironment).
+    /// Debian's `/usr/bin/chromium` wrapper adds its own flags from /etc/chromium.d (none of them
+    /// about the platform). Chromium 156 here, with a fresh profile, shows no first-run UI and no
+    /// keyring prompt (there is no D-Bus bus at all): its only window is the page.
+    final class KioskCommand {
+        /// Root's, mode 0711; `home` and `runtime` in it are nobody's, mode 0700.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-kiosk-command-\(getpid())-\(UUID().uuidString.prefix(8))")
+        var home: URL { directory.appendingPathComponent("home") }
+        var runtime: URL { directory.appendingPathComponent("runtime") }
+        var eventLog: URL { directory.appendingPathComponent("events.log") }
+        /// The session's standard output and error, Chromium's with them.
+        var log: URL { directory.appendingPathComponent("session.log") }
+        let server = Process()
+        /// `env`, which becomes `setpriv`, which becomes `touch-router`: one pid throughout.
+        let session = Process()
+        var url = ""
+
+        /// Runs `arguments` as nobody and waits for it; its status and what it printed.
+        @discardableResult
+        static func asNobody(_ arguments: [String]) throws -> (status: Int32, output: String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] + arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+
+        /// The directories, the page's server, and the session with `extra` in its environment.
+        func start(extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            for (path, package) in [("/usr/bin/chromium", "chromium"), ("/usr/bin/setpriv", "util-linux"), ("/usr/bin/python3", "python3")] {
+                try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is not installed: .ci/setup installs it (apt-get install \(package))", sourceLocation: sourceLocation)
+            }
+            let nobody = try #require(getpwnam("nobody")?.pointee, "no user nobody", sourceLocation: sourceLocation)
+            // The session runs as nobody: nobody must reach the binary built beside the tests and its library.
+            let binary = ToolRun.executable.path
+            let library = ToolRun.executable.deletingLastPathComponent().appendingPathComponent("libTouchRouterCLI.so").path
+            let reach = try Self.asNobody(["/bin/sh", "-c", "test -x \"$0\" && test -r \"$0\" && test -r \"$1\"", binary, library])
+            try #require(reach.status == 0, "nobody cannot execute \(binary) or read \(library): a directory above them, or they, are closed to others (namei -l \(binary)); this test does not change their modes", sourceLocation: sourceLocation)
+
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
+            for owned in [home, runtime] {
+                try FileManager.default.createDirectory(at: owned, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+                try FileManager.default.setAttributes([.ownerAccountID: nobody.pw_uid, .groupOwnerAccountID: nobody.pw_gid], ofItemAtPath: owned.path)
+            }
+            _ = FileManager.default.createFile(atPath: eventLog.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+
+            server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            server.arguments = [BrowserTests.clients.appendingPathComponent("server.py").path, eventLog.path]
+            let serverOutput = Pipe()
+            server.standardOutput = serverOutput
+            try server.run()
+            var said = ""
+            while !said.contains("\n") {
+                let data = serverOutput.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                said += String(decoding: data, as: UTF8.self)
+            }
+            let port = try #require(said.firstMatch(of: /port (\d+)/).flatMap { Int($0.1) }, "server.py said no port: \(said)", sourceLocation: sourceLocation)
+            url = "http://127.0.0.1:\(port)/page.html"
+
+            session.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            session.arguments = ["-i", "HOME=\(home.path)", "XDG_RUNTIME_DIR=\(runtime.path)", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"] + extra
+                + ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
+                   binary, "run", "--kiosk", "--output", "\(BrowserTests.width)x\(BrowserTests.height)", "--", "chromium", "--kiosk", url]
+            let handle = try FileHandle(forWritingTo: log)
+            session.standardOutput = handle
+            session.standardError = handle
+            try session.run()
+        }
+
+        /// The session's control socket in nobody's runtime directory (run prints it only without a command).
+        func controlSocket() -> String? {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: runtime.path)) ?? []
+            return names.first { $0.hasPrefix("touch-router.") && $0.hasSuffix(".sock") }.map { runtime.appendingPathComponent($0).path }
+        }
+
+        /// `msg` as nobody: the control socket answers only its session's own user.
+        func msg(_ words: [String]) throws -> (status: Int32, json: [String: Any]) {
+            guard let socket = controlSocket() else { return (-1, [:]) }
+            let run = try Self.asNobody([ToolRun.executable.path, "msg", "--socket", socket] + words)
+            return (run.status, (try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) as? [String: Any] ?? [:])
+        }
+
+        func toplevels() throws -> [[String: Any]] {
+            let outputs = try msg(["tree"]).json["outputs"] as? [[String: Any]] ?? []
+            return outputs.flatMap { $0["toplevels"] as? [[String: Any]] ?? [] }
+        }
+
+        func events() -> [[String: Any]] {
+            RunningSession.text(of: eventLog).split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+        }
+
+        /// The session and everything Chromium started: the live processes in the session's
+        /// process group (Chromium's helpers overwrite their environment with their titles) or
+        /// with nobody's HOME (the crash handlers leave the group).
+        var leftovers: [Int32] { Run.processes(group: session.processIdentifier, home: home.path) }
+
+        func logTail() -> String { String(RunningSession.text(of: log).suffix(3000)) }
+
+        /// Whatever still runs is killed, the server too; the directory goes.
+        func stop() {
+            let deadline = Date().addingTimeInterval(10)
+            while session.isRunning || !leftovers.isEmpty, Date() < deadline {
+                if session.isRunning { kill(session.processIdentifier, SIGKILL) }
+                for pid in leftovers { kill(pid, SIGKILL) }
+                usleep(100_000)
+            }
+            if server.isRunning {
+                kill(server.processIdentifier, SIGKILL)
+                server.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    @Test("the issue's command, with no flags: `touch-router run --kiosk -- chromium --kiosk URL`, the whole session as nobody with no DISPLAY and no XDG_SESSION_TYPE, loads the page in a Wayland toplevel filling the output; a tap reaches it; SIGTERM to the session ends Chromium with it")
+    func kioskCommandWithNoFlags() throws {
+        let run = KioskCommand()
+        defer { run.stop() }
+        try run.start()
+        var window: [String: Any] = [:]
+        let deadline = Date().addingTimeInterval(Self.browserStart)
+        var loaded = false
+        while Date() < deadline, run.session.isRunning {
+            if let found = try run.toplevels().first(where: { $0["role"] as? String == "toplevel" }),
+               found["mapped"] as? Bool == true, found["position"] as? [Int] == [0, 0], found["size"] as? [Int] == [Self.width, Self.height],
+               run.events().contains(where: { $0["type"] as? String == "ready" }),
+               // The page may be ready before the window is fullscreen: its last resize then says the size.
+               let viewport = run.events().last(where: { ["ready", "resize"].contains($0["type"] as? String) }),
+               Self.number(viewport["innerWidth"]) == Double(Self.width), Self.number(viewport["innerHeight"]) == Double(Self.height) {
+                window = found
+                loaded = true
+                break
+            }
+            usleep(200_000)
+        }
+        try #require(loaded, "the page did not load in a window filling the output within \(Int(Self.browserStart)) s (session running: \(run.session.isRunning)); tree: \(String(describing: try? run.msg(["tree"]).json)); events: \(run.events()); the session's log:\n\(run.logTail())")
+        #expect((window["label"] as? String)?.hasPrefix("chromium") == true, "Chromium's window, titled by the page: \(window)")
+        let toplevels = try run.toplevels()
+        #expect(toplevels.count == 1, "no first-run or keyring dialog beside the page: \(toplevels)")
+
+        // Chromium chose Wayland itself: the session gave it XDG_SESSION_TYPE=wayland, and it
+        // handed --ozone-platform=wayland on to its GPU process. No DISPLAY anywhere (where an
+        // environment can be read: Chromium's helpers write their title over theirs, and their
+        // command line becomes that title, its words joined by spaces).
+        let processes = run.leftovers.map { pid in
+            (pid: pid,
+             command: (FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()).split(separator: 0).map { String(decoding: $0, as: UTF8.self) }.joined(separator: " "),
+             environment: (FileManager.default.contents(atPath: "/proc/\(pid)/environ") ?? Data()).split(separator: 0).map { String(decoding: $0, as: UTF8.self) })
+        }
+        let browser = processes.first { $0.command.hasPrefix("/usr/lib/chromium/chromium ") && !$0.command.contains(" --type=") }
+        #expect(browser?.environment.contains("XDG_SESSION_TYPE=wayland") == true, "the session set XDG_SESSION_TYPE for Chromium: \(String(describing: browser?.environment))")
+        #expect(processes.allSatisfy { !$0.environment.contains { $0.hasPrefix("DISPLAY=") } }, "no process of the session has a DISPLAY")
+        let gpu = processes.first { $0.command.contains(" --type=gpu-process ") }
+        #expect(gpu?.command.contains(" --ozone-platform=wayland") == true, "Chromium's GPU process runs on Wayland: \(String(describing: gpu?.command))")
+        let user = try #require(getpwnam("nobody")?.pointee.pw_uid)
+        // Real and effective uids from status (a sandboxed process's /proc entry is root's).
+        let owners = Set(processes.compactMap { process in
+            (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8))?.split(separator: "\n")
+                .first { $0.hasPrefix("Uid:") }.map { $0.split(whereSeparator: \.isWhitespace).dropFirst().prefix(2).compactMap { UInt32($0) } }
+        }.joined())
+        #expect(!processes.isEmpty && owners == [user], "the session and Chromium all run as nobody (\(user)): \(owners)")
+
+        // A tap, through the session's control socket, reaches the page at its point.
+        let mark = run.events().count
+        for request in ["touch down 0 213 157", "touch frame", "touch up 0", "touch frame"] {
+            #expect(try run.msg(["inject"] + request.split(separator: " ").map(String.init)).status == 0, "inject \(request)")
+            usleep(40_000)
+        }
+        let tapped = Date().addingTimeInterval(20)
+        while Date() < tapped, !run.events().dropFirst(mark).contains(where: { $0["type"] as? String == "touchend" }) { usleep(100_000) }
+        let start = run.events().dropFirst(mark).first { $0["type"] as? String == "touchstart" }
+        let touch = (start?["changed"] as? [[String: Any]])?.first
+        #expect(Self.number(touch?["x"]) == 213 && Self.number(touch?["y"]) == 157, "the tap's touchstart at (213, 157): \(run.events().dropFirst(mark))")
+
+        // SIGTERM to the session: it sends Chromium SIGTERM, waits for it, and exits; nothing is left.
+        let ended = Date()
+        kill(run.session.processIdentifier, SIGTERM)
+        let exited = Date().addingTimeInterval(30)
+        while run.session.isRunning, Date() < exited { usleep(100_000) }
+        #expect(!run.session.isRunning, "the session ends within 30 s of SIGTERM; its log:\n\(run.logTail())")
+        if !run.session.isRunning {
+            #expect(run.session.terminationReason == .exit, "the session exits by itself, status \(run.session.terminationStatus) (Chromium's)")
+        }
+        let quiet = Date().addingTimeInterval(10)
+        while !run.leftovers.isEmpty, Date() < quiet { usleep(100_000) }
+        #expect(run.leftovers.isEmpty, "nothing of Chromium's outlives the session: \(run.leftovers)")
+        print("kiosk command: the session ended \(String(format: "%.1f", Date().timeIntervalSince(ended))) s after SIGTERM, status \(run.session.terminationStatus)")
+    }
+
+    @Test("the control: the same command with XDG_SESSION_TYPE set empty, so that the session's default does not apply, finds no X server; Chromium exits without the page and the session ends with it")
+    func kioskCommandWithoutSessionType() throws {
+        let run = KioskCommand()
+        defer { run.stop() }
+        try run.start(extra: ["XDG_SESSION_TYPE="])
+        let deadline = Date().addingTimeInterval(Self.browserStart)
+        while run.session.isRunning, Date() < deadline { usleep(200_000) }
+        #expect(!run.session.isRunning, "Chromium, on X11 with no X server, exits and the session with it; its log:\n\(run.logTail())")
+        #expect(!run.events().contains { $0["type"] as? String == "ready" }, "the page never loaded: \(run.events())")
+        #expect(RunningSession.text(of: run.log).contains("Missing X server or $DISPLAY"), "Chromium tried X11: \(run.logTail())")
+    }
+
     /// The centre of an element of the page, from the ready event's [left, top, width, height], on the output.
     static func centre(_ run: Run, _ element: String) -> (x: Int, y: Int) {
         let rect = (run.ready[element] as? [Any] ?? []).compactMap(number)
