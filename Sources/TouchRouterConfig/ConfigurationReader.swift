@@ -28,14 +28,7 @@ extension SessionConfiguration {
 
     /// Reads a configuration file. Every error names the file, line and column.
     public static func load(path: String) throws(ConfigurationError) -> SessionConfiguration {
-        let start = SourcePosition(line: 1, column: 1)
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError(file: path, position: start, message: "cannot read the configuration file (no such file, or no permission)")
-        }
-        guard data.count <= maximumFileBytes else {
-            throw ConfigurationError(file: path, position: start, message: "the file holds \(data.count) bytes: expected at most \(maximumFileBytes)")
-        }
-        return try parse(bytes: [UInt8](data), file: path)
+        try parse(bytes: BoundedInput.read(path: path, limit: maximumFileBytes), file: path)
     }
 
     /// Checks the bytes before TOMLKit sees them: it reads a C string, so a NUL would end
@@ -60,6 +53,9 @@ extension SessionConfiguration {
 
     /// Reads a configuration from TOML text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> SessionConfiguration {
+        if let position = BoundedInput.tooDeepKey(in: text) {
+            throw ConfigurationError(file: file, position: position, message: "a dotted key or table name of more than \(BoundedInput.maximumKeyDepth) parts: expected at most \(BoundedInput.maximumKeyDepth)")
+        }
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)

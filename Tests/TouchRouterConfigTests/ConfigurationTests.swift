@@ -216,7 +216,7 @@ struct ConfigurationTests {
         ("[hold]\nlimit-ms = 3\n\nzonez = 1\n", "bad.toml:4:1: error: unknown key 'zonez' in [hold]: expected limit-ms or [[hold.zone]]"),
         ("colour = 1\n", "bad.toml:1:1: error: unknown key 'colour': expected [[recognizer]], [[bind]], [app], [keyboard], [hold], [gestures], [[touchscreen]], [[input]], [cursor], [stats], [privileges] or [environment]"),
         ("[[recognizer]]\nname = \"a\"\nkind = \"tap\"\n  tapz = 2\n", "bad.toml:4:3: error: unknown key 'tapz' in [[recognizer]] recognizer[0]: expected name, kind, output, app, role, cancels-touches, deferrable, simultaneous-with, requires-failure-of, taps, touches, allowable-movement, maximum-press-ms, maximum-tap-interval-ms or maximum-tap-distance"),
-        ("app.\"org.x\" = { touch = false, colour = 2 }\n", "bad.toml:1:32: error: unknown key 'colour' in [app.\"org.x\"]: expected touch, keyboard-focus, exclusive-touch, multiple-touch or interaction"),
+        ("app.\"org.x\" = { touch = false, colour = 2 }\n", "bad.toml:1:32: error: unknown key 'colour' in [app.\"org.x\"]: expected touch, keyboard-focus, exclusive-touch, multiple-touch, interaction or kiosk-window"),
         // A parameter of another kind.
         ("[[recognizer]]\nname = \"a\"\nkind = \"tap\"\nedges = [\"left\"]\n", "bad.toml:4:1: error: 'edges' is not a parameter of a tap recognizer: expected taps, touches, allowable-movement, maximum-press-ms, maximum-tap-interval-ms or maximum-tap-distance"),
         // Wrong types.
@@ -297,8 +297,41 @@ struct ConfigurationTests {
             _ = try SessionConfiguration.load(path: "/nonexistent/touch-router.toml")
             Issue.record("no error")
         } catch {
-            #expect(error.description == "/nonexistent/touch-router.toml:1:1: error: cannot read the configuration file (no such file, or no permission)")
+            #expect(error.description == "/nonexistent/touch-router.toml:1:1: error: cannot read the configuration file: No such file or directory")
         }
+    }
+
+    @Test("a hostile file is refused before TOMLKit reads it: a FIFO (which would block), a sparse file past the size limit (checked before reading), a directory")
+    func hostileFiles() throws {
+        let directory = NSTemporaryDirectory() + "touch-router-hostile-\(getpid())"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func message(_ path: String) -> String {
+            do { _ = try SessionConfiguration.load(path: path); return "no error" } catch { return error.description }
+        }
+        let fifo = directory + "/fifo.toml"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(message(fifo) == "\(fifo):1:1: error: not a regular file: expected a TOML file")
+        let sparse = directory + "/sparse.toml"
+        #expect(FileManager.default.createFile(atPath: sparse, contents: nil))
+        #expect(truncate(sparse, 3 << 30) == 0)
+        #expect(message(sparse) == "\(sparse):1:1: error: the file holds \(3 << 30) bytes: expected at most \(SessionConfiguration.maximumFileBytes)")
+        #expect(message(directory) == "\(directory):1:1: error: not a regular file: expected a TOML file")
+    }
+
+    @Test("a dotted key or table name more than 64 parts deep is refused at its place, before toml++ recurses through it; floats, dates and dots in strings and comments are no keys")
+    func deepDottedKeys() {
+        let deep = (0..<65).map { _ in "a" }.joined(separator: ".")
+        #expect(error("[hold]\nlimit-ms = 3\n\(deep) = 1\n") == "bad.toml:3:1: error: a dotted key or table name of more than 64 parts: expected at most 64")
+        #expect(error("x = { \(deep) = 1 }\n") == "bad.toml:1:6: error: a dotted key or table name of more than 64 parts: expected at most 64")
+        #expect(error("[\(deep)]\n") == "bad.toml:1:2: error: a dotted key or table name of more than 64 parts: expected at most 64")
+        // A million parts: refused at once, where toml++ overflowed the stack.
+        let huge = (0..<524_283).map { _ in "a" }.joined(separator: ".") + " = 1\n"
+        #expect(error(huge) == "bad.toml:1:1: error: a dotted key or table name of more than 64 parts: expected at most 64")
+        let fine = "[app.\"org.x.y.z\"]\n# a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n\ntouch = false\n"
+            + "[[touchscreen]]\nmatch = \"a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z.a.b.c.d.e.f.g.h.i.j.k.l.m.n\"\n"
+            + "calibration = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0]\n"
+        #expect(error(fine) == "no error")
     }
 
     @Test("positions: keys after multi-line strings and arrays, dotted and quoted keys, and comments holding syntax are found where they are")
@@ -320,6 +353,6 @@ struct ConfigurationTests {
             ]
             """
         #expect(error(text) == "bad.toml:11:1: error: unknown key 'colour' in [[bind]] bind[1]: expected gesture, state, keys, switch, background, action, command or event")
-        #expect(error("app.\"org.x\".touch = false\napp.\"org.x\".typo = 1\n") == "bad.toml:2:13: error: unknown key 'typo' in [app.\"org.x\"]: expected touch, keyboard-focus, exclusive-touch, multiple-touch or interaction")
+        #expect(error("app.\"org.x\".touch = false\napp.\"org.x\".typo = 1\n") == "bad.toml:2:13: error: unknown key 'typo' in [app.\"org.x\"]: expected touch, keyboard-focus, exclusive-touch, multiple-touch, interaction or kiosk-window")
     }
 }
