@@ -3,7 +3,8 @@ import CWaylandShim
 // Who draws a window's title bar: xdg-decoration (protocols/xdg-decoration-unstable-v1.xml),
 // which Qt, Chromium, foot and SDL ask, and KDE's server decoration
 // (protocols/server-decoration.xml), which GTK 3 and 4 ask. The session draws no decoration
-// of its own. A kiosk offers both and answers "server-side" to every request, so that no
+// of its own. A kiosk offers both and answers "server-side" (to xdg-decoration always; KDE's
+// protocol grants a mode the client requests, see KdeServerDecoration.swift), so that no
 // toolkit draws a close button a user could tap to end the kiosk's app, nor shifts touches
 // by a title bar's height. Without --kiosk neither global is offered: clients decorate their
 // windows themselves, as under Weston. (Offering them and answering "client-side" was tried:

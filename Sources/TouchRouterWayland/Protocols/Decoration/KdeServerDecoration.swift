@@ -1,7 +1,10 @@
 import CWaylandShim
 
-/// org_kde_kwin_server_decoration_manager: says server-side at bind; each surface's
-/// decoration object is told the same, whatever it requests.
+/// org_kde_kwin_server_decoration_manager: says server-side at bind, and to each new
+/// surface's decoration object; a mode the client then requests is granted, as cage and
+/// KWin grant it: GTK 3 asks client-side for the windows it draws a header bar on, and asks
+/// again at each answer that differs (Firefox's did 18,000 times a second). A kiosk's
+/// fullscreen state hides those header bars.
 enum KdeServerDecorationManager {
     static let version: Int32 = 1
 
@@ -21,9 +24,13 @@ enum KdeServerDecorationManager {
         }))
 }
 
-/// org_kde_kwin_server_decoration: a mode request is answered with server-side.
+/// org_kde_kwin_server_decoration: a mode request is answered with that mode; one that is
+/// not a mode of the protocol's is answered with server-side.
 final class KdeServerDecorationObject: WaylandObject {
     nonisolated(unsafe) static let table = implementation(org_kde_kwin_server_decoration_interface(
         release: destroyRequest,
-        request_mode: { _, resource, _ in org_kde_kwin_server_decoration_send_mode(resource, KdeServerDecorationManager.mode) }))
+        request_mode: { _, resource, mode in
+            let known = [ORG_KDE_KWIN_SERVER_DECORATION_MODE_NONE, ORG_KDE_KWIN_SERVER_DECORATION_MODE_CLIENT, ORG_KDE_KWIN_SERVER_DECORATION_MODE_SERVER].map(\.rawValue)
+            org_kde_kwin_server_decoration_send_mode(resource, known.contains(mode) ? mode : KdeServerDecorationManager.mode)
+        }))
 }
