@@ -50,6 +50,7 @@ fractional-scale-v1
 xdg-activation-v1
 single-pixel-buffer-v1
 idle-inhibit-unstable-v1
+idle
 '
 for name in $protocols; do
     xml="$root/protocols/$name.xml"
@@ -70,7 +71,8 @@ if $check; then
         fractional-scale-v1:/usr/share/wayland-protocols/staging/fractional-scale \
         xdg-activation-v1:/usr/share/wayland-protocols/staging/xdg-activation \
         single-pixel-buffer-v1:/usr/share/wayland-protocols/staging/single-pixel-buffer \
-        server-decoration:/usr/share/plasma-wayland-protocols; do
+        server-decoration:/usr/share/plasma-wayland-protocols \
+        idle:/usr/share/plasma-wayland-protocols; do
         name=${pair%%:*} installed=${pair#*:}/${pair%%:*}.xml
         cmp -s "$root/protocols/$name.xml" "$installed" || { echo "error: protocols/$name.xml differs from Debian's $installed" >&2; exit 1; }
     done

@@ -309,6 +309,7 @@ public final class WaylandSession {
         cursor.advanceTime(to: clock.now())
         if !presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
+        protocols.kdeIdle.tick(at: clock.now())
         guard !pendingFrames.isEmpty else { return }
         // A surface on a screen whose frame is still on its way waits for that frame to be
         // shown: clients draw at the pace of the screen they are on.

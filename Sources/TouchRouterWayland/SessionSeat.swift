@@ -175,6 +175,7 @@ final class SeatTracker: EventMonitor {
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
         guard let session else { return }
         session.cursor.observe(event, at: arrival)
+        session.protocols.kdeIdle.activity(at: arrival)
         switch event {
         case .key(let device, _, let key, let state):
             // A key of another keyboard than the last (a virtual keyboard's, or a real one's

@@ -89,6 +89,21 @@ struct ProtocolRoomTests {
         #expect(output == "clock 1\npresented within True refresh 16666666 flags 1\nsuperseded discarded, latest presented\nunshown discarded\n", "\(output)")
     }
 
+    @Test("KDE's idle protocol (Chromium's idle detection): idle after the timeout without input, resumed by a touch, idle again, resumed by simulate_user_activity")
+    func kdeIdle() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let log = session.file("kde-idle.log")
+        let go = session.file("go")
+        let client = try session.client(["python3", Self.client, "kde-idle"], output: log, environment: ["GO_FILE": go.path])
+        try session.wait(for: "the timeout to go idle") { RunningSession.text(of: log).contains("waiting") }
+        try session.inject(["touch down 0 500 500", "touch frame", "touch up 0", "touch frame"])
+        _ = FileManager.default.createFile(atPath: go.path, contents: nil)
+        client.waitUntilExit()
+        #expect(client.terminationStatus == 0)
+        #expect(RunningSession.text(of: log) == "idle after at least 300 ms: True\nwaiting\nresumed\nidle\nresumed\n", "\(RunningSession.text(of: log))")
+    }
+
     @Test("idle inhibitors: msg tree lists each with its surface while it lives, shown or not")
     func idleInhibit() throws {
         let session = try RunningSession()

@@ -34,6 +34,7 @@
 #include "xdg-activation-v1-server-protocol.h"
 #include "single-pixel-buffer-v1-server-protocol.h"
 #include "idle-inhibit-unstable-v1-server-protocol.h"
+#include "idle-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -114,6 +115,8 @@ const struct wl_interface *tr_xdg_activation_token_v1_interface(void);
 const struct wl_interface *tr_wp_single_pixel_buffer_manager_v1_interface(void);
 const struct wl_interface *tr_zwp_idle_inhibit_manager_v1_interface(void);
 const struct wl_interface *tr_zwp_idle_inhibitor_v1_interface(void);
+const struct wl_interface *tr_org_kde_kwin_idle_interface(void);
+const struct wl_interface *tr_org_kde_kwin_idle_timeout_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);

@@ -56,7 +56,8 @@ final class ProtocolStates {
     let activation = ActivationState()
     let viewporter = ViewporterState()
     let presentation = PresentationState()
+    let kdeIdle = KdeIdleState()
 
     static let globals: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
-        + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals
+        + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals + KdeIdleState.globals
 }

@@ -261,6 +261,34 @@ def presentation():
     return 0
 
 
+def kde_idle():
+    """org_kde_kwin_idle: a 300 ms timeout goes idle with no input; the test's touch resumes
+    it; idle again; simulate_user_activity resumes it."""
+    conn = raw.connect()
+    idle = raw.bind(conn, "org_kde_kwin_idle", 1)
+    seat = raw.bind(conn, "wl_seat", 1)
+    timeout = conn.new_id()
+    started = time.monotonic()
+    conn.send(idle, 0, struct.pack("<III", timeout, seat, 300))  # get_idle_timeout
+
+    def next_event():
+        while True:
+            obj, opcode, payload = conn.event()
+            if obj == 1 and opcode == 0:
+                print("error %d %d %s" % raw.decode_error(payload), flush=True)
+                sys.exit(1)
+            if obj == timeout:
+                return ("idle", "resumed")[opcode]
+    got = next_event()
+    print(f"{got} after at least 300 ms: {time.monotonic() - started >= 0.29}", flush=True)
+    wait_for_go()
+    print(next_event(), flush=True)
+    print(next_event(), flush=True)
+    conn.send(timeout, 1)  # simulate_user_activity
+    print(next_event(), flush=True)
+    return 0
+
+
 def idle_inhibit():
     xdg = raw.Xdg()
     manager = raw.bind(xdg.conn, "zwp_idle_inhibit_manager_v1", 1)
@@ -280,4 +308,4 @@ def idle_inhibit():
 
 
 if __name__ == "__main__":
-    sys.exit({"decoration": decoration, "fractional-scale": fractional_scale, "activation": activation, "viewport": viewport, "presentation": presentation, "idle-inhibit": idle_inhibit}[sys.argv[1]]())
+    sys.exit({"decoration": decoration, "fractional-scale": fractional_scale, "activation": activation, "viewport": viewport, "presentation": presentation, "kde-idle": kde_idle, "idle-inhibit": idle_inhibit}[sys.argv[1]]())
