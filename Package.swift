@@ -141,6 +141,7 @@ if Context.environment["TOUCH_ROUTER_FUZZ"] != nil {
         ("FuzzScript", ["TouchRouterCore", "TouchRouterReplay"]),
         ("FuzzControlRequest", ["TouchRouterWayland"]),
         ("FuzzProtocol", ["TouchRouterCore", "TouchRouterWayland", "CWaylandShim"]),
+        ("FuzzConfiguration", ["TouchRouterConfig"]),
     ]
     // The benchmarks' build-tool plugin would be built with the sanitizer too, and cannot be.
     package.targets.removeAll { $0.name == "RoutingBenchmarks" }

@@ -34,15 +34,27 @@ enum BoundedInput {
         return Array(bytes.prefix(filled))
     }
 
-    /// Where the first dotted key or table header deeper than `maximumKeyDepth` starts; nil
-    /// when there is none. A line is cut into runs at the characters no key
-    /// holds (`= , [ ] { }`), outside strings and comments; a run's dots outside strings are
-    /// its depth less one. A float or a date has one dot, so values are never mistaken.
-    static func tooDeepKey(in text: String) -> SourcePosition? {
+    /// What TOMLKit's toml++ must not be handed, found before it is.
+    enum Problem: Equatable {
+        /// A dotted key or table header deeper than `maximumKeyDepth`, where it starts.
+        case tooDeep(SourcePosition)
+        /// A table header whose name does not start with a key (`[[.0]]`): toml++ asserts
+        /// that it does, and aborted the session.
+        case headerWithoutKey(SourcePosition)
+    }
+
+    /// The first problem in `text`; nil when there is none. A line is cut into runs at the
+    /// characters no key holds (`= , [ ] { }`), outside strings and comments; a run's dots
+    /// outside strings are its depth less one. A float or a date has one dot, so values are
+    /// never mistaken. A `[` that starts a line outside a value starts a table header.
+    static func problem(in text: String) -> Problem? {
         var line = 1, column = 0
         var dots = 0, runStart = SourcePosition(line: 1, column: 1)
         enum Quote { case none, basic, literal, multiBasic, multiLiteral }
         var quote = Quote.none, escaped = false, comment = false
+        // Whether the line so far is blank, and whether a value (after `=`) is open, with
+        // the arrays and inline tables open in it.
+        var lineStart = true, inValue = false, valueDepth = 0
         let scalars = Array(text.unicodeScalars)
         var index = 0
         func peek(_ offset: Int) -> Unicode.Scalar? { index + offset < scalars.count ? scalars[index + offset] : nil }
@@ -56,6 +68,8 @@ enum BoundedInput {
                 comment = false
                 if quote == .basic || quote == .literal { quote = .none }
                 if quote == .none { dots = 0; runStart = SourcePosition(line: line, column: 1) }
+                lineStart = true
+                if valueDepth == 0 { inValue = false }
                 continue
             }
             if comment { continue }
@@ -75,6 +89,21 @@ enum BoundedInput {
             case .none:
                 break
             }
+            let startsLine = lineStart
+            if c != " ", c != "\t" { lineStart = false }
+            if c == "[", startsLine, !inValue {
+                // The header's name: after `[`, spaces, another `[` and spaces, as toml++ reads it.
+                var ahead = index + 1
+                while ahead < scalars.count, scalars[ahead] == " " || scalars[ahead] == "\t" { ahead += 1 }
+                if ahead < scalars.count, scalars[ahead] == "[" { ahead += 1 }
+                while ahead < scalars.count, scalars[ahead] == " " || scalars[ahead] == "\t" { ahead += 1 }
+                guard ahead < scalars.count, isKeyStart(scalars[ahead]) else { return .headerWithoutKey(SourcePosition(line: line, column: column)) }
+            }
+            if inValue {
+                if c == "[" || c == "{" { valueDepth += 1 } else if (c == "]" || c == "}") && valueDepth > 0 { valueDepth -= 1 }
+            } else if c == "=" {
+                inValue = true
+            }
             switch c {
             case "#": comment = true
             case "\"":
@@ -86,10 +115,16 @@ enum BoundedInput {
                 runStart = SourcePosition(line: line, column: column + 1)
             case ".":
                 dots += 1
-                if dots + 1 > maximumKeyDepth { return runStart }
+                if dots + 1 > maximumKeyDepth { return .tooDeep(runStart) }
             default: break
             }
         }
         return nil
+    }
+
+    /// What may start a table header's name: a bare key's character, a quote, or the `]`
+    /// toml++ names as a blank key itself.
+    private static func isKeyStart(_ c: Unicode.Scalar) -> Bool {
+        c == "\"" || c == "'" || c == "]" || c == "_" || c == "-" || ("a"..."z").contains(c) || ("A"..."Z").contains(c) || ("0"..."9").contains(c)
     }
 }

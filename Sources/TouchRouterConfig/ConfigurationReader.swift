@@ -53,8 +53,13 @@ extension SessionConfiguration {
 
     /// Reads a configuration from TOML text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> SessionConfiguration {
-        if let position = BoundedInput.tooDeepKey(in: text) {
+        switch BoundedInput.problem(in: text) {
+        case .tooDeep(let position):
             throw ConfigurationError(file: file, position: position, message: "a dotted key or table name of more than \(BoundedInput.maximumKeyDepth) parts: expected at most \(BoundedInput.maximumKeyDepth)")
+        case .headerWithoutKey(let position):
+            throw ConfigurationError(file: file, position: position, message: "a table header without a name: expected [name] or [[name]], the name a bare or quoted key")
+        case nil:
+            break
         }
         let root: TOMLTable
         do {

@@ -334,6 +334,17 @@ struct ConfigurationTests {
         #expect(error(fine) == "no error")
     }
 
+    @Test("a table header whose name does not start with a key is refused at its place: toml++ asserts that it does, and aborted the session (libFuzzer found [[.0, 0.0]])")
+    func headerWithoutKey() {
+        for header in ["[[.0, 0.0]]", "[.a]", "[\n", "[", "  [[ {x}]]"] {
+            let column = header.hasPrefix("  ") ? 3 : 1
+            #expect(error("a = 1\n\(header)\n") == "bad.toml:2:\(column): error: a table header without a name: expected [name] or [[name]], the name a bare or quoted key", "\(header)")
+        }
+        // Arrays open across lines start lines with `[` too: they are values, not headers.
+        #expect(error("x = [\n[.5, {a = 1}],\n  [ +1 ],\n]\n").contains("table header without a name") == false)
+        #expect(error("[hold]\nlimit-ms = 3\n[[hold.zone]]\nrect = [\n  0, 0, 10, 10]\n") == "no error")
+    }
+
     @Test("positions: keys after multi-line strings and arrays, dotted and quoted keys, and comments holding syntax are found where they are")
     func positions() {
         let text = """
