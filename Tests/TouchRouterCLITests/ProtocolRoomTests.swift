@@ -104,6 +104,22 @@ struct ProtocolRoomTests {
         #expect(RunningSession.text(of: log) == "idle after at least 300 ms: True\nwaiting\nresumed\nidle\nresumed\n", "\(RunningSession.text(of: log))")
     }
 
+    @Test("weston-scaler (Weston's viewporter demo) takes the size its viewport says in each mode, and shows what its help says: -b a blue box, -d a squashed red one with the blue inside, -s -b's box small",
+          arguments: [("-b", [220, 308], [(110, 150, "0xff0000ff")]), ("-d", [220, 308], [(110, 250, "0xffff0000"), (25, 50, "0xff0000ff")]),
+                      ("-s", [55, 77], [(27, 38, "0xff0000ff")])] as [(String, [Int], [(Int, Int, String)])])
+    func westonScaler(mode: String, size: [Int], pixels: [(Int, Int, String)]) throws {
+        let session = try RunningSession(arguments: ["--output", "640x480"])
+        defer { _ = session.terminate() }
+        _ = try session.client(["weston-scaler", mode], output: session.file("scaler.log"))
+        try session.wait(for: "weston-scaler at its viewport's size") { try session.toplevels().first?["size"] as? [Int] == size }
+        let position = try session.toplevels().first?["position"] as? [Int] ?? [0, 0]
+        for (x, y, argb) in pixels {
+            try session.wait(for: "\(argb) at (\(x), \(y)) of the window") {
+                try session.msg("pixel", String(position[0] + x), String(position[1] + y)).json["argb"] as? String == argb
+            }
+        }
+    }
+
     @Test("idle inhibitors: msg tree lists each with its surface while it lives, shown or not")
     func idleInhibit() throws {
         let session = try RunningSession()
