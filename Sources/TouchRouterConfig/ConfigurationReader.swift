@@ -53,13 +53,8 @@ extension SessionConfiguration {
 
     /// Reads a configuration from TOML text; `file` names it in errors.
     public static func parse(_ text: String, file: String) throws(ConfigurationError) -> SessionConfiguration {
-        switch BoundedInput.problem(in: text) {
-        case .tooDeep(let position):
-            throw ConfigurationError(file: file, position: position, message: "a dotted key or table name of more than \(BoundedInput.maximumKeyDepth) parts: expected at most \(BoundedInput.maximumKeyDepth)")
-        case .headerWithoutKey(let position):
-            throw ConfigurationError(file: file, position: position, message: "a table header without a name: expected [name] or [[name]], the name a bare or quoted key")
-        case nil:
-            break
+        if let failure = TOMLSyntax.check(text) {
+            throw ConfigurationError(file: file, position: SourcePosition(line: failure.line, column: failure.column), message: failure.message)
         }
         let root: TOMLTable
         do {
