@@ -46,6 +46,36 @@ struct BrowserTests {
     static func number(_ value: Any?) -> Double? { (value as? NSNumber)?.doubleValue }
 
     /// One session, the page's server and one browser on the page; `stop` ends all three.
+    /// What every browser run needs first: the tools (else a clear failure naming the package),
+    /// nobody's own home and runtime directories in `directory`, and the page's server (root's: it
+    /// only reads the page and appends to `eventLog`). Returns nobody's entry and the server's port.
+    static func prepare(tools: [(String, String)], directory: URL, owned: [URL], eventLog: URL, server: Process,
+                        sourceLocation: SourceLocation) throws -> (nobody: passwd, port: Int) {
+        for (path, package) in tools + [("/usr/bin/setpriv", "util-linux"), ("/usr/bin/python3", "python3")] {
+            try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is not installed: .ci/setup installs it (apt-get install \(package))", sourceLocation: sourceLocation)
+        }
+        let nobody = try #require(getpwnam("nobody")?.pointee, "no user nobody", sourceLocation: sourceLocation)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
+        for directory in owned {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.ownerAccountID: nobody.pw_uid, .groupOwnerAccountID: nobody.pw_gid], ofItemAtPath: directory.path)
+        }
+        _ = FileManager.default.createFile(atPath: eventLog.path, contents: nil)
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        server.arguments = [clients.appendingPathComponent("server.py").path, eventLog.path]
+        let serverOutput = Pipe()
+        server.standardOutput = serverOutput
+        try server.run()
+        var said = ""
+        while !said.contains("\n") {
+            let data = serverOutput.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        let port = try #require(said.firstMatch(of: /port (\d+)/).flatMap { Int($0.1) }, "server.py said no port: \(said)", sourceLocation: sourceLocation)
+        return (nobody, port)
+    }
+
     final class Run {
         let browser: Browser
         private let sessionArguments: [String]
@@ -84,30 +114,8 @@ struct BrowserTests {
         /// server and the browser; returns once the page is loaded in a window that fills the
         /// output and has the keyboard focus.
         func start(before: (RunningSession) throws -> Void = { _ in }, sourceLocation: SourceLocation = #_sourceLocation) throws {
-            for (path, package) in [(browser.executable, browser.package), ("/usr/bin/setpriv", "util-linux"), ("/usr/bin/python3", "python3")] {
-                try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is not installed: .ci/setup installs it (apt-get install \(package))", sourceLocation: sourceLocation)
-            }
-            let nobody = try #require(getpwnam("nobody")?.pointee, "no user nobody", sourceLocation: sourceLocation)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
-            for owned in [home, runtime] {
-                try FileManager.default.createDirectory(at: owned, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-                try FileManager.default.setAttributes([.ownerAccountID: nobody.pw_uid, .groupOwnerAccountID: nobody.pw_gid], ofItemAtPath: owned.path)
-            }
-            _ = FileManager.default.createFile(atPath: eventLog.path, contents: nil)
-
-            // The server, root's: it only reads the page and appends to the log.
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            server.arguments = [BrowserTests.clients.appendingPathComponent("server.py").path, eventLog.path]
-            let serverOutput = Pipe()
-            server.standardOutput = serverOutput
-            try server.run()
-            var said = ""
-            while !said.contains("\n") {
-                let data = serverOutput.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                said += String(decoding: data, as: UTF8.self)
-            }
-            let port = try #require(said.firstMatch(of: /port (\d+)/).flatMap { Int($0.1) }, "server.py said no port: \(said)", sourceLocation: sourceLocation)
+            let (nobody, port) = try BrowserTests.prepare(tools: [(browser.executable, browser.package)], directory: directory, owned: [home, runtime],
+                                                          eventLog: eventLog, server: server, sourceLocation: sourceLocation)
 
             let session = try RunningSession(arguments: ["--output", "\(BrowserTests.width)x\(BrowserTests.height)"] + sessionArguments)
             self.session = session
@@ -287,36 +295,14 @@ struct BrowserTests {
 
         /// The directories, the page's server, and the session with `extra` in its environment.
         func start(extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
-            for (path, package) in [("/usr/bin/chromium", "chromium"), ("/usr/bin/setpriv", "util-linux"), ("/usr/bin/python3", "python3")] {
-                try #require(FileManager.default.isExecutableFile(atPath: path), "\(path) is not installed: .ci/setup installs it (apt-get install \(package))", sourceLocation: sourceLocation)
-            }
-            let nobody = try #require(getpwnam("nobody")?.pointee, "no user nobody", sourceLocation: sourceLocation)
+            let (_, port) = try BrowserTests.prepare(tools: [("/usr/bin/chromium", "chromium")], directory: directory, owned: [home, runtime],
+                                                          eventLog: eventLog, server: server, sourceLocation: sourceLocation)
             // The session runs as nobody: nobody must reach the binary built beside the tests and its library.
             let binary = ToolRun.executable.path
             let library = ToolRun.executable.deletingLastPathComponent().appendingPathComponent("libTouchRouterCLI.so").path
             let reach = try Self.asNobody(["/bin/sh", "-c", "test -x \"$0\" && test -r \"$0\" && test -r \"$1\"", binary, library])
             try #require(reach.status == 0, "nobody cannot execute \(binary) or read \(library): a directory above them, or they, are closed to others (namei -l \(binary)); this test does not change their modes", sourceLocation: sourceLocation)
-
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
-            for owned in [home, runtime] {
-                try FileManager.default.createDirectory(at: owned, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-                try FileManager.default.setAttributes([.ownerAccountID: nobody.pw_uid, .groupOwnerAccountID: nobody.pw_gid], ofItemAtPath: owned.path)
-            }
-            _ = FileManager.default.createFile(atPath: eventLog.path, contents: nil)
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-
-            server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            server.arguments = [BrowserTests.clients.appendingPathComponent("server.py").path, eventLog.path]
-            let serverOutput = Pipe()
-            server.standardOutput = serverOutput
-            try server.run()
-            var said = ""
-            while !said.contains("\n") {
-                let data = serverOutput.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                said += String(decoding: data, as: UTF8.self)
-            }
-            let port = try #require(said.firstMatch(of: /port (\d+)/).flatMap { Int($0.1) }, "server.py said no port: \(said)", sourceLocation: sourceLocation)
             url = "http://127.0.0.1:\(port)/page.html"
 
             session.executableURL = URL(fileURLWithPath: "/usr/bin/env")
