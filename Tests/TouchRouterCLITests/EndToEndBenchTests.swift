@@ -65,7 +65,7 @@ struct EndToEndBenchTests {
         #expect(compared.output.contains("touchrouter.latency_ns.p50") && compared.output.contains("1.00"), "\(compared.output)")
     }
 
-    @Test("bench e2e --report-receipts: the clients' own reports give msg stats the received stage for every touch event, after the flush, and it agrees with the harness's own figure")
+    @Test("bench e2e --report-receipts: the clients' own reports give msg stats the received stage for every touch event, and it agrees with the harness's own figure")
     func receiptReports() throws {
         let run = try ToolRun(["bench", "e2e", "--clients", "2", "--fingers", "2", "--rate", "500", "--seconds", "1", "--rounds", "2", "--report-receipts", "--json"],
                               environment: ["WAYLAND_DISPLAY": ""])
@@ -78,8 +78,10 @@ struct EndToEndBenchTests {
         let received = try #require(session["received_stage_ns"] as? [String: Int], "\(session)")
         #expect((received["count"] ?? 0) >= expected, "every touch event the clients read was reported: \(received)")
         #expect((session["receipt_reports"] as? Int ?? 0) > 0 && session["unmatched_receipt_reports"] as? Int == 0, "\(session)")
-        let share = try #require((session["router_share_ns"] as? [String: Any])?["all"] as? [String: Int])
-        #expect((received["p50"] ?? 0) > (share["p50"] ?? .max), "received comes after flushed: \(received) against \(share)")
+        // The received stage (flushed to the client's read) is not compared with the router's
+        // share (arrival to flushed): two durations, which load orders either way (a loaded
+        // debug run of .ci/run had 54 µs against 55 µs), and speed is the benchmarks' to show.
+        #expect((session["router_share_ns"] as? [String: Any])?["all"] is [String: Int], "\(session)")
         // Both measure arrival to the client's read of the same events, one in the session, one in the harness.
         let harness = try #require((session["latency_ns"] as? [String: Int])?["p50"])
         let ratio = Double(received["p50"] ?? 0) / Double(harness)
