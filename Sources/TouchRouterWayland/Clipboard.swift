@@ -85,8 +85,27 @@ final class SeatSelections {
     /// The serial each selection was set with: a set_selection with an older one is stale.
     private(set) var clipboardSerial: UInt32 = 0
     private(set) var primarySerial: UInt32 = 0
-    /// Every data and primary selection device; each leaves as its resource goes.
-    var devices: [SelectionDevice] = []
+    /// Every data and primary selection device, by client, with the order each was made
+    /// in: one leaves as its resource goes, in constant time (a scan of one list for every
+    /// destroyed device stopped the session 68 s when a client with 60,000 of them ended).
+    private var devicesByClient: [OpaquePointer: [ObjectIdentifier: (order: UInt64, device: SelectionDevice)]] = [:]
+    private var made: UInt64 = 0
+
+    func add(_ device: SelectionDevice) {
+        made += 1
+        devicesByClient[device.client, default: [:]][ObjectIdentifier(device)] = (made, device)
+    }
+
+    func remove(_ device: SelectionDevice) {
+        let client = device.client
+        devicesByClient[client]?[ObjectIdentifier(device)] = nil
+        if devicesByClient[client]?.isEmpty == true { devicesByClient[client] = nil }
+    }
+
+    /// The client's devices, in the order they were made.
+    func devices(of client: OpaquePointer) -> [SelectionDevice] {
+        (devicesByClient[client]?.values.sorted { $0.order < $1.order } ?? []).map(\.device)
+    }
 
     func source(_ kind: SelectionKind) -> SelectionSource? {
         kind == .clipboard ? clipboard : primary
@@ -168,7 +187,7 @@ final class SelectionDevice: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        session.selections.devices.removeAll { $0 === self }
+        session.selections.remove(self)
     }
 
     /// Offers `source` as the device's selection: a new offer with the source's MIME types,
@@ -272,7 +291,7 @@ extension WaylandSession {
     func sendSelection(_ kind: SelectionKind, to client: OpaquePointer) {
         guard existingRecord(for: client) != nil else { return }
         let source = selections.source(kind)
-        for device in selections.devices where device.kind.kind == kind && device.client == client {
+        for device in selections.devices(of: client) where device.kind.kind == kind {
             device.sendSelection(source)
         }
     }
@@ -286,7 +305,7 @@ extension WaylandSession {
 
     /// A new device of the focused client hears the selection at once, as with wlroots.
     func selectionDeviceCreated(_ device: SelectionDevice) {
-        selections.devices.append(device)
+        selections.add(device)
         guard device.client == keyboardFocusClient else { return }
         device.sendSelection(selections.source(device.kind.kind))
     }

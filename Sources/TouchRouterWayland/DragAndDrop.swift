@@ -179,7 +179,7 @@ extension WaylandSession {
     /// The data devices of a connected client.
     private func dataDevices(of client: OpaquePointer) -> [SelectionDevice] {
         guard existingRecord(for: client) != nil else { return [] }
-        return selections.devices.filter { $0.kind == .data && $0.client == client }
+        return selections.devices(of: client).filter { $0.kind == .data }
     }
 
     /// The drag leaves the surface it was over (its offers not dropped go inert) and enters `target`.

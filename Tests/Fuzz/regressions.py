@@ -255,6 +255,20 @@ def presentation_feedback_client_gone(session):
     healthy(session, "after the clients left with feedbacks waiting")
 
 
+@case
+def data_devices_60000_then_gone(session):
+    """A client makes 60,000 wl_data_devices and ends: each used to be removed by a scan of one
+    session-wide list, which stopped the session 68 s (issue 24)."""
+    client, b = connect(session, binds=("wl_seat", "wl_data_device_manager"))
+    for _ in range(60000):
+        client.request(b["wl_data_device_manager"], "get_data_device", None, b["wl_seat"])
+    finish(client, timeout=60)
+    healthy(session, "with the devices made")
+    client.close()
+    time.sleep(0.2)
+    healthy(session, "after the client with 60,000 devices ended")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if "--list" in sys.argv:
