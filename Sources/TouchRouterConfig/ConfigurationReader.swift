@@ -28,7 +28,15 @@ extension SessionConfiguration {
 
     /// Reads a configuration file. Every error names the file, line and column.
     public static func load(path: String) throws(ConfigurationError) -> SessionConfiguration {
-        try parse(bytes: BoundedInput.read(path: path, limit: maximumFileBytes), file: path)
+        let bytes: [UInt8]
+        do {
+            bytes = try RegularFile.read(path: path, limit: maximumFileBytes)
+        } catch {
+            let message = error.description == "not a regular file" ? "not a regular file: expected a TOML file"
+                : error.description.replacing("cannot read the file", with: "cannot read the configuration file")
+            throw ConfigurationError(file: path, position: SourcePosition(line: 1, column: 1), message: message)
+        }
+        return try parse(bytes: bytes, file: path)
     }
 
     /// Checks the bytes before TOMLKit sees them: it reads a C string, so a NUL would end

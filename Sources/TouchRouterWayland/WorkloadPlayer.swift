@@ -1,6 +1,7 @@
 import CWaylandShim
 import TouchRouterCore
 import TouchRouterReplay
+import TouchRouterConfig
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -198,20 +199,10 @@ final class WorkloadPlayer {
     }
 
     static func readFile(_ path: String) throws(WaylandError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw WaylandError.errno("play recording: \(path)") }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw WaylandError.errno("play recording: reading \(path)")
-            }
-            if count == 0 { return bytes }
-            bytes += chunk[0..<count]
-            guard bytes.count <= InputLimits.fileBytes else { throw WaylandError("play recording: \(path) is larger than \(InputLimits.fileBytes) bytes") }
+        do {
+            return try RegularFile.read(path: path, limit: InputLimits.fileBytes)
+        } catch {
+            throw WaylandError("play recording: \(path): \(error.description)")
         }
     }
 
@@ -302,7 +293,8 @@ final class WorkloadPlayer {
     }
 
     private func writeLog(_ path: String) throws(WaylandError) {
-        guard let file = fopen(path, "w") else { throw WaylandError.errno("play: writing \(path)") }
+        let file: UnsafeMutablePointer<FILE>
+        do { file = try RegularFile.create(path: path) } catch { throw WaylandError("play: \(path): \(error.description)") }
         var ok = fputs("# touch-router play 1 frames=\(frames.count) events=\(touches.count)\n", file) >= 0
         func fixed(_ value: Double) -> String {
             let hundredths = (value * 100).rounded()

@@ -126,6 +126,23 @@ struct EndToEndBenchTests {
         }
     }
 
+    @Test("msg play with a FIFO for its recording or its log (issue 24): a clear error at once, not a loop blocked on the other end; a directory refused the same way; the session answers after")
+    func playFIFOs() throws {
+        let session = try RunningSession()
+        defer { _ = session.terminate() }
+        let fifo = session.file("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let recording = try ToolRun(["msg", "--socket", session.controlSocket, "play", "recording", fifo.path])
+        #expect(recording.status != 0 && recording.output.contains("play recording: \(fifo.path): not a regular file"), "\(recording.output)")
+        let directory = try ToolRun(["msg", "--socket", session.controlSocket, "play", "recording", session.runtimeDirectory])
+        #expect(directory.status != 0 && directory.output.contains("not a regular file"), "\(directory.output)")
+        _ = try session.client(["wev"], output: session.file("wev.log"))
+        try session.wait(for: "wev to map") { try session.toplevels().first?["mapped"] as? Bool == true }
+        let logged = try ToolRun(["msg", "--socket", session.controlSocket, "play", "touch", "1", "100", "0.05", "log=\(fifo.path)"])
+        #expect(logged.status != 0 && logged.output.contains("play: \(fifo.path): cannot write the file"), "\(logged.output)")
+        #expect(try session.msg("tree").status == 0)
+    }
+
     @Test("A malformed recording or workload is an error naming the file and line")
     func malformed() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-bad-\(getpid())")
