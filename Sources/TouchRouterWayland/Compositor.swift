@@ -262,8 +262,7 @@ final class SurfaceObject: WaylandObject {
     /// the scale, turned by the transform.
     var size: Size {
         guard current.bufferSize != nil else { return Size(width: 0, height: 0) }
-        let unscaled = unscaledSize
-        return current.viewport.isEmpty ? unscaled : current.viewport.surfaceSize(unscaled: unscaled) ?? unscaled
+        return current.viewport.surfaceSize ?? unscaledSize
     }
 
     var hasBuffer: Bool { current.bufferSize != nil }

@@ -33,7 +33,6 @@ struct OnePerOwner<Owner: AnyObject, Extension: AnyObject> {
         entries[key] = nil
     }
 
-    var count: Int { entries.count }
 }
 
 /// A global a protocol's room registers: its interface, version and bind function, and

@@ -9,7 +9,7 @@ import TouchRouterCore
 // (`ViewportState.bufferFraction`).
 
 /// A wl_surface's viewport request, as pending, cached and current state hold it.
-struct ViewportState: Equatable {
+struct ViewportState {
     /// The crop, in surface coordinates before the viewport (the buffer's size divided by
     /// its scale, turned by its transform); nil: the whole buffer.
     var source: (x: Double, y: Double, width: Double, height: Double)?
@@ -19,19 +19,15 @@ struct ViewportState: Equatable {
 
     var isEmpty: Bool { source == nil && destination == nil }
 
-    static func == (a: ViewportState, b: ViewportState) -> Bool {
-        a.destination == b.destination && a.source.map { [$0.x, $0.y, $0.width, $0.height] } == b.source.map { [$0.x, $0.y, $0.width, $0.height] }
-    }
-
     /// A later commit's requests over this one's.
     mutating func merge(_ later: ViewportState) {
         if later.sourceSet { source = later.source; sourceSet = true }
         if later.destinationSet { destination = later.destination; destinationSet = true }
     }
 
-    /// The size the surface takes with this viewport, its size before being `unscaled`; nil
-    /// when the viewport says nothing, or when its source has no whole size to take.
-    func surfaceSize(unscaled: Size) -> Size? {
+    /// The size the surface takes with this viewport; nil when the viewport says nothing, or
+    /// when its source has no whole size to take.
+    var surfaceSize: Size? {
         if let destination { return destination }
         guard let source, source.width == source.width.rounded(), source.height == source.height.rounded() else { return nil }
         return Size(width: Int(source.width), height: Int(source.height))
