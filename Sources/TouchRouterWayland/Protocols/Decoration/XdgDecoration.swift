@@ -14,11 +14,8 @@ enum XdgDecorationManager {
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let toplevel = WaylandObject.of(toplevelResource, as: XdgToplevelObject.self)
             let state = manager.session.protocols.decoration
-            guard !state.decorations.has(toplevel) else {
-                manager.postError(ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED.rawValue,
-                                  "\(manager.name).get_toplevel_decoration: \(toplevel.name) has a decoration object already")
-                return
-            }
+            guard state.decorations.allowsAnother(for: toplevel, named: toplevel.name, manager: manager, request: "get_toplevel_decoration",
+                                                  code: ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED.rawValue) else { return }
             guard toplevel.xdgSurface?.surface?.hasBuffer != true else {
                 manager.postError(ZXDG_TOPLEVEL_DECORATION_V1_ERROR_UNCONFIGURED_BUFFER.rawValue,
                                   "\(manager.name).get_toplevel_decoration: \(toplevel.name) has a buffer already; ask before the first buffer")

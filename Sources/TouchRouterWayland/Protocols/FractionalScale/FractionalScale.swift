@@ -27,11 +27,8 @@ enum FractionalScaleManager {
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             let state = manager.session.protocols.fractionalScale
-            guard !state.scales.has(surface) else {
-                manager.postError(WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS.rawValue,
-                                  "\(manager.name).get_fractional_scale: \(surface.name) has a fractional scale object already")
-                return
-            }
+            guard state.scales.allowsAnother(for: surface, named: surface.name, manager: manager, request: "get_fractional_scale",
+                                             code: WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS.rawValue) else { return }
             guard let created = createResource(client, tr_wp_fractional_scale_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             let scale = FractionalScaleObject(resource: created, session: manager.session, surface: surface, state: state)
             WaylandObject.install(scale, implementation: FractionalScaleObject.table)

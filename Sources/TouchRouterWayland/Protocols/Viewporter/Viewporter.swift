@@ -68,10 +68,8 @@ enum ViewporterGlobal {
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             let state = manager.session.protocols.viewporter
-            guard !state.viewports.has(surface) else {
-                manager.postError(WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS.rawValue, "\(manager.name).get_viewport: \(surface.name) has a viewport already")
-                return
-            }
+            guard state.viewports.allowsAnother(for: surface, named: surface.name, manager: manager, request: "get_viewport",
+                                                code: WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS.rawValue) else { return }
             guard let created = createResource(client, tr_wp_viewport_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             let viewport = ViewportObject(resource: created, session: manager.session, surface: surface, state: state)
             WaylandObject.install(viewport, implementation: ViewportObject.table)
