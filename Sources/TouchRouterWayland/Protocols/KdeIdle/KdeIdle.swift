@@ -14,10 +14,16 @@ final class KdeIdleState {
     /// When the seat last had input; the session's start before any.
     private var lastActivity: RouterTime?
     private var anyIdle = false
+    /// No timeout is due before this: the frame tick looks at none until then, so that a
+    /// client's thousands of timeouts cost a scan only when one may be due.
+    private var nextDue: Int64?
+    /// The shortest timeout made; kept when it goes, which only makes checks earlier.
+    private var shortest = Int64.max
 
     /// Input on the seat: every idle timeout resumes and starts again.
     func activity(at time: RouterTime) {
         lastActivity = time
+        if shortest != .max { nextDue = time.nanoseconds &+ shortest }
         guard anyIdle else { return }
         anyIdle = false
         for timeout in timeouts.values where timeout.idle {
@@ -28,17 +34,27 @@ final class KdeIdleState {
 
     /// At each frame tick: the timeouts whose time without input has passed hear `idle`.
     func tick(at now: RouterTime) {
-        guard !timeouts.isEmpty else { return }
+        guard let due = nextDue, now.nanoseconds >= due else { return }
+        nextDue = nil
         for timeout in timeouts.values where !timeout.idle {
             let since = max(lastActivity ?? timeout.started, timeout.started)
-            guard now.nanoseconds - since.nanoseconds >= timeout.nanoseconds else { continue }
+            let deadline = since.nanoseconds &+ timeout.nanoseconds
+            guard now.nanoseconds >= deadline else {
+                nextDue = min(nextDue ?? deadline, deadline)
+                continue
+            }
             timeout.idle = true
             anyIdle = true
             org_kde_kwin_idle_timeout_send_idle(timeout.resource)
         }
     }
 
-    fileprivate func add(_ timeout: KdeIdleTimeoutObject) { timeouts[ObjectIdentifier(timeout)] = timeout }
+    fileprivate func add(_ timeout: KdeIdleTimeoutObject) {
+        timeouts[ObjectIdentifier(timeout)] = timeout
+        shortest = min(shortest, timeout.nanoseconds)
+        let deadline = timeout.started.nanoseconds &+ timeout.nanoseconds
+        nextDue = min(nextDue ?? deadline, deadline)
+    }
     fileprivate func remove(_ timeout: KdeIdleTimeoutObject) { timeouts[ObjectIdentifier(timeout)] = nil }
 
     static let globals = [ProtocolGlobal(interface: tr_org_kde_kwin_idle_interface, version: KdeIdleGlobal.version, bind: KdeIdleGlobal.bind)]
