@@ -28,6 +28,14 @@ extension InputDelivery {
     public func pointerRelativeMotion(surface: SurfaceID, client: ClientID, time: RouterTime, dx: Double, dy: Double) {}
 }
 
+/// Hears the surface each press (a touch down, a pointer button pressed) went to, once the
+/// router's one hit test and the fallback chain chose it: a desktop shell raises that
+/// window, with no hit test of its own. Told before the press is delivered and before the
+/// keyboard focus follows it.
+public protocol PressObserver: AnyObject {
+    func pressLanded(on surface: SurfaceID)
+}
+
 /// Which wl_seat devices a client has bound. The fallback chain passes a surface by
 /// when its client lacks what the event needs, and touch becomes pointer input for a
 /// client with a pointer but no touch, as sway does.

@@ -216,7 +216,7 @@ public struct OutputSnapshot: Hashable, Sendable {
 /// Every change updates the hit-test index in place, so `hitTest` and
 /// `referenceHitTest` always agree.
 public final class SurfaceTree {
-    private let tables = UncheckedState<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode], geometryStamp: UInt64)>(([:], [], 0))
+    private let tables = UncheckedState<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode], geometryStamp: UInt64, hitTests: UInt64)>(([:], [], 0, 0))
     private var nodes: [SurfaceID: SurfaceNode] { _read { yield tables.pointee.nodes } _modify { yield &tables.pointee.nodes } }
     private var outputNodes: [OutputNode] { _read { yield tables.pointee.outputs } _modify { yield &tables.pointee.outputs } }
 
@@ -225,6 +225,8 @@ public final class SurfaceTree {
     /// `globalOrigin(of:)` said stands as long as this stays the same.
     public var geometryStamp: UInt64 { tables.pointee.geometryStamp }
     private func geometryChanged() { tables.pointee.geometryStamp &+= 1 }
+    /// How many times `hitTest` was asked, for the tests that hold an event to one.
+    public var hitTestCount: UInt64 { tables.pointee.hitTests }
 
     deinit {
         tables.release()
@@ -364,7 +366,8 @@ public final class SurfaceTree {
 
     /// The fast path: the incremental index.
     public func hitTest(_ point: Point<GlobalSpace>) -> HitResult? {
-        index.hitTest(point)
+        tables.pointee.hitTests &+= 1
+        return index.hitTest(point)
     }
 
     /// The reference: a plain recursive walk, front to back, as UIKit's hitTest:withEvent:.

@@ -165,6 +165,7 @@ public final class WaylandSession {
         router.timelineObserver = stats
         seatTracker.session = self
         router.addMonitor(seatTracker)
+        router.pressObserver = seatTracker
         shell = SessionShell(session: self)
         var x = 0
         for (i, mode) in options.outputs.enumerated() {

@@ -152,24 +152,26 @@ extension WaylandSession {
         wl_array_release(&keys)
     }
 
-    /// A pointer or touch press raises its toplevel (not in kiosk mode), as a desktop shell does.
-    func pressed(at point: Point<GlobalSpace>) {
-        guard !options.kiosk, let hit = tree.hitTest(point), let top = tree.toplevel(of: hit.surface) else { return }
+    /// A pointer or touch press raises the window it went to (not in kiosk mode), as a
+    /// desktop shell does: the router's hit test chose the surface.
+    func pressed(_ surface: SurfaceID) {
+        guard !options.kiosk, let top = tree.toplevel(of: surface) else { return }
         guard let output = tree.outputOf(top), tree.output(output)?.toplevels.last != top else { return }
         raiseWindow(top)
     }
 }
 
 
-/// Watches every event before routing: keeps xkbcommon's modifier state, and raises on press.
-final class SeatTracker: EventMonitor {
+/// Watches every event before routing and keeps xkbcommon's modifier state; hears where
+/// each press landed after routing, and raises the window there.
+final class SeatTracker: EventMonitor, PressObserver {
     /// Unowned and unchecked: the session owns the router that holds this monitor, so it
     /// outlives every call; a weak reference would give the session a side table, which
     /// makes every retain and release of it, on every routed event, take the slow path.
     unowned(unsafe) var session: WaylandSession?
 
-    /// What changes the cursor, the keymap's state or the stacking; a touch's motion, up and
-    /// frame, the most frequent events, pass it by.
+    /// What changes the cursor, the keymap's state or the idle time; a touch's motion, up
+    /// and frame, the most frequent events, pass it by.
     let observedKinds = EventKinds(.touchDown, .key, .pointerMotion, .pointerButton, .pointerAxis)
 
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
@@ -183,12 +185,10 @@ final class SeatTracker: EventMonitor {
             let typing = session.keymap(of: device)
             session.activate(typing)
             if let modifiers = typing.update(key: key, pressed: state == .pressed) { session.keyboardModifiersChanged(modifiers) }
-        case .touchDown(_, _, _, let position):
-            session.pressed(at: position)
-        case .pointerButton(_, _, _, .pressed):
-            session.pressed(at: session.router.pointerPosition)
         default:
             break
         }
     }
+
+    func pressLanded(on surface: SurfaceID) { session?.pressed(surface) }
 }

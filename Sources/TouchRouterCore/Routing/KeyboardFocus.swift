@@ -104,7 +104,13 @@ extension Router {
         return true
     }
 
-    func focusOnPress(_ surface: SurfaceID) {
+    /// A press went to `surface`: the press observer hears it, and the keyboard focus follows.
+    func pressLanded(on surface: SurfaceID) {
+        state.pointee.pressObserver?.pressLanded(on: surface)
+        focusOnPress(surface)
+    }
+
+    private func focusOnPress(_ surface: SurfaceID) {
         // A grab keeps the keyboard where it put it (the grabbing popup), as wlroots' popup
         // grab does, until it ends.
         guard focusPolicy == .onPress, clientGrab == nil else { return }

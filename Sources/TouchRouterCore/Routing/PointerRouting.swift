@@ -251,7 +251,7 @@ extension Router {
         guard let focus = pointerFocus, let client = tree.client(of: focus) else {
             return compositorChain(event, from: tree.hitTest(pointerPosition)?.surface, output: tree.output(at: pointerPosition)).0
         }
-        if state == .pressed { focusOnPress(focus) }
+        if state == .pressed { pressLanded(on: focus) }
         markDecided()
         delivery.pointerButton(surface: focus, client: client, time: time, button: button, state: state)
         let reason: DeliveryReason = pointerGrab == nil ? .pointerFocus : .implicitGrab

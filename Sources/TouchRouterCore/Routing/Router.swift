@@ -20,6 +20,11 @@ public final class Router {
         get { state.pointee.gestureObserver }
         set { state.pointee.gestureObserver = newValue }
     }
+    /// Hears where each press landed; the session raises the window there.
+    public var pressObserver: (any PressObserver)? {
+        get { state.pointee.pressObserver }
+        set { state.pointee.pressObserver = newValue }
+    }
     let clock: any RouterClock
 
     /// All mutable state, unchecked (see `UncheckedState`), grouped by the part that owns
@@ -30,6 +35,7 @@ public final class Router {
         var clientCapabilities: [ClientID: ClientCapabilities] = [:]
         var devices: [DeviceID: (name: String, capabilities: DeviceCapabilities)] = [:]
         var gestureObserver: (any GestureObserver)?
+        var pressObserver: (any PressObserver)?
         var queue = QueueState()
         var touch = TouchTrackingState()
         var pointer = PointerState()

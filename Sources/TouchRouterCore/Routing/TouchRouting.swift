@@ -119,7 +119,7 @@ extension Router {
             let reason: DeliveryReason = surface == hit.surface ? .hit : .fallback
             if capabilities.contains(.touch) {
                 let local = surface == hit.surface ? hit.local : tree.localPoint(position, in: surface)!
-                focusOnPress(surface)
+                pressLanded(on: surface)
                 markDecided()
                 delivery.touchDown(surface: surface, client: client, time: time, id: id, local: local)
                 record(.touchDown, surface, client, local, reason)
@@ -132,7 +132,7 @@ extension Router {
                     touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .swallowed(.pointerEmulationBusy)))
                     return .dropped(.pointerEmulationBusy)
                 }
-                focusOnPress(surface)
+                pressLanded(on: surface)
                 markDecided()
                 emulatePointerPress(time: time, at: position)
                 touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .emulatedPointer(surface, client)))

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+import TouchRouterCore
+import TouchRouterWayland
+
+/// A press raises the window it went to, with the router's hit test as the only one: the
+/// session's raise hears the surface routing chose (`PressObserver`) instead of asking the
+/// tree again before routing.
+@Suite("A press: one hit test, and the window it went to raised")
+struct PressTests {
+    /// A session with two overlapping windows of two clients that take touch and pointer
+    /// input: `lower` at (0, 0) and `upper` over its right half.
+    struct Windows {
+        let session: WaylandSession
+        let lower = SurfaceID(900_001), upper = SurfaceID(900_002)
+        let output: OutputID
+
+        init(kiosk: Bool = false) throws {
+            var options = WaylandSession.Options()
+            options.listens = false
+            options.kiosk = kiosk
+            session = try WaylandSession(options: options)
+            output = try #require(session.tree.outputs.first).id
+            let tree = session.tree
+            try tree.addToplevel(lower, client: ClientID(900_001), output: output, position: Offset(dx: 0, dy: 0), size: Size(width: 400, height: 300))
+            try tree.addToplevel(upper, client: ClientID(900_002), output: output, position: Offset(dx: 200, dy: 0), size: Size(width: 400, height: 300))
+            session.router.setCapabilities([.touch, .pointer], for: ClientID(900_001))
+            session.router.setCapabilities([.touch, .pointer], for: ClientID(900_002))
+            tree.settleIndex()
+        }
+
+        var stack: [SurfaceID] { session.tree.output(output)?.toplevels ?? [] }
+    }
+
+    @Test("a touch down on the lower window raises it, and the press asks the tree one hit test")
+    func touchRaisesWithOneHitTest() throws {
+        let windows = try Windows()
+        defer { windows.session.shutdown() }
+        #expect(windows.stack == [windows.lower, windows.upper])
+        let before = windows.session.tree.hitTestCount
+        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(100, 100)))
+        #expect(windows.session.tree.hitTestCount - before == 1)
+        #expect(windows.stack == [windows.upper, windows.lower])
+        #expect(windows.session.router.keyboardFocus == windows.lower)
+        windows.session.inject(.touchUp(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1)))
+        #expect(windows.session.tree.hitTestCount - before == 1, "an up asks no hit test: the touch is bound to its surface")
+    }
+
+    @Test("a touch on the window already on top raises nothing and still asks one hit test")
+    func touchOnTopWindow() throws {
+        let windows = try Windows()
+        defer { windows.session.shutdown() }
+        let before = windows.session.tree.hitTestCount
+        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(500, 100)))
+        #expect(windows.session.tree.hitTestCount - before == 1)
+        #expect(windows.stack == [windows.lower, windows.upper])
+    }
+
+    @Test("a pointer button pressed over the lower window raises it, with no hit test beyond the motion's")
+    func buttonRaises() throws {
+        let windows = try Windows()
+        defer { windows.session.shutdown() }
+        let device = WaylandSession.injectionDevice
+        windows.session.inject(.pointerMotionAbsolute(device: device, time: windows.session.clock.now(), position: Point(100, 100)))
+        let afterMotion = windows.session.tree.hitTestCount
+        windows.session.inject(.pointerButton(device: device, time: windows.session.clock.now(), button: 0x110, state: .pressed))
+        #expect(windows.session.tree.hitTestCount == afterMotion, "the press goes to the pointer's focus, picked at the motion")
+        #expect(windows.stack == [windows.upper, windows.lower])
+    }
+
+    @Test("in a kiosk, a press raises nothing")
+    func kioskKeepsStacking() throws {
+        let windows = try Windows(kiosk: true)
+        defer { windows.session.shutdown() }
+        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(100, 100)))
+        #expect(windows.stack == [windows.lower, windows.upper])
+    }
+
+    @Test("a touch that no surface takes raises nothing")
+    func missRaisesNothing() throws {
+        let windows = try Windows()
+        defer { windows.session.shutdown() }
+        let before = windows.session.tree.hitTestCount
+        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(1000, 800)))
+        #expect(windows.session.tree.hitTestCount - before == 1)
+        #expect(windows.stack == [windows.lower, windows.upper])
+    }
+}
