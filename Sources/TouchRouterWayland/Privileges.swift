@@ -23,50 +23,19 @@ extension WaylandSession {
 
     private func shows(_ global: OpaquePointer, to client: OpaquePointer) -> Bool {
         if protocols.kioskOnlyGlobals.contains(global) { return options.kiosk }
-        guard let privilege = privilege(of: global) else { return true }
+        guard let privilege = protocols.privilegedGlobals[global] else { return true }
         // A client that came through a grant socket sees exactly what the socket grants
         // (PrivilegedSockets.swift); its executable is not asked.
         if let grants = privilegedSockets?.grants(of: client) { return grants.contains(privilege) }
-        switch privilege {
-        case .layerShell: return mayUseLayerShell(client)
-        case .foreignToplevel: return mayUseForeignToplevel(client)
-        case .inputMethod: return mayUseInputMethod(client)
-        case .virtualInput: return mayUseVirtualInput(client)
-        }
+        return mayUse(privilege, client)
     }
 
-    /// The privilege a global needs; nil for the globals every client sees.
-    private func privilege(of global: OpaquePointer) -> Privilege? {
-        if global == layerShellGlobal { return .layerShell }
-        if global == foreignToplevelGlobal { return .foreignToplevel }
-        if global == inputMethodGlobal { return .inputMethod }
-        if virtualInputGlobals.contains(global) { return .virtualInput }
-        return nil
-    }
-
-    /// As `mayUseVirtualInput`, for `[privileges] layer-shell`.
-    func mayUseLayerShell(_ client: OpaquePointer) -> Bool {
-        if options.layerShellForEveryClient { return true }
-        return allowed(client, shell?.configuration.privileges.layerShell ?? [])
-    }
-
-    /// As `mayUseVirtualInput`, for `[privileges] foreign-toplevel`.
-    func mayUseForeignToplevel(_ client: OpaquePointer) -> Bool {
-        if options.foreignToplevelForEveryClient { return true }
-        return allowed(client, shell?.configuration.privileges.foreignToplevel ?? [])
-    }
-
-    /// As `mayUseVirtualInput`, for `[privileges] input-method`.
-    func mayUseInputMethod(_ client: OpaquePointer) -> Bool {
-        if options.inputMethodForEveryClient { return true }
-        return allowed(client, shell?.configuration.privileges.inputMethod ?? [])
-    }
-
-    /// Asked at each announcement and bind, so that a reloaded `[privileges]` holds for
-    /// every bind after it.
-    func mayUseVirtualInput(_ client: OpaquePointer) -> Bool {
-        if options.virtualInputForEveryClient { return true }
-        return allowed(client, shell?.configuration.privileges.virtualInput ?? [])
+    /// Whether the configuration's `[privileges]` allows `client`'s executable `privilege`
+    /// (or the options give it to every client). Asked at each announcement and bind, so
+    /// that a reloaded `[privileges]` holds for every bind after it.
+    func mayUse(_ privilege: Privilege, _ client: OpaquePointer) -> Bool {
+        if options.grantsEveryClient(privilege) { return true }
+        return allowed(client, shell?.configuration.privileges.programs(for: privilege) ?? [])
     }
 
     private func allowed(_ client: OpaquePointer, _ allowed: [String]) -> Bool {

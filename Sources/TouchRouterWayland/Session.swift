@@ -1,4 +1,5 @@
 import CWaylandShim
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterStats
 #if canImport(Glibc)
@@ -41,6 +42,15 @@ public final class WaylandSession {
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
         public init() {}
+
+        func grantsEveryClient(_ privilege: Privilege) -> Bool {
+            switch privilege {
+            case .virtualInput: virtualInputForEveryClient
+            case .layerShell: layerShellForEveryClient
+            case .foreignToplevel: foreignToplevelForEveryClient
+            case .inputMethod: inputMethodForEveryClient
+            }
+        }
     }
 
     public let options: Options
@@ -108,16 +118,8 @@ public final class WaylandSession {
     /// The seat's drag and drop, from start_drag until its pointer button or finger is up (DragAndDrop.swift).
     var dragAndDrop: DragAndDrop?
     var globals: [OpaquePointer] = []
-    /// The virtual pointer and keyboard managers' globals, which only some clients see.
-    var virtualInputGlobals: [OpaquePointer] = []
-    /// The layer shell's global, which only some clients see.
-    var layerShellGlobal: OpaquePointer?
     /// Layer surfaces alive, oldest first (LayerShell.swift); each leaves as its object goes.
     var layerSurfaces: [LayerSurfaceObject] = []
-    /// The foreign toplevel manager's global, which only some clients see (ForeignToplevel.swift).
-    var foreignToplevelGlobal: OpaquePointer?
-    /// The input method manager's global, which only some clients see (InputMethod.swift).
-    var inputMethodGlobal: OpaquePointer?
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     var privilegedSockets: PrivilegedSockets?
     /// The seat's input method (InputMethod.swift): one at a time; a second is told it is unavailable.
@@ -194,52 +196,10 @@ public final class WaylandSession {
             globals.append(global)
             return global
         }
-        try add(tr_wl_shm_interface(), ShmGlobal.version) { client, data, version, id in
-            guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_wl_shm_interface(), ShmGlobal.table) else { return }
-            ShmGlobal.sendFormats(to: resource)
-        }
-        try add(tr_wl_compositor_interface(), CompositorGlobal.version) { client, data, version, id in
-            WaylandSession.bindGlobal(client, data, version, id, tr_wl_compositor_interface(), CompositorGlobal.table)
-        }
-        try add(tr_wl_subcompositor_interface(), SubcompositorGlobal.version) { client, data, version, id in
-            WaylandSession.bindGlobal(client, data, version, id, tr_wl_subcompositor_interface(), SubcompositorGlobal.table)
-        }
-        try add(tr_xdg_wm_base_interface(), XdgWmBaseGlobal.version) { client, data, version, id in
-            WaylandSession.bindGlobal(client, data, version, id, tr_xdg_wm_base_interface(), XdgWmBaseGlobal.table)
-        }
-        try add(tr_zxdg_shell_v6_interface(), XdgShellV6Global.version, XdgShellV6Global.bind)
-        try add(tr_wl_shell_interface(), WlShellGlobal.version) { client, data, version, id in
-            WaylandSession.bindGlobal(client, data, version, id, tr_wl_shell_interface(), WlShellGlobal.table)
-        }
-        try add(tr_wl_seat_interface(), SeatGlobal.version) { client, data, version, id in
-            guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_wl_seat_interface(), SeatGlobal.table) else { return }
-            wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_KEYBOARD.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue)
-            if version >= 2 { wl_seat_send_name(resource, "seat0") }
-        }
-        try add(tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.version) { client, data, version, id in
-            WaylandSession.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
-        }
-        try add(tr_zwp_primary_selection_device_manager_v1_interface(), PrimarySelectionGlobal.version, PrimarySelectionGlobal.bind)
-        try add(tr_gtk_primary_selection_device_manager_interface(), GtkPrimarySelectionGlobal.version, GtkPrimarySelectionGlobal.bind)
-        try add(tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.version, TouchInputManagerGlobal.bind)
-        try add(tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.version, InputTimestampsManagerGlobal.bind)
-        try add(tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.version, XdgOutputManagerGlobal.bind)
-        try add(tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.version, RelativePointerManagerGlobal.bind)
-        try add(tr_zwp_pointer_constraints_v1_interface(), PointerConstraintsGlobal.version, PointerConstraintsGlobal.bind)
-        // Privileged: shown only to the clients `mayUseVirtualInput` allows (Privileges.swift).
-        virtualInputGlobals = [
-            try add(tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.version, VirtualPointerManagerGlobal.bind),
-            try add(tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.version, VirtualKeyboardManagerGlobal.bind),
-        ]
-        // Privileged too: shown only to the clients `mayUseLayerShell` allows.
-        layerShellGlobal = try add(tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.version, LayerShellGlobal.bind)
-        // Privileged too: shown only to the clients `mayUseForeignToplevel` allows.
-        foreignToplevelGlobal = try add(tr_zwlr_foreign_toplevel_manager_v1_interface(), ForeignToplevelManagerGlobal.version, ForeignToplevelManagerGlobal.bind)
-        try add(tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.version, TextInputManagerGlobal.bind)
-        inputMethodGlobal = try add(tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.version, InputMethodManagerGlobal.bind)
         for global in ProtocolStates.globals {
             let created = try add(global.interface()!, global.version, global.bind)
             if global.kioskOnly { protocols.kioskOnlyGlobals.insert(created) }
+            if let privilege = global.privilege { protocols.privilegedGlobals[created] = privilege }
         }
         installGlobalFilter()
         for output in outputs { try createGlobal(for: output) }

@@ -1,4 +1,5 @@
 import CWaylandShim
+import TouchRouterConfig
 
 /// A weak reference to keep in a collection.
 struct Weak<T: AnyObject> {
@@ -43,20 +44,24 @@ struct OnePerOwner<Owner: AnyObject, Extension: AnyObject> {
 
 }
 
-/// A global a protocol's room registers: its interface, version and bind function, and
-/// whether only a kiosk (`--kiosk`) shows it. Immutable, and made of C function pointers only.
+/// A global the server offers (Globals.swift): its interface, version and bind function, and
+/// who sees it: a kiosk only (`--kiosk`), the clients `privilege` allows, or every client.
+/// Immutable, and made of C function pointers only.
 struct ProtocolGlobal: @unchecked Sendable {
     let interface: () -> UnsafePointer<wl_interface>?
     let version: Int32
     let bind: wl_global_bind_func_t
     var kioskOnly = false
+    var privilege: Privilege? = nil
 }
 
 /// The state of each protocol that has a room under Protocols/ (a folder with its state
 /// object and its handler protocol), and the globals they register, in order.
 final class ProtocolStates {
-    /// The globals made from `globals` that only a kiosk shows (Privileges.swift filters them).
+    /// The globals made from `globals` that only a kiosk shows, and those a privilege
+    /// gates, by the global libwayland made (Privileges.swift filters them).
     var kioskOnlyGlobals: Set<OpaquePointer> = []
+    var privilegedGlobals: [OpaquePointer: Privilege] = [:]
     let decoration = DecorationState()
     let idleInhibit = IdleInhibitState()
     let fractionalScale = FractionalScaleState()
@@ -64,7 +69,4 @@ final class ProtocolStates {
     let viewporter = ViewporterState()
     let presentation = PresentationState()
     let kdeIdle = KdeIdleState()
-
-    static let globals: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
-        + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals + KdeIdleState.globals
 }
