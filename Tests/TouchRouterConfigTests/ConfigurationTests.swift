@@ -3,7 +3,7 @@ import Testing
 import TouchRouterConfig
 import TouchRouterCore
 
-/// The kiosk configuration README shows, word for word.
+/// The kiosk configuration docs/configuration.md shows, word for word.
 let kioskConfiguration = """
     # A kiosk: one app, an admin panel behind an edge swipe, a secret way out.
 
@@ -112,7 +112,7 @@ struct ConfigurationTests {
 
     @Test("README's kiosk configuration is this one, word for word")
     func readmeKiosk() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/configuration.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         let start = try #require(text.range(of: "### A complete kiosk configuration\n\n```toml\n"))
         let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
