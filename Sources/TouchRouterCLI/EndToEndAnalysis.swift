@@ -1,7 +1,7 @@
 import Foundation
 import Histogram
 
-/// What `bench e2e` makes of the benchmark clients' records (README, "bench e2e").
+/// What `bench e2e` makes of the benchmark clients' records (docs/benchmarks.md, "End to end").
 enum EndToEndAnalysis {
     /// One event a benchmark client received (its record file's line).
     struct Received {

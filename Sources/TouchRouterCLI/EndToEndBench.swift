@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TouchRouterReplay
 
-/// `touch-router bench e2e` (README, "bench e2e"): routing latency end to end, from a
+/// `touch-router bench e2e` (docs/benchmarks.md, "End to end"): routing latency end to end, from a
 /// touch event's device time to its receipt by real client processes, through a real
 /// `touch-router run` session and through the raw libwayland floor, in one run.
 struct EndToEndBench: ParsableCommand {

@@ -1,7 +1,7 @@
 import Foundation
 import TouchRouterReplay
 
-/// `bench e2e --peer sway` (README, "bench e2e"): one benchmark client, the full size of a
+/// `bench e2e --peer sway` (docs/benchmarks.md, "Beside sway"): one benchmark client, the full size of a
 /// 1920×1080 output, driven by touch-router-bench-injector's pointer motion and keys
 /// (zwlr_virtual_pointer_v1, zwp_virtual_keyboard_v1) through Debian's sway 1.7, headless,
 /// and through TouchRouter, one after the other. sway gives no input timestamps, so each

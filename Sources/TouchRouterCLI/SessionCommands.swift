@@ -110,8 +110,8 @@ struct Run: ParsableCommand {
     }
 }
 
-/// Chooses each touchscreen's mapping as it is added (README, "Mapping touchscreens to
-/// outputs") and reports every device to `msg devices`: its kinds, and for a touchscreen its
+/// Chooses each touchscreen's mapping as it is added (docs/session.md, "Mapping touchscreens
+/// to outputs") and reports every device to `msg devices`: its kinds, and for a touchscreen its
 /// mapping and why. The rules are the start-up configuration's.
 func mapTouchscreens(_ backend: LibinputBackend, session: WaylandSession, rules: [TouchscreenRule]) {
     final class Reports { var byDevice: [DeviceID: String] = [:] }

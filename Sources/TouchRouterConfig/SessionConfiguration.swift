@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// Everything a configuration file says (README, "Configuration"): the core's gesture
+/// Everything a configuration file says (docs/configuration.md): the core's gesture
 /// configuration, what gestures, key chords and switches do, how each application's
 /// surfaces take input, and the keyboard's layout.
 public struct SessionConfiguration: Sendable, Equatable {

@@ -1,5 +1,5 @@
-/// The stages of one routed event, in the order they happen (README, "Timeline and
-/// `msg stats`"). `device` is the device's own clock, which may be another clock than the
+/// The stages of one routed event, in the order they happen (docs/benchmarks.md, "The
+/// timeline and `msg stats`"). `device` is the device's own clock, which may be another clock than the
 /// router's; the others are read from the router's clock, the Wayland layer's for `flushed`.
 public enum EventStage: Int, CaseIterable, Sendable {
     /// The event's own `time`, as the device (libinput) or the injector stamped it.

@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-// The received stage (README, "Received by the client"): clients that bind
+// The received stage (docs/benchmarks.md, "Received by the client"): clients that bind
 // touch_router_input_manager_v1 at version 2 report when they read their input, after the
 // event was recorded. Each client slot keeps a ring of its latest recorded timelines for
 // those reports to find; a timeline that gains the stage may become slow only then.

@@ -295,7 +295,7 @@ final class SurfaceObject: WaylandObject {
             }
             // xdg-shell: no buffer before the compositor's first configure. A toplevel is
             // configured as its role is made, so this catches a role-less xdg_surface and a
-            // popup attached before its initial commit (README, "xdg-shell").
+            // popup attached before its initial commit (docs/session.md, "Globals, and how windows are treated").
             if let xdg = surface.xdgSurface, !xdg.sentFirstConfigure {
                 xdg.postError(xdg.flavor.unconfiguredBufferError, "\(xdg.name): wl_surface@\(wl_resource_get_id(resource)).attach before the first configure")
                 return

@@ -6,7 +6,7 @@ import Glibc
 
 // Privileged globals: a client that may inject input can type into every other client, so
 // the virtual pointer and keyboard managers are shown only to the programs the
-// configuration's `[privileges] virtual-input` names (README, "Privileged globals"), or to
+// configuration's `[privileges] virtual-input` names (docs/protocols.md, "Privileged globals"), or to
 // the clients of a grant socket that grants them (PrivilegedSockets.swift). A
 // client not allowed never sees them in wl_registry, and libwayland refuses its bind of
 // them as of an unknown global, as sway's security context hides its globals; nothing is

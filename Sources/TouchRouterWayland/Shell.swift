@@ -6,8 +6,8 @@ import TouchRouterReplay
 import Glibc
 #endif
 
-/// The compositor's side of the session, driven by the configuration file (README,
-/// "Configuration"): it hands the core its recognizers, applies each application's
+/// The compositor's side of the session, driven by the configuration file
+/// (docs/configuration.md): it hands the core its recognizers, applies each application's
 /// policy to its surfaces, runs what gestures, key chords and switches are bound to, and
 /// tells `msg subscribe`'s readers what happened. Reloading replaces all of it at once,
 /// or, when anything in the new file fails, none of it.

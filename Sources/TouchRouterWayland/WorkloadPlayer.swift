@@ -6,7 +6,7 @@ import TouchRouterConfig
 import Glibc
 #endif
 
-/// What `msg play` plays (README, "bench e2e").
+/// What `msg play` plays (docs/benchmarks.md, "End to end").
 public enum Workload: Sendable, Equatable {
     /// `fingers` fingers on each mapped toplevel (all of them, bottom first), down together,
     /// then moving together `rate` times a second for `seconds`, then up.
@@ -28,7 +28,7 @@ public enum Workload: Sendable, Equatable {
 /// `msg stats` and `msg trace` see these events as any device's.
 ///
 /// When it ends it writes, if asked, the played log: what went out, for the raw libwayland
-/// floor and for matching receipts to device times (README, "bench e2e"):
+/// floor and for matching receipts to device times (docs/benchmarks.md, "End to end"):
 ///
 ///     # touch-router play 1 frames=F events=E
 ///     F OFFSET_NS DEVICE_NS                 a frame: its planned offset, its touch frame's device time

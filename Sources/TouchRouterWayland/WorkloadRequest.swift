@@ -1,4 +1,4 @@
-/// The words of `play` (README, "bench e2e"), read apart from a session:
+/// The words of `play` (docs/benchmarks.md, "End to end"), read apart from a session:
 ///   play touch FINGERS RATE SECONDS [log=PATH]
 ///   play recording PATH [log=PATH]
 /// Paths are absolute and without spaces (`touch-router msg` makes relative ones absolute).

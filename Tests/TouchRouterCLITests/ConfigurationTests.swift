@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `touch-router run` with a configuration file (README, "Configuration"): errors at start
+/// `touch-router run` with a configuration file (docs/configuration.md): errors at start
 /// and on reload, key chords, app policies, and `msg subscribe`, with Debian's wev.
 @Suite("A session's configuration file: errors, reloads, key chords, app policies and subscribers", .serialized)
 struct ConfigurationSessionTests {

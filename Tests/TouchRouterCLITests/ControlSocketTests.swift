@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The control socket's bounds (README, "The control socket"), with a peer that pipelines
+/// The control socket's bounds (docs/session.md, "Control socket"), with a peer that pipelines
 /// requests, holds connections and stops reading a trace.
 @Suite("The control socket: many requests a connection, a cap on connections, a trace reader told what it lost", .serialized)
 struct ControlSocketTests {

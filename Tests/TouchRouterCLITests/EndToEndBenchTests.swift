@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `touch-router bench e2e` and the session's `msg play` (README, "bench e2e"), with the
+/// `touch-router bench e2e` and the session's `msg play` (docs/benchmarks.md, "End to end"), with the
 /// package's benchmark client (touch-router-bench-client), floor server and injector.
 @Suite("bench e2e: end-to-end latency against the raw libwayland floor and sway, and msg play", .serialized)
 struct EndToEndBenchTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// Clients at and past the limits of what one client may do (`ClientLimits`, README's "What
-/// one client may do"): each is answered as README says, and wev beside it goes on receiving.
+/// Clients at and past the limits of what one client may do (`ClientLimits`, docs/hardening.md's "What
+/// one client may do"): each is answered as docs/hardening.md says, and wev beside it goes on receiving.
 @Suite("Hostile clients: numbers at the edges of int32, and every per-client limit", .serialized)
 struct HostileClientTests {
     static let hostileClient = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/hostile-client.py").path

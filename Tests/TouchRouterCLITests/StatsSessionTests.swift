@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The timeline in a live session (README, "Timeline and `msg stats`"): Debian's wev gets
+/// The timeline in a live session (docs/benchmarks.md, "The timeline and `msg stats`"): Debian's wev gets
 /// touch, key and pointer events injected through the control socket, and `msg stats`,
 /// `msg stats slow` and `msg trace` show every stage of each.
 @Suite("msg stats: the per-event timeline of a live session with wev", .serialized)

@@ -1,6 +1,6 @@
 /*
- * touch-router-bench-client: the benchmark client of `touch-router bench e2e` (README,
- * "bench e2e"). It maps one xdg toplevel with a wl_shm buffer, takes wl_seat's touch,
+ * touch-router-bench-client: the benchmark client of `touch-router bench e2e`
+ * (docs/benchmarks.md). It maps one xdg toplevel with a wl_shm buffer, takes wl_seat's touch,
  * pointer and keyboard, binds zwp_input_timestamps_manager_v1 when the compositor offers
  * it, and records every wl_touch / wl_pointer / wl_keyboard event it receives: the
  * CLOCK_MONOTONIC time its handler ran, its kind, id, coordinates and, when the

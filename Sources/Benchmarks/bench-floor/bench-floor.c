@@ -1,6 +1,6 @@
 /*
- * touch-router-bench-floor: the raw libwayland floor of `touch-router bench e2e` (README,
- * "bench e2e"). A minimal libwayland-server compositor with just enough wl_compositor,
+ * touch-router-bench-floor: the raw libwayland floor of `touch-router bench e2e`
+ * (docs/benchmarks.md). A minimal libwayland-server compositor with just enough wl_compositor,
  * wl_shm, xdg_wm_base, wl_seat and zwp_input_timestamps_manager_v1 for the benchmark
  * client to map; once the expected number of clients have mapped it sends a workload of
  * touch frames straight to them, with no routing: every event of a frame stamped with the

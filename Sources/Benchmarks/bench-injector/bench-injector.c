@@ -1,6 +1,6 @@
 /*
- * touch-router-bench-injector: the input of `touch-router bench e2e --peer sway` (README,
- * "bench e2e"). Through zwlr_virtual_pointer_v1 and zwp_virtual_keyboard_v1 it moves the
+ * touch-router-bench-injector: the input of `touch-router bench e2e --peer sway`
+ * (docs/benchmarks.md). Through zwlr_virtual_pointer_v1 and zwp_virtual_keyboard_v1 it moves the
  * pointer (motion_absolute and frame) and presses and releases a key, each at --rate a
  * second for --seconds, and records the CLOCK_MONOTONIC time just before each request
  * was written, so that a client's receipt can be matched to it by order.

@@ -56,7 +56,7 @@ public struct GestureValues: Sendable, Equatable {
 ///
 /// A class rather than a protocol, so that the arena calls it through an unretained
 /// reference on every motion: an existential call would retain and release it each time,
-/// which cost more than the recognizers' own work (README, "Benchmarks").
+/// which cost more than the recognizers' own work (docs/benchmarks.md, "Gestures").
 open class GestureRecognizer {
     public init() {}
 
@@ -100,7 +100,7 @@ public enum GestureAttachment: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Durations are nanoseconds, as `RouterTime` keeps them; lengths are layout pixels
-/// (UIKit's points at scale 1, Android's dp at 160 dpi). Defaults: see README's table.
+/// (UIKit's points at scale 1, Android's dp at 160 dpi). Defaults: see docs/gestures.md's table.
 public struct TapParameters: Sendable, Hashable {
     public var tapsRequired = 1
     public var touchesRequired = 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Clients that push the session to the edge of what one client may do (README, "What one
+"""Clients that push the session to the edge of what one client may do (docs/hardening.md, "What one
 client may do"), written against the wire protocol with raw-client.py's connection.
 
     hostile-client.py MODE
@@ -33,7 +33,7 @@ A client that stops reading (TOUCH_ROUTER_SOCKET must name the control socket):
                        has left the tree, then "disconnected" once its socket ends
 
 It prints "configure X Y W H" for popups, "alive" after a round trip that answered, or the
-error; it exits 0 when the session did what README says, 1 otherwise.
+error; it exits 0 when the session did what docs/hardening.md says, 1 otherwise.
 """
 import importlib.util
 import json
