@@ -125,7 +125,7 @@ let package = Package(
         .testTarget(name: "TouchRouterStatsTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterStats"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
         .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
-        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM"]),
+        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM", "CWaylandShim", "CWaylandClientShim"]),
         // Runs the built `touch-router` as a person would.
         .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI", "touch-router-bench-client", "touch-router-bench-floor", "touch-router-bench-injector"], exclude: ["Clients"]),
     ],

@@ -1,0 +1,155 @@
+import CWaylandClientShim
+import CWaylandShim
+
+/// One client-side object: a libwayland-client proxy, named as the protocol names it
+/// ("wl_surface@3"). Ids are reused once the server has deleted an object, so two proxies
+/// are the same only if their `serial` is: each proxy the client ever had has its own.
+struct Proxy: Hashable, CustomStringConvertible {
+    let pointer: OpaquePointer
+    let id: UInt32
+    let interface: String
+    let serial: Int
+
+    static func == (a: Proxy, b: Proxy) -> Bool { a.serial == b.serial }
+    func hash(into hasher: inout Hasher) { hasher.combine(serial) }
+    var description: String { "\(interface)@\(id)" }
+}
+
+/// An argument of an event as the client decoded it, by the message's signature.
+enum WireValue: Equatable, CustomStringConvertible {
+    case int(Int32), uint(UInt32), fixed(Double), string(String?), object(Proxy?), newObject(Proxy), array([UInt8]), fd(Int32)
+
+    var description: String {
+        switch self {
+        case .int(let value): "\(value)"
+        case .uint(let value): "\(value)u"
+        case .fixed(let value): "\(value)"
+        case .string(let value): value.map { "\"\($0)\"" } ?? "nil"
+        case .object(let value): value?.description ?? "nil"
+        case .newObject(let value): "new \(value)"
+        case .array(let value): "[\(value.count) bytes]"
+        case .fd(let value): "fd \(value)"
+        }
+    }
+}
+
+/// An event one client received, in the order it was dispatched.
+struct WireEvent: CustomStringConvertible {
+    let target: Proxy
+    let name: String
+    let arguments: [WireValue]
+
+    var description: String { "\(target).\(name)(\(arguments.map(\.description).joined(separator: ", ")))" }
+
+    func int(_ index: Int) -> Int32? {
+        guard index < arguments.count else { return nil }
+        switch arguments[index] {
+        case .int(let value): return value
+        case .uint(let value): return Int32(bitPattern: value)
+        default: return nil
+        }
+    }
+
+    func uint(_ index: Int) -> UInt32? { int(index).map { UInt32(bitPattern: $0) } }
+
+    func fixed(_ index: Int) -> Double? {
+        guard index < arguments.count, case .fixed(let value) = arguments[index] else { return nil }
+        return value
+    }
+
+    func string(_ index: Int) -> String? {
+        guard index < arguments.count, case .string(let value) = arguments[index] else { return nil }
+        return value
+    }
+
+    /// The object an argument names, old or new.
+    func object(_ index: Int) -> Proxy? {
+        guard index < arguments.count else { return nil }
+        switch arguments[index] {
+        case .object(let value): return value
+        case .newObject(let value): return value
+        default: return nil
+        }
+    }
+
+    /// An array argument read as 32-bit words (xdg_toplevel's states, keyboard keys).
+    func words(_ index: Int) -> [UInt32]? {
+        guard index < arguments.count, case .array(let bytes) = arguments[index] else { return nil }
+        var words: [UInt32] = []
+        for at in stride(from: 0, to: bytes.count - bytes.count % 4, by: 4) {
+            var word: UInt32 = 0
+            for byte in 0..<4 { word |= UInt32(bytes[at + byte]) << UInt32(8 * byte) }
+            words.append(word)
+        }
+        return words
+    }
+}
+
+/// What a request argument may be given as; each is converted by the request's signature
+/// (an integer literal goes out as `i` or `u`, whichever the signature says).
+enum RequestValue {
+    case integer(Int64), fixed(Double), string(String?), object(Proxy?), fd(Int32), array([UInt8])
+}
+
+protocol WireArgument { var requestValue: RequestValue { get } }
+extension Int: WireArgument { var requestValue: RequestValue { .integer(Int64(self)) } }
+extension Int32: WireArgument { var requestValue: RequestValue { .integer(Int64(self)) } }
+extension UInt32: WireArgument { var requestValue: RequestValue { .integer(Int64(self)) } }
+extension Double: WireArgument { var requestValue: RequestValue { .fixed(self) } }
+extension String: WireArgument { var requestValue: RequestValue { .string(self) } }
+extension Proxy: WireArgument { var requestValue: RequestValue { .object(self) } }
+extension Array: WireArgument where Element == UInt8 { var requestValue: RequestValue { .array(self) } }
+
+/// A file descriptor argument (`h`): libwayland-client sends a duplicate of it.
+struct FileDescriptor: WireArgument {
+    let fd: Int32
+    var requestValue: RequestValue { .fd(fd) }
+}
+
+/// A null object or string argument.
+struct Null: WireArgument {
+    var requestValue: RequestValue { .object(nil) }
+}
+
+let null = Null()
+
+/// One argument of a message's signature: its type letter and whether it may be null.
+struct SignatureArgument {
+    let type: Character
+    let nullable: Bool
+
+    /// The arguments of a signature such as "2?usn", without the version prefix.
+    static func parse(_ signature: UnsafePointer<CChar>) -> [SignatureArgument] {
+        var arguments: [SignatureArgument] = []
+        var nullable = false
+        for character in String(cString: signature) {
+            if character.isNumber { continue }
+            if character == "?" { nullable = true; continue }
+            arguments.append(SignatureArgument(type: character, nullable: nullable))
+            nullable = false
+        }
+        return arguments
+    }
+}
+
+/// Interface descriptions by name, for binding globals: the session's own (CWaylandShim
+/// has each protocol's by address), shared by the client, since they are plain data.
+enum WireInterfaces {
+    nonisolated(unsafe) static let byName: [String: UnsafePointer<wl_interface>] = {
+        let all: [UnsafePointer<wl_interface>?] = [
+            tr_gtk_primary_selection_device_manager_interface(), tr_org_kde_kwin_idle_interface(),
+            tr_org_kde_kwin_server_decoration_manager_interface(), tr_touch_router_input_manager_v1_interface(), tr_wl_compositor_interface(),
+            tr_wl_data_device_manager_interface(), tr_wl_output_interface(), tr_wl_seat_interface(), tr_wl_shell_interface(), tr_wl_shm_interface(),
+            tr_wl_subcompositor_interface(), tr_wp_fractional_scale_manager_v1_interface(), tr_wp_presentation_interface(),
+            tr_wp_single_pixel_buffer_manager_v1_interface(), tr_wp_viewporter_interface(), tr_xdg_activation_v1_interface(), tr_xdg_wm_base_interface(),
+            tr_zwlr_foreign_toplevel_manager_v1_interface(), tr_zwlr_layer_shell_v1_interface(), tr_zwlr_virtual_pointer_manager_v1_interface(),
+            tr_zwp_idle_inhibit_manager_v1_interface(), tr_zwp_input_method_manager_v2_interface(), tr_zwp_input_timestamps_manager_v1_interface(),
+            tr_zwp_pointer_constraints_v1_interface(), tr_zwp_primary_selection_device_manager_v1_interface(), tr_zwp_relative_pointer_manager_v1_interface(),
+            tr_zwp_text_input_manager_v3_interface(), tr_zwp_virtual_keyboard_manager_v1_interface(), tr_zxdg_decoration_manager_v1_interface(),
+            tr_zxdg_output_manager_v1_interface(), tr_zxdg_shell_v6_interface(),
+        ]
+        var table: [String: UnsafePointer<wl_interface>] = [:]
+        for interface in all.compactMap({ $0 }) { table[String(cString: interface.pointee.name)] = interface }
+        return table
+    }()
+}
