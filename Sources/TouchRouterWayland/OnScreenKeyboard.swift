@@ -23,11 +23,11 @@ extension WaylandSession {
     /// Before each flush: the OSK's layer surfaces are shown exactly while the focused
     /// surface has an enabled text input.
     func showOnScreenKeyboard() {
-        guard !layerSurfaces.isEmpty else { return }
+        guard !protocols.layerShell.isEmpty else { return }
         let wanted = activeTextInput != nil
         var changedOutputs: [OutputID] = []
         var changedTree = false
-        for layer in layerSurfaces {
+        for layer in protocols.layerShell.all {
             let osk = isOnScreenKeyboard(layer)
             // An exclusive-touch surface held down must not lock the keyboard out (issue 14).
             if let surface = layer.surface, surface.inTree, let properties = tree.properties(of: surface.id), properties.ignoresExclusiveTouch != osk {
@@ -42,7 +42,7 @@ extension WaylandSession {
                 changedTree = true
             }
         }
-        for output in changedOutputs { arrangeLayers(on: output) }
+        for output in changedOutputs { layersChanged(on: output) }
         guard changedTree else { return }
         router.dispatchAll()
         updateActivatedToplevel()

@@ -118,8 +118,6 @@ public final class WaylandSession {
     /// The seat's drag and drop, from start_drag until its pointer button or finger is up (DragAndDrop.swift).
     var dragAndDrop: DragAndDrop?
     var globals: [OpaquePointer] = []
-    /// Layer surfaces alive, oldest first (LayerShell.swift); each leaves as its object goes.
-    var layerSurfaces: [LayerSurfaceObject] = []
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     var privilegedSockets: PrivilegedSockets?
     /// The seat's input method (InputMethod.swift): one at a time; a second is told it is unavailable.
@@ -135,9 +133,6 @@ public final class WaylandSession {
     /// The window the handles last said is activated.
     var foreignActive: SurfaceID?
     var foreignSerial: UInt64 = 0
-    /// Each output's area left for windows by the layer surfaces' exclusive zones, in the
-    /// output's space; an output not listed has all of itself.
-    var usableAreas: [OutputID: Rect<OutputSpace>] = [:]
     /// Pointer constraints alive, oldest first (PointerConstraints.swift); each leaves as its object goes.
     var pointerConstraints: [PointerConstraintObject] = []
     /// Virtual keyboards by their device, for the keymap their keys are read with.
@@ -207,6 +202,7 @@ public final class WaylandSession {
         // the next input event does not pay for flattening what clients changed.
         display.beforeFlush = { [unowned self] in
             self.showOnScreenKeyboard()
+            self.arrangeWaitingLayers()
             self.holdExclusiveLayerFocus()
             self.tree.settleIndex()
             self.router.refreshPointerFocus()
@@ -268,6 +264,7 @@ public final class WaylandSession {
     /// dying with thousands of callbacks costs no more than they do.
     private func frameTick() {
         cursor.advanceTime(to: clock.now())
+        arrangeWaitingLayers()
         if !presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
         protocols.kdeIdle.tick(at: clock.now())

@@ -178,6 +178,8 @@ final class SeatTracker: EventMonitor, PressObserver {
         guard let session else { return }
         session.cursor.observe(event, at: arrival)
         session.protocols.kdeIdle.activity(at: arrival)
+        // The hit test must see the layer surfaces where this round's commits put them.
+        if case .key = event {} else { session.arrangeWaitingLayers() }
         switch event {
         case .key(let device, _, let key, let state):
             // A key of another keyboard than the last (a virtual keyboard's, or a real one's

@@ -27,7 +27,7 @@ extension WaylandSession {
         // A layer surface whose wl_surface went no longer holds its place or its zone.
         if let layer = surface.layerSurface {
             layer.surface = nil
-            if let output = layer.output { arrangeLayers(on: output) }
+            if let output = layer.output { layersChanged(on: output) }
         }
     }
 

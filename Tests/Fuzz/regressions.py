@@ -12,6 +12,8 @@ the closing line is exactly `regressions: N passed, M failed`.
 import os
 import struct
 import sys
+import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -269,6 +271,94 @@ def data_devices_60000_then_gone(session):
     healthy(session, "after the client with 60,000 devices ended")
 
 
+def layer_shell_session_args():
+    """A configuration that grants this Python the layer shell, as `session_args`."""
+    path = os.path.join(tempfile.mkdtemp(prefix="tr-regressions-"), "layer-shell.toml")
+    with open(path, "w") as f:
+        f.write('[privileges]\nlayer-shell = ["%s"]\n' % os.path.realpath(sys.executable))
+    return ("--config", path)
+
+
+class AnswerWatch:
+    """Asks the session for `focus` (a short answer) over and over in a thread, and keeps the
+    longest wait: how long the loop went without serving the control socket."""
+    def __init__(self, session):
+        self.session, self.longest, self.asked = session, 0.0, 0
+        self.running = True
+        self.thread = threading.Thread(target=self.watch, daemon=True)
+        self.thread.start()
+
+    def watch(self):
+        while self.running:
+            started = time.monotonic()
+            try:
+                self.session.request("focus", timeout=LIMIT_S)
+            except Exception:
+                self.longest = max(self.longest, LIMIT_S)
+                return
+            self.longest = max(self.longest, time.monotonic() - started)
+            self.asked += 1
+            time.sleep(0.005)
+
+    def stop(self):
+        self.running = False
+        self.thread.join()
+        return self.longest
+
+
+LAYER_STALL_LIMIT_S = 1.0  # the longest wait for `focus` allowed; the figure is printed
+
+
+@case
+def layer_surfaces_2x2500_with_zones(session):
+    """Two clients map 2,500 layer surfaces each, every one with an exclusive zone, and end: each
+    commit and each destruction used to arrange every layer surface of the output again, which
+    stopped the session 76 s while mapping and 79 s at the disconnect (issue 24). The session
+    must answer throughout, each time within LAYER_STALL_LIMIT_S."""
+    watch = AnswerWatch(session)
+    clients = []
+    for _ in range(2):
+        client, b = connect(session, binds=("wl_compositor", "wl_shm", "zwlr_layer_shell_v1"))
+        configured = {}
+
+        def heard(obj, opcode, payload, client=client, configured=configured):
+            if client.objects.get(obj, (None,))[0] == "zwlr_layer_surface_v1" and opcode == 0:
+                configured[obj] = struct.unpack_from("<I", payload)[0]
+        client.handlers.append(heard)
+        layers = []
+        for i in range(2500):
+            surface = client.request(b["wl_compositor"], "create_surface", None)
+            layer = client.request(b["zwlr_layer_shell_v1"], "get_layer_surface", None, surface, 0, 2, "zone")
+            # Strips along the top and the left edge, in turn, each taking one pixel.
+            client.request(layer, "set_size", *((0, 1) if i % 2 == 0 else (1, 0)))
+            client.request(layer, "set_anchor", 1 | 4 | 8 if i % 2 == 0 else 4 | 1 | 2)
+            client.request(layer, "set_exclusive_zone", 1)
+            client.request(surface, "commit")
+            layers.append((surface, layer))
+        finish(client, timeout=60)
+        if len(configured) != len(layers):
+            raise CaseFailure(f"{len(configured)} of {len(layers)} layer surfaces were configured after a roundtrip")
+        for surface, layer in layers:
+            client.request(layer, "ack_configure", configured[layer])
+            client.request(surface, "attach", shm_buffer(client, b["wl_shm"], 1, 1), 0, 0)
+            client.request(surface, "commit")
+        finish(client, timeout=60)
+        clients.append(client)
+    mapping = watch.longest
+    healthy(session, "with 5,000 layer surfaces mapped")
+    for client in clients:
+        client.close()
+    time.sleep(0.5)
+    healthy(session, "after both clients ended")
+    longest = watch.stop()
+    print(f"    the longest wait for `focus`: {mapping * 1000:.0f} ms while mapping, {longest * 1000:.0f} ms in all ({watch.asked} asked)", flush=True)
+    if longest > LAYER_STALL_LIMIT_S:
+        raise CaseFailure(f"the session took {longest:.2f} s to answer `focus`")
+
+
+layer_surfaces_2x2500_with_zones.session_args = layer_shell_session_args
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     if "--list" in sys.argv:
@@ -284,7 +374,8 @@ def main():
     for function in chosen:
         session = None
         try:
-            session = Session(binary, wev=False)
+            arguments = getattr(function, "session_args", lambda: ())()
+            session = Session(binary, args=arguments, wev=False)
             started = time.time()
             function(session)
             healthy(session, "at the end")

@@ -69,4 +69,5 @@ final class ProtocolStates {
     let viewporter = ViewporterState()
     let presentation = PresentationState()
     let kdeIdle = KdeIdleState()
+    let layerShell = LayerShellState()
 }
