@@ -10,6 +10,7 @@ import TouchRouterReplay
 @_cdecl("touch_router_cli_main")
 public func touchRouterCLIMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
     let arguments = (1..<max(1, Int(argc))).map { String(cString: argv[$0]!) }
+    if ManualHelp.show(arguments) { return 0 }
     TouchRouterCommand.main(arguments)
     return 0
 }
@@ -18,6 +19,7 @@ struct TouchRouterCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "touch-router",
         abstract: "Routes touch, keyboard and pointer input to Wayland surfaces, as UIKit delivers events.",
+        discussion: "The manual, as man pages:\n\(ManualHelp.topicList)",
         subcommands: [Run.self, Msg.self, Route.self, Bench.self])
 }
 

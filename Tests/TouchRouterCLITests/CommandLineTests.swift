@@ -36,6 +36,29 @@ struct ToolRun {
 
 @Suite("touch-router on the command line")
 struct CommandLineTests {
+    @Test("help TOPIC shows each man page rendered by scdoc and man; without them, its source; --help lists the topics",
+          arguments: [("config", "touch-router(5)", "[privileges]"), ("control", "touch-router-msg(7)", "subscribe"), ("commands", "touch-router(1)", "--kiosk")])
+    func manualTopics(topic: String, title: String, mentions: String) throws {
+        let rendered = try ToolRun(["help", topic], environment: ["MANPAGER": "cat", "PAGER": "cat", "MANWIDTH": "80"])
+        #expect(rendered.status == 0, "\(rendered.errors)")
+        #expect(rendered.output.hasPrefix(title), "man's header names the page: \(rendered.output.prefix(200))")
+        #expect(rendered.output.contains("NAME\n"), "rendered, not the scdoc source")
+        #expect(rendered.output.contains(mentions))
+        let plain = try ToolRun(["help", topic], environment: ["PATH": "/nonexistent"])
+        #expect(plain.status == 0)
+        #expect(plain.output.hasPrefix(title + "\n"), "the scdoc source, first line first")
+        #expect(plain.output.contains("# NAME"))
+        let listed = try ToolRun(["--help"])
+        #expect(listed.output.contains("touch-router help \(topic)"))
+    }
+
+    @Test("help of a subcommand is still ArgumentParser's")
+    func subcommandHelp() throws {
+        let run = try ToolRun(["help", "run"])
+        #expect(run.status == 0)
+        #expect(run.output.contains("USAGE: touch-router run"))
+    }
+
     func temporary(_ name: String, _ text: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-test-\(getpid())-\(name)")
         try text.write(to: url, atomically: true, encoding: .utf8)
