@@ -56,7 +56,9 @@ private func monotonicNanoseconds() -> UInt64 {
 }
 
 /// input-timestamps, the wlr virtual pointer and the virtual keyboard with a real libwayland
-/// client of them (Clients/virtual-input-client.c) in a real `touch-router run`.
+/// client of them (Clients/virtual-input-client.c) in a real `touch-router run`. Absolute
+/// motion onto an output and the virtual keyboard's errors are tested in process
+/// (TouchRouterWaylandTests' VirtualInputProtocolTests).
 @Suite("Input timestamps, virtual pointers and virtual keyboards: real clients, privileges, and a client dying mid-press", .serialized)
 struct VirtualInputTests {
     typealias ConfigFile = ConfigurationSessionTests.ConfigFile
@@ -143,24 +145,6 @@ struct VirtualInputTests {
         #expect(events.contains { $0.hasPrefix("pointer axis") }, "\(events)")
     }
 
-    @Test("create_virtual_pointer_with_output maps absolute motion onto that output; without one, onto the whole layout", arguments: [true, false])
-    func absoluteOntoOutput(withOutput: Bool) throws {
-        let config = try ConfigFile(VirtualInputClient.allowed)
-        let session = try RunningSession(arguments: ["--config", config.path, "--output", "800x600", "--output", "800x600"])
-        defer { _ = session.terminate() }
-        let (log, window) = try session.receiver()
-        #expect(window.position == [0, 0])
-        // Halfway across one output is (400, 300) on it; halfway across the layout, (800, 300) on the second.
-        try session.sender("pointer", (withOutput ? ["--output"] : []) + ["absolute", "400", "300", "800", "600", "frame", "button", "274", "1", "frame", "button", "274", "0", "frame"],
-                           log: "pointer.log")
-        try session.wait(for: "the pointer's position") { try session.msg("focus").json["pointer"] as? [Double] != nil }
-        Thread.sleep(forTimeInterval: 0.3)
-        let pointer = try session.msg("focus").json["pointer"] as? [Double]
-        #expect(pointer == (withOutput ? [400, 300] : [800, 300]), "\(String(describing: pointer))")
-        let lines = RunningSession.lines(of: log)
-        #expect(lines.contains { $0.hasPrefix("button 274 1") } == false, "the window is at (0, 0), 200×200: neither point is on it: \(lines)")
-    }
-
     @Test("a virtual keyboard with its own keymap types into a client: the keymap comes before its key, and the seat's again before a real keyboard's")
     func virtualKeyboardKeymap() throws {
         let config = try ConfigFile(VirtualInputClient.allowed)
@@ -180,25 +164,6 @@ struct VirtualInputTests {
         let back = keymaps.last { $0.element.hasSuffix(" plain") }?.offset ?? -1
         #expect(virtualKey < back && back < realKey, "the seat's keymap again before the real key: \(lines)")
         #expect(keymaps.count == 3, "sent only when the typing keyboard changes: \(lines)")
-    }
-
-    @Test("a virtual keyboard's key before its keymap is no_keymap, naming the object; a keymap that is not one ends its client; the session goes on")
-    func virtualKeyboardErrors() throws {
-        let config = try ConfigFile(VirtualInputClient.allowed)
-        let session = try RunningSession(arguments: ["--config", config.path])
-        defer { _ = session.terminate() }
-        let (receiverLog, _) = try session.receiver()
-        let (noKeymap, _) = try session.sender("keyboard", ["key", "30", "1"], log: "no-keymap.log", until: "error ")
-        let said = RunningSession.text(of: noKeymap)
-        #expect(said.contains("error zwp_virtual_keyboard_v1@"), "\(said)")
-        #expect(said.contains(".key: no keymap was set"), "\(said)")
-        #expect(RunningSession.lines(of: noKeymap).contains { $0.hasPrefix("error zwp_virtual_keyboard_v1@") && $0.hasSuffix(" code 0") }, "\(said)")
-        let (garbage, _) = try session.sender("keyboard", ["garbage-keymap", "key", "30", "1"], log: "garbage.log", until: "error ")
-        let garbageSaid = RunningSession.text(of: garbage)
-        #expect(garbageSaid.contains(".keymap: xkbcommon cannot read it"), "\(garbageSaid)")
-        #expect(!RunningSession.lines(of: receiverLog).contains { $0.hasPrefix("key 30") }, "no key got through")
-        try session.inject(["key press KEY_C", "key release KEY_C"])
-        try session.wait(for: "a real key after both") { RunningSession.lines(of: receiverLog).contains { $0.hasPrefix("key 46 0 ") } }
     }
 
     @Test("a client not allowed does not see the virtual input globals (wayland-info), nor can it bind them; a reload that allows it shows them to its next run")
