@@ -126,13 +126,6 @@ public final class WaylandSession {
     weak var inputMethodGrab: InputMethodKeyboardGrabObject?
     /// The seat's clipboard and primary selection, and the devices that hear them (Clipboard.swift).
     let selections = SeatSelections()
-    /// Managers bound and not stopped; each leaves as its object goes.
-    var foreignToplevelManagers: [ForeignToplevelManagerObject] = []
-    /// Mapped windows as foreign toplevel management lists them.
-    var foreignToplevels: [SurfaceID: ForeignToplevel] = [:]
-    /// The window the handles last said is activated.
-    var foreignActive: SurfaceID?
-    var foreignSerial: UInt64 = 0
     /// Pointer constraints alive, oldest first (PointerConstraints.swift); each leaves as its object goes.
     var pointerConstraints: [PointerConstraintObject] = []
     /// Virtual keyboards by their device, for the keymap their keys are read with.
@@ -163,6 +156,7 @@ public final class WaylandSession {
         seatTracker.session = self
         router.addMonitor(seatTracker)
         router.pressObserver = seatTracker
+        protocols.foreignToplevel.handler = self
         shell = SessionShell(session: self)
         var x = 0
         for (i, mode) in options.outputs.enumerated() {

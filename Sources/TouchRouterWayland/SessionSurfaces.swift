@@ -41,7 +41,7 @@ extension WaylandSession {
 
     private func takeOutOfTree(_ surface: SurfaceObject) {
         guard surface.inTree else { return }
-        foreignToplevelUnmapped(surface)
+        protocols.foreignToplevel.windowUnmapped(surface)
         surface.inTree = false
         do { markOutOfTree(try tree.remove(surface.id)) } catch { report("removing \(surface.id): \(error)") }
         router.dispatchAll()
@@ -71,7 +71,7 @@ extension WaylandSession {
     func labelChanged(_ toplevel: XdgToplevelObject) {
         guard let surface = toplevel.xdgSurface?.surface, surface.inTree else { return }
         try? tree.setLabel(surface.id, label(of: toplevel))
-        foreignToplevelChanged(surface)
+        protocols.foreignToplevel.windowChanged(surface)
     }
 
     private func label(of toplevel: XdgToplevelObject) -> String {
@@ -115,7 +115,7 @@ extension WaylandSession {
     /// After each round: the toplevel holding the keyboard focus is the activated one; the
     /// one that lost it and the one that gained it are configured again.
     func updateActivatedToplevel() {
-        foreignActivationChanged()
+        protocols.foreignToplevel.activationChanged()
         let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { surfaces[$0]?.xdgSurface?.toplevel }
         guard focused !== activeToplevel else { return }
         let previous = activeToplevel
@@ -172,7 +172,7 @@ extension WaylandSession {
             if tree.properties(of: surface.id)?.mapped != mapped {
                 try tree.updateProperties(surface.id) { $0.mapped = mapped }
                 // A window that attached no buffer unmapped; one that attaches one again maps again.
-                if mapped { foreignToplevelMapped(surface) } else { foreignToplevelUnmapped(surface) }
+                if mapped { protocols.foreignToplevel.windowMapped(surface) } else { protocols.foreignToplevel.windowUnmapped(surface) }
             }
             for child in surface.below + surface.above {
                 guard let childSurface = child.surface, childSurface.inTree else { continue }
@@ -246,7 +246,7 @@ extension WaylandSession {
         router.dispatchAll()
         // Activated in the same batch as the commit's answers, not after the round.
         updateActivatedToplevel()
-        foreignToplevelMapped(surface)
+        protocols.foreignToplevel.windowMapped(surface)
     }
 
     private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {

@@ -91,7 +91,7 @@ final class WlShellSurfaceObject: WaylandObject {
             endGrab()
             session.roleDestroyed(surface: surface)
         }
-        session.foreignToplevelChanged(surface)
+        session.protocols.foreignToplevel.windowChanged(surface)
     }
 
     /// A parent for set_transient or set_popup: not the surface itself, nor one hanging
@@ -188,7 +188,7 @@ extension WaylandSession {
     func shellSurfaceLabelChanged(_ shellSurface: WlShellSurfaceObject) {
         guard let surface = shellSurface.surface, surface.inTree, tree.role(of: surface.id) == .toplevel else { return }
         try? tree.setLabel(surface.id, shellSurface.label)
-        foreignToplevelChanged(surface)
+        protocols.foreignToplevel.windowChanged(surface)
     }
 
     /// On a commit with a buffer of a shell surface out of the tree: maps it as its kind.

@@ -101,7 +101,7 @@ extension XdgToplevelObject {
     func setParent(_ parentResource: OpaquePointer?) {
         guard let parentResource else {
             parent = nil
-            if let surface = xdgSurface?.surface { session.foreignToplevelChanged(surface) }
+            if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.windowChanged(surface) }
             return
         }
         let parent = WaylandObject.of(parentResource, as: XdgToplevelObject.self)
@@ -119,7 +119,7 @@ extension XdgToplevelObject {
         }
         self.parent = parent
         session.keepAboveParent(self)
-        if let surface = xdgSurface?.surface { session.foreignToplevelChanged(surface) }
+        if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.windowChanged(surface) }
     }
 
     func setTitle(_ title: UnsafePointer<CChar>?) {
@@ -172,12 +172,12 @@ extension XdgToplevelObject {
     func change(_ update: (XdgToplevelObject) -> Void) {
         update(self)
         xdgSurface?.sendConfigure()
-        if let surface = xdgSurface?.surface { session.foreignToplevelChanged(surface) }
+        if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.windowChanged(surface) }
     }
 
     /// set_minimized: hidden until activated or unminimized (ForeignToplevel.swift).
     func minimize() {
-        if let surface = xdgSurface?.surface { session.setMinimized(surface, true) }
+        if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.setMinimized(surface, true) }
     }
 
     /// On commit: the pending minimum and maximum sizes become current, unless a maximum

@@ -70,4 +70,5 @@ final class ProtocolStates {
     let presentation = PresentationState()
     let kdeIdle = KdeIdleState()
     let layerShell = LayerShellState()
+    let foreignToplevel = ForeignToplevelState()
 }
