@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
@@ -44,6 +45,33 @@ struct PressTests {
         #expect(windows.session.router.keyboardFocus == windows.lower)
         windows.session.inject(.touchUp(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1)))
         #expect(windows.session.tree.hitTestCount - before == 1, "an up asks no hit test: the touch is bound to its surface")
+    }
+
+    @Test("with a recognizer in the gesture arena, a down the arena lets through is hit-tested once: the arena's answer is the routing's")
+    func arenaShareItsHitTest() throws {
+        let windows = try Windows()
+        defer { windows.session.shutdown() }
+        try windows.session.shell.apply(try SessionConfiguration.parse("""
+            [[recognizer]]
+            name = "swipe-up"
+            kind = "swipe"
+            directions = ["up"]
+            [[bind]]
+            gesture = "swipe-up"
+            action = "emit"
+            event = "up"
+            """, file: "press.toml"))
+        let before = windows.session.tree.hitTestCount
+        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(100, 100)))
+        #expect(windows.session.tree.hitTestCount - before == 1)
+        #expect(windows.stack == [windows.upper, windows.lower], "routed to the lower window, which was raised")
+        #expect(windows.session.router.keyboardFocus == windows.lower)
+        windows.session.inject(.touchUp(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1)))
+        // The same slot again at another point, the tree unchanged: a new hit test, not the last answer.
+        let second = windows.session.tree.hitTestCount
+        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(550, 100)))
+        #expect(windows.session.tree.hitTestCount - second == 1)
+        #expect(windows.session.router.keyboardFocus == windows.upper)
     }
 
     @Test("a touch on the window already on top raises nothing and still asks one hit test")

@@ -160,7 +160,7 @@ extension Router {
             return .dropped(.fingerLimit)
         }
         let held = shouldHold(id, at: position, output: placement, deferred: deferred)
-        if held { holdDown(queued, id: id, surface: hit?.surface, time: time) }
+        if held { holdDown(queued, id: id, surface: hit?.surface, time: time) } else { state.pointee.touch.arenaHit = (position, tree.hitTestRevision, hit) }
         beginStep(held ? queued.sequence : nil)
         resolveArena(time: time)
         if arena.claimed.contains(id) { return .dropped(.claimedByGesture) }

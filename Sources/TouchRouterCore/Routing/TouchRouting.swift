@@ -37,6 +37,9 @@ struct TouchTrackingState {
     /// Where the next touch looked up probably is: a frame's touches come in the order they
     /// went down, one after the other. Only a hint, checked before it is used.
     var nextIndexHint = 0
+    /// What the arena's hit test found for a down it let through, at that point and tree
+    /// revision: the down's routing uses it instead of asking again, while both still hold.
+    var arenaHit: (position: Point<GlobalSpace>, revision: UInt64, hit: HitResult?)?
 }
 
 /// Touches with UIKit's rules: each is bound at its down to whoever takes it for its
@@ -94,7 +97,13 @@ extension Router {
     func touchDown(_ event: InputEvent, device: DeviceID, time: RouterTime, id: TouchID, position: Point<GlobalSpace>) -> RouteOutcome {
         guard touchIndex(id) == nil else { return .dropped(.duplicateTouch) }
         defer { if let i = touchIndex(id) { touches[i].position = position } }
-        let hit = tree.hitTest(position)
+        let hit: HitResult?
+        if let known = state.pointee.touch.arenaHit, known.position == position, known.revision == tree.hitTestRevision {
+            hit = known.hit
+        } else {
+            hit = tree.hitTest(position)
+        }
+        state.pointee.touch.arenaHit = nil
         if let grab = clientGrab, hit.flatMap({ tree.client(of: $0.surface) }) != grab.client {
             markDecided()
             dismissClientGrab()
