@@ -72,10 +72,6 @@ public final class WaylandSession {
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: SessionShell!
     var outputs: [VirtualOutput] = []
-    /// Outputs removed while the session runs, kept until their globals are destroyed (OutputLifecycle.swift).
-    var retiredOutputs: [VirtualOutput] = []
-    var retirementTimer: OneShotTimer?
-    var nextOutput: UInt32 = 1
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
     /// Called when the keymap's state lights other LEDs (Caps Lock pressed), for the input
@@ -86,13 +82,8 @@ public final class WaylandSession {
     var surfaces: [SurfaceID: SurfaceObject] = [:]
     /// The surface whose resource libwayland is destroying, while it leaves the tree (SessionSurfaces.swift).
     weak var surfaceBeingDestroyed: SurfaceObject?
-    /// Where each output's composed frames go, for outputs a backend shows (OutputPresentation.swift).
-    var presenters: [OutputID: OutputPresenter] = [:]
-    var unpresented: [OutputID: UnpresentedDamage] = [:]
     /// Whether the compositor's cursor is drawn (Cursor.swift).
     var cursor: CursorVisibility
-    /// Each output's software framebuffer, made at its first composition (OutputComposition.swift).
-    var compositors: [OutputID: OutputCompositor] = [:]
     var nextSurface: UInt32 = 1
     var clients: [OpaquePointer: ClientRecord] = [:]
     /// Clients by their id in the core, looked up for every delivered event (SessionClients.swift).
@@ -160,8 +151,8 @@ public final class WaylandSession {
         shell = SessionShell(session: self)
         var x = 0
         for (i, mode) in options.outputs.enumerated() {
-            let id = OutputID(nextOutput)
-            nextOutput += 1
+            let id = OutputID(protocols.output.nextOutput)
+            protocols.output.nextOutput += 1
             let rect = Rect<GlobalSpace>(origin: Offset(dx: x, dy: 0), size: mode.layoutSize)
             let identity = i < options.outputIdentities.count ? options.outputIdentities[i] : OutputIdentity(headless: i + 1)
             do { try tree.addOutput(id, name: identity.name, rect: rect) } catch { throw WaylandError("output \(identity.name): \(error)") }
@@ -259,13 +250,13 @@ public final class WaylandSession {
     private func frameTick() {
         cursor.advanceTime(to: clock.now())
         arrangeWaitingLayers()
-        if !presenters.isEmpty { presentFrames() }
+        if !protocols.output.presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
         protocols.kdeIdle.tick(at: clock.now())
         guard !pendingFrames.isEmpty else { return }
         // A surface on a screen whose frame is still on its way waits for that frame to be
         // shown: clients draw at the pace of the screen they are on.
-        let waiting = Set(presenters.filter { !$0.value.readyForFrame }.keys)
+        let waiting = Set(protocols.output.presenters.filter { !$0.value.readyForFrame }.keys)
         var due: [FrameCallback] = []
         if waiting.isEmpty {
             due = pendingFrames.map(\.callback)

@@ -9,7 +9,7 @@ extension WaylandSession: PresentationHandler {
     func presentationClock(of output: OutputID) -> (inFlight: Bool, lastShown: RouterTime?, refresh: UInt32) {
         let millihertz = outputs.first { $0.id == output }?.mode.refreshMilliHertz ?? 60_000
         let refresh = UInt32(clamping: 1_000_000_000_000 / Int64(max(millihertz, 1)))
-        guard let presenter = presenters[output] else { return (false, nil, refresh) }
+        guard let presenter = protocols.output.presenters[output] else { return (false, nil, refresh) }
         return (!presenter.readyForFrame, presenter.lastShown, refresh)
     }
 

@@ -71,4 +71,5 @@ final class ProtocolStates {
     let kdeIdle = KdeIdleState()
     let layerShell = LayerShellState()
     let foreignToplevel = ForeignToplevelState()
+    let output = OutputState()
 }

@@ -47,8 +47,8 @@ extension WaylandSession {
         guard !outputs.contains(where: { $0.name == identity.name }) else { throw WaylandError("an output named \(identity.name) exists already") }
         guard outputs.count < Self.maximumOutputs else { throw WaylandError("the session has \(outputs.count) outputs, the most it holds") }
         let right = outputs.map { $0.rect.x + $0.rect.width }.max() ?? 0
-        let id = OutputID(nextOutput)
-        nextOutput += 1
+        let id = OutputID(protocols.output.nextOutput)
+        protocols.output.nextOutput += 1
         let rect = Rect<GlobalSpace>(origin: Offset(dx: right, dy: 0), size: mode.layoutSize)
         do { try tree.addOutput(id, name: identity.name, rect: rect) } catch { throw WaylandError("output \(identity.name): \(error)") }
         let output = VirtualOutput(id: id, identity: identity, rect: rect, mode: mode)
@@ -74,9 +74,9 @@ extension WaylandSession {
         for toplevel in tree.output(output.id)?.toplevels ?? [] { handOver(toplevel, from: output, to: heir) }
         shell.outputRemoved(output)
         do { try tree.removeOutput(output.id) } catch { report("output \(name): \(error)") }
-        presenters[output.id] = nil
-        unpresented[output.id] = nil
-        compositors[output.id] = nil
+        protocols.output.presenters[output.id] = nil
+        protocols.output.unpresented[output.id] = nil
+        protocols.output.compositors[output.id] = nil
         retire(output)
         report("output \(name) removed; its windows are on \(heir.name)")
         router.dispatchAll()
@@ -114,10 +114,10 @@ extension WaylandSession {
         wl_global_remove(global)
         globals.removeAll { $0 == global }
         output.retiredAt = clock.now()
-        retiredOutputs.append(output)
+        protocols.output.retiredOutputs.append(output)
         do {
-            if retirementTimer == nil { retirementTimer = try display.oneShotTimer { [unowned self] in self.destroyRetiredGlobals() } }
-            retirementTimer?.arm(milliseconds: Self.retiredGlobalLifetime)
+            if protocols.output.retirementTimer == nil { protocols.output.retirementTimer = try display.oneShotTimer { [unowned self] in self.destroyRetiredGlobals() } }
+            protocols.output.retirementTimer?.arm(milliseconds: Self.retiredGlobalLifetime)
         } catch {
             // Without a timer the global lives on, withdrawn, until the session ends.
             report("output \(output.name): \(error)")
@@ -128,13 +128,13 @@ extension WaylandSession {
     private func destroyRetiredGlobals() {
         let now = clock.now().nanoseconds
         let lifetime = Int64(Self.retiredGlobalLifetime) * 1_000_000
-        for output in retiredOutputs where now - output.retiredAt.nanoseconds >= lifetime {
+        for output in protocols.output.retiredOutputs where now - output.retiredAt.nanoseconds >= lifetime {
             if let global = output.global { wl_global_destroy(global) }
             output.global = nil
         }
-        retiredOutputs.removeAll { $0.global == nil }
-        if let oldest = retiredOutputs.map(\.retiredAt.nanoseconds).min() {
-            retirementTimer?.arm(milliseconds: Int32(clamping: (oldest + lifetime - now) / 1_000_000 + 1))
+        protocols.output.retiredOutputs.removeAll { $0.global == nil }
+        if let oldest = protocols.output.retiredOutputs.map(\.retiredAt.nanoseconds).min() {
+            protocols.output.retirementTimer?.arm(milliseconds: Int32(clamping: (oldest + lifetime - now) / 1_000_000 + 1))
         }
     }
 }

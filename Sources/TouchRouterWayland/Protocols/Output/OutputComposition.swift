@@ -426,15 +426,15 @@ extension WaylandSession {
     public func compose(output name: String? = nil) throws(CompositionError) -> (name: String, framebuffer: Framebuffer) {
         let output = try outputForComposition(named: name)
         let compositor: OutputCompositor
-        if let kept = compositors[output.id], kept.framebuffer.width == output.rect.width, kept.framebuffer.height == output.rect.height {
+        if let kept = protocols.output.compositors[output.id], kept.framebuffer.width == output.rect.width, kept.framebuffer.height == output.rect.height {
             compositor = kept
         } else {
             compositor = OutputCompositor(width: output.rect.width, height: output.rect.height)
-            compositors[output.id] = compositor
+            protocols.output.compositors[output.id] = compositor
         }
         let layers = compositionLayers(of: output.id)
         try compositor.update(layers)
-        unpresented[output.id]?.add(compositor.lastRepaint)
+        protocols.output.unpresented[output.id]?.add(compositor.lastRepaint)
         // Taken now that it is painted: a failed update repaints everything next time anyway.
         for layer in layers { surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
         return (output.name, compositor.framebuffer)

@@ -43,14 +43,14 @@ extension WaylandSession {
         guard let output = outputs.first(where: { $0.name == name }) else {
             throw WaylandError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
         }
-        presenters[output.id] = presenter
-        unpresented[output.id] = presenter == nil ? nil : UnpresentedDamage()
+        protocols.output.presenters[output.id] = presenter
+        protocols.output.unpresented[output.id] = presenter == nil ? nil : UnpresentedDamage()
     }
 
     /// The next frame of every presented output is drawn whole (after a VT switch, when what
     /// the screens showed is unknown).
     public func redrawPresentedOutputs() {
-        for id in presenters.keys { unpresented[id] = UnpresentedDamage() }
+        for id in protocols.output.presenters.keys { protocols.output.unpresented[id] = UnpresentedDamage() }
     }
 
     /// Watches a display device's descriptor (a DRM card's page-flip events, a host
@@ -63,11 +63,11 @@ extension WaylandSession {
     /// if anything changed since its last one.
     func presentFrames() {
         for output in outputs {
-            guard let presenter = presenters[output.id], presenter.readyForFrame else { continue }
+            guard let presenter = protocols.output.presenters[output.id], presenter.readyForFrame else { continue }
             do {
                 let (_, framebuffer) = try compose(output: output.name)
-                guard let damage = unpresented[output.id], !damage.isEmpty else { continue }
-                unpresented[output.id] = UnpresentedDamage(all: false)
+                guard let damage = protocols.output.unpresented[output.id], !damage.isEmpty else { continue }
+                protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
                 presenter.present(framebuffer, damage: damage.all ? nil : damage.rects)
             } catch {
                 report("output \(output.name): cannot compose a frame: \(error)")

@@ -1,0 +1,17 @@
+import TouchRouterCore
+
+/// What the server keeps for its outputs besides the list of them: the outputs removed and
+/// waiting for their globals to go (OutputLifecycle.swift), the next output's number, each
+/// output's software framebuffer (OutputComposition.swift), and where the frames of the
+/// outputs a backend shows go, with the damage not yet shown (OutputPresentation.swift).
+final class OutputState {
+    /// Outputs removed while the server runs, kept until their globals are destroyed.
+    var retiredOutputs: [VirtualOutput] = []
+    var retirementTimer: OneShotTimer?
+    var nextOutput: UInt32 = 1
+    /// Each output's software framebuffer, made at its first composition.
+    var compositors: [OutputID: OutputCompositor] = [:]
+    /// Where each output's composed frames go, for outputs a backend shows.
+    var presenters: [OutputID: OutputPresenter] = [:]
+    var unpresented: [OutputID: UnpresentedDamage] = [:]
+}
