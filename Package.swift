@@ -84,6 +84,9 @@ let package = Package(
         // TouchRouterWLCS (Debian: wlcs, libwayland-dev).
         .target(name: "CWLCSIntegration", linkerSettings: [.linkedLibrary("wayland-client")]),
         .target(name: "TouchRouterWLCS", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWLCSIntegration"]),
+        // The backends of `touch-router run` wired to the session: drm, wayland (nested) and
+        // headless displays, libinput and the libseat seat, every input through one InputSource.
+        .target(name: "TouchRouterBackends", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterReplay", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM", "TouchRouterNested", "TouchRouterSeat"]),
         // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
         .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         // Every command of `touch-router` (ArgumentParser), entered through touch_router_cli_main.
@@ -91,7 +94,7 @@ let package = Package(
             name: "TouchRouterCLI",
             dependencies: [
                 "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM",
-                "TouchRouterNested",
+                "TouchRouterNested", "TouchRouterBackends",
                 "TouchRouterSeat", "TouchRouterStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),

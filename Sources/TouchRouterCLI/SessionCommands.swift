@@ -1,9 +1,8 @@
 import ArgumentParser
 import Foundation
+import TouchRouterBackends
 import TouchRouterConfig
-import TouchRouterCore
 import TouchRouterLibinput
-import TouchRouterReplay
 import TouchRouterSeat
 import TouchRouterWayland
 
@@ -77,27 +76,9 @@ struct Run: ParsableCommand {
                 throw Failure(description: "touch-router run: \(error)")
             }
             do {
-                // Devices first: one that cannot be opened stops everything before a socket exists.
-                let inputBackend = inputDevices.isEmpty ? nil : try LibinputBackend(paths: inputDevices, absoluteArea: Rect(x: 0, y: 0, width: 1, height: 1))
-                let inputKind = input ?? (kind == .drm && inputDevices.isEmpty ? .udev : .path)
-                // No card is said before a seat is asked for: the seat would not help.
-                if kind == .drm { try DRMBackendSetup.checkCards() }
-                // One seat for the process: the drm backend opens its card through it, udev input its devices.
-                let seat = inputKind == .udev || kind == .drm ? try SeatSession() : nil
-                let display = try DisplayBackendSetup.prepare(kind, options: &options, outputOptions: outputs, seat: seat)
-                let runner = try SessionRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source)
-                try display.attach(to: runner.session)
-                if let inputBackend, let area = runner.session.firstOutputArea {
-                    inputBackend.absoluteArea = area
-                    configureInput(inputBackend, session: runner.session, configuration: configuration)
-                    try runner.session.addInputSource(fd: inputBackend.fd, name: inputBackend.name(of:), read: inputBackend.dispatch)
-                }
-                if let seat { try watchSeat(seat, session: runner.session) }
-                let seatInput = try seat.flatMap { seat in
-                    inputKind == .udev ? try startSeatInput(session: runner.session, seat: seat, configuration: configuration) : nil
-                }
-                let status = try withExtendedLifetime((seat, seatInput)) { try runner.run() }
-                if let failure = display.failure { throw failure }
+                let launch = SessionLaunch(backend: kind, options: options, outputOptions: outputs, inputDevices: inputDevices, input: input,
+                                           command: command, commandGrants: commandGrants, configuration: configuration, source: source)
+                let status = try launch.run()
                 if status != 0 { throw ExitCode(status) }
             } catch let error as WaylandError {
                 throw Failure(description: "touch-router run: \(error)")
@@ -110,38 +91,8 @@ struct Run: ParsableCommand {
     }
 }
 
-/// Chooses each touchscreen's mapping as it is added (docs/session.md, "Mapping touchscreens
-/// to outputs") and reports every device to `msg devices`: its kinds, and for a touchscreen its
-/// mapping and why. The rules are the start-up configuration's.
-func mapTouchscreens(_ backend: LibinputBackend, session: WaylandSession, rules: [TouchscreenRule]) {
-    final class Reports { var byDevice: [DeviceID: String] = [:] }
-    let reports = Reports()
-    backend.mapTouchscreen = { [unowned session] device in
-        let assignment = TouchscreenAssignment(device: device.name, vendor: device.vendor, product: device.product, calibration: device.calibration,
-                                               udevOutput: device.udevOutput, rules: rules, outputs: session.outputPlacements)
-        let area = assignment.mapping.area
-        reports.byDevice[device.id] = "\"output\":\(assignment.output.map(jsonString) ?? "null"),\"region\":[\(area.x),\(area.y),\(area.width),\(area.height)],"
-            + "\"transform\":\(jsonString(assignment.mapping.transform.name)),\"reason\":\(jsonString(assignment.reason)),"
-            + "\"calibration\":[\(assignment.mapping.calibration.array.map { "\($0)" }.joined(separator: ","))],"
-            + "\"calibration_source\":\(jsonString(assignment.calibrationSource))"
-        return assignment.mapping
-    }
-    session.deviceReport = { [unowned backend] in
-        backend.devices.map { device in
-            let vendorProduct = TouchscreenMatch.vendorProduct(vendor: device.vendor, product: device.product).description
-            let types = device.types.map(jsonString).joined(separator: ",")
-            let kind = device.types.contains("touch") ? "touch" : device.types.first ?? "none"
-            let mapping = reports.byDevice[device.id].map { "," + $0 } ?? ""
-            return "{\"id\":\(device.id.raw),\"name\":\(jsonString(device.name)),\"usb\":\(jsonString(vendorProduct)),\"type\":\(jsonString(kind)),"
-                + "\"types\":[\(types)],\"node\":\(jsonString("/dev/input/" + device.sysname))\(mapping)}"
-        }
-    }
-}
-
-/// `touch-router run --input`.
-enum InputKind: String, ExpressibleByArgument, CaseIterable {
-    case udev, path
-}
+extension BackendKind: ExpressibleByArgument {}
+extension InputKind: ExpressibleByArgument {}
 
 struct Msg: ParsableCommand {
     static let configuration = CommandConfiguration(

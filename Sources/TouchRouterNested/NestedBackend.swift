@@ -89,7 +89,9 @@ public final class NestedBackend {
 
     var unretained: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    /// Shows the session's outputs in the windows and reads the host's events in its loop.
+    /// Shows the session's outputs in the windows. The host's events are read as an input
+    /// source (TouchRouterBackends: `NestedBackend: InputSource`, registered after this),
+    /// through `fd`, `name(of:)` and `read(_:)` below.
     public func attach(to session: WaylandSession) throws(WaylandError) {
         self.session = session
         let placements = session.tree.outputs
@@ -100,15 +102,24 @@ public final class NestedBackend {
             window.layoutRect = output.rect
             try session.setPresenter(window, forOutput: window.name)
         }
-        let hostName = self.hostName
-        try session.addInputSource(fd: wl_display_get_fd(display), name: { device in
-            HostSeat.deviceName(device, host: hostName)
-        }, read: { [unowned self] deliver in
-            self.readHost()
-            let events = self.pending
-            self.pending.removeAll()
-            for event in events { deliver(event) }
-        })
+    }
+
+    // MARK: The host seat's input
+
+    /// The host connection's descriptor: readable when the host sent something (input,
+    /// configures, frame callbacks), all of which `read` dispatches.
+    public var fd: Int32 { wl_display_get_fd(display) }
+
+    /// The host seat's devices: "host touch (HOST)", "host pointer (HOST)", "host keyboard (HOST)".
+    public func name(of device: DeviceID) -> String? { HostSeat.deviceName(device, host: hostName) }
+
+    /// Reads and dispatches what the host sent, then hands over the input events its
+    /// callbacks translated, in order.
+    public func read(_ deliver: (InputEvent) -> Void) {
+        readHost()
+        let events = pending
+        pending.removeAll()
+        for event in events { deliver(event) }
     }
 
     // MARK: The host connection

@@ -4,11 +4,11 @@ import TouchRouterWayland
 
 /// `touch-router run --backend wayland`: each output a window on the host compositor of
 /// WAYLAND_DISPLAY (TouchRouterNested), named WL-1, WL-2…, 1280x720 unless `--output` says.
-enum NestedBackendSetup {
-    static let defaultMode = OutputMode(width: 1280, height: 720)
+public enum NestedBackendSetup {
+    public static let defaultMode = OutputMode(width: 1280, height: 720)
 
     /// Connects to the host now: SessionRunner replaces WAYLAND_DISPLAY with the session's own.
-    static func prepare(options: inout WaylandSession.Options, outputOptions: [String]) throws(WaylandError) -> PreparedDisplayBackend {
+    public static func prepare(options: inout WaylandSession.Options, outputOptions: [String]) throws(WaylandError) -> PreparedDisplayBackend {
         guard let host = ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"], !host.isEmpty else {
             throw WaylandError("the wayland backend needs a host compositor, and WAYLAND_DISPLAY is not set")
         }
@@ -27,4 +27,5 @@ struct NestedPrepared: PreparedDisplayBackend {
     let backend: NestedBackend
     func attach(to session: WaylandSession) throws(WaylandError) { try backend.attach(to: session) }
     var failure: WaylandError? { backend.failure }
+    var inputSource: (any InputSource)? { backend }
 }

@@ -6,21 +6,21 @@ import TouchRouterWayland
 /// `touch-router run --backend drm`: the first card with a connected screen, opened through
 /// the seat manager, its screens the session's outputs. A VT switch away pauses drawing and
 /// hands the card back; the switch back sets each screen's mode again and redraws it whole.
-enum DRMBackendSetup {
+public enum DRMBackendSetup {
     /// A seat can be had: a card exists, and something may open it for us (root, seatd's
     /// socket, or a logind session).
-    static func seatAvailable(environment: [String: String]) -> Bool {
+    public static func seatAvailable(environment: [String: String]) -> Bool {
         guard !DRMDevice.cards().isEmpty else { return false }
         return getuid() == 0 || FileManager.default.fileExists(atPath: "/run/seatd.sock") || environment["XDG_SESSION_ID"] != nil
     }
 
     /// A card to try, else an error saying what the backend needs.
-    static func checkCards() throws(WaylandError) {
+    public static func checkCards() throws(WaylandError) {
         guard DRMDevice.cards().isEmpty else { return }
         throw WaylandError("the drm backend found no DRM device in /dev/dri: it needs a GPU with a KMS driver; use --backend headless, or --backend wayland inside another compositor")
     }
 
-    static func prepare(options: inout WaylandSession.Options, outputOptions: [String], seat: SeatSession) throws(WaylandError) -> PreparedDisplayBackend {
+    public static func prepare(options: inout WaylandSession.Options, outputOptions: [String], seat: SeatSession) throws(WaylandError) -> PreparedDisplayBackend {
         var requests: [DRMOutputRequest] = []
         for text in outputOptions {
             do { requests.append(try DRMOutputRequest.parse(option: text)) } catch { throw WaylandError("\(error)") }
