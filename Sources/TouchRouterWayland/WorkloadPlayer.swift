@@ -72,7 +72,7 @@ final class WorkloadPlayer {
     }
     private var toplevelIndex: [SurfaceID: Int32] = [:]
     private let logPath: String?
-    private let completion: (Result<String, WaylandError>) -> Void
+    private let completion: (Result<[JSONValue.Member], WaylandError>) -> Void
     private var timerFD: Int32 = -1
     private var source: OpaquePointer?
     private var origin: Int64 = 0
@@ -87,7 +87,7 @@ final class WorkloadPlayer {
     static let settleNanoseconds: Int64 = 20_000_000
 
     /// Reads the workload into frames now, so that what is wrong with it is said before anything plays.
-    init(session: WaylandSession, workload: Workload, log: String?, completion: @escaping (Result<String, WaylandError>) -> Void) throws(WaylandError) {
+    init(session: WaylandSession, workload: Workload, log: String?, completion: @escaping (Result<[JSONValue.Member], WaylandError>) -> Void) throws(WaylandError) {
         self.session = session
         logPath = log
         self.completion = completion
@@ -281,13 +281,16 @@ final class WorkloadPlayer {
         close(timerFD)
         session.router.enqueue(.deviceRemoved(device: device, time: session.clock.now()))
         session.router.dispatchAll()
-        var reply = "\"frames\":\(frames.count),\"events\":\(touches.count),\"late_frames\":\(late),\"device\":\(device.raw)"
+        var reply: [JSONValue.Member] = [
+            .init(key: "frames", value: .number(frames.count)), .init(key: "events", value: .number(touches.count)),
+            .init(key: "late_frames", value: .number(late)), .init(key: "device", value: .number(device.raw)),
+        ]
         if let logPath {
             do { try writeLog(logPath) } catch {
                 completion(.failure(error))
                 return
             }
-            reply += ",\"log\":\(jsonString(logPath))"
+            reply.append(.init(key: "log", value: .string(logPath)))
         }
         completion(.success(reply))
     }

@@ -169,12 +169,12 @@ def check_configuration(root, missing):
 
 def check_requests(root, missing):
     wayland = root / "Sources" / "TouchRouterWayland"
-    parser = (wayland / "ControlRequest.swift").read_text()
+    parser = (wayland / "Control" / "ControlRequest.swift").read_text()
     page = (root / "docs" / "man" / "touch-router-msg.7.scd").read_text()
     headings = [line[3:].split() for line in page.splitlines() if line.startswith("## ")]
     words = re.findall(r'^\s*case "([a-z][a-z-]*)":', parser, re.M)
     if not words:
-        sys.exit("check-coverage: no request words (case \"WORD\":) in ControlRequest.swift")
+        sys.exit("check-coverage: no request words (case \"WORD\":) in Control/ControlRequest.swift")
     seconds = []
     for word in words:
         if not any(heading and heading[0] == word for heading in headings):

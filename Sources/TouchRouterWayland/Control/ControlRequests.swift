@@ -1,0 +1,171 @@
+import TouchRouterConfig
+import TouchRouterCore
+import TouchRouterReplay
+
+/// What answers each request of the control socket (ControlRequest.swift reads them), and
+/// its reply line (JSONReply.swift writes them; docs/man/touch-router-msg.7.scd says them).
+extension ControlServer {
+    /// One request's reply; nil when it comes later (`play`).
+    func handle(_ line: String, from connection: Connection) -> String? {
+        let request: ControlRequest
+        do {
+            request = try ControlRequest.parse(line, time: session.clock.now(), device: WaylandSession.injectionDevice)
+        } catch {
+            return JSONReply.failure(error.description)
+        }
+        switch request {
+        case .devices:
+            return JSONReply.ok(["devices": .array((session.deviceReport?() ?? []).map(JSONValue.verbatim))])
+        case .tree:
+            let inhibitors = session.protocols.idleInhibit.report(shown: session.tree.isShown)
+            return JSONReply.ok([
+                "outputs": .array(session.tree.outputs.map(outputJSON)),
+                "idle_inhibitors": .array(inhibitors.map { ["surface": .number($0.surface.raw), "shown": .bool($0.shown)] }),
+            ])
+        case .pick(let point):
+            let hit = session.tree.hitTest(point)
+            let chain = session.router.fallbackChain(at: point).map { JSONValue.string($0.description) }
+            return JSONReply.ok([
+                "surface": .optional(hit) { ["id": .number($0.surface.raw), "local": .pair($0.local.x, $0.local.y)] },
+                "chain": .array(chain),
+            ])
+        case .pixel(let point):
+            guard let (surface, local, pixel) = session.pixel(at: point) else { return JSONReply.ok(["surface": nil, "argb": nil]) }
+            return JSONReply.ok([
+                "surface": ["id": .number(surface.raw), "local": .pair(local.x, local.y)],
+                "argb": .optional(pixel) { .string("0x" + String($0, radix: 16)) },
+            ])
+        case .screenshot(let file, let output):
+            do {
+                let shot = try session.screenshot(to: file, output: output)
+                return JSONReply.ok(["file": .string(file), "output": .string(shot.name), "width": .number(shot.width), "height": .number(shot.height)])
+            } catch {
+                return JSONReply.failure("screenshot: \(error)")
+            }
+        case .createOutput(let mode):
+            let names = Set(session.outputs.map(\.name))
+            let number = (1...).first { !names.contains("HEADLESS-\($0)") }!
+            do {
+                let name = try session.addOutput(OutputIdentity(name: "HEADLESS-\(number)", make: "TouchRouter", model: "virtual"), mode: mode)
+                return JSONReply.ok(["output": .string(name)])
+            } catch {
+                return JSONReply.failure("output create: \(error)")
+            }
+        case .removeOutput(let name):
+            do {
+                try session.removeOutput(named: name)
+                return JSONReply.ok(["removed": .string(name)])
+            } catch {
+                return JSONReply.failure("output remove: \(error)")
+            }
+        case .inject(let event):
+            if case .touchDown = event, session.router.activeTouches.count >= Self.maximumInjectedTouches {
+                return JSONReply.failure("inject: \(Self.maximumInjectedTouches) touches are down already, the most the control socket puts down; lift one first")
+            }
+            session.inject(event)
+            return JSONReply.ok(["event": .string(EventSyntax.format(event))])
+        case .focus:
+            let pointer = session.router.pointerPosition
+            let touches = session.router.activeTouches.map { touch -> JSONValue in
+                ["id": .number(touch.id.raw), "surface": .optional(touch.surface) { .number($0.raw) }]
+            }
+            return JSONReply.ok([
+                "keyboard": .optional(session.router.keyboardFocus) { .number($0.raw) },
+                "pointer": .pair(pointer.x, pointer.y),
+                "touches": .array(touches),
+            ])
+        case .ignoreInteraction(let on):
+            if on {
+                session.router.beginIgnoringInteraction()
+            } else if !session.router.endIgnoringInteraction() {
+                return JSONReply.failure("ignore-interaction off: interaction is not being ignored")
+            }
+            session.router.dispatchAll()
+            return JSONReply.ok()
+        case .trace:
+            startTracing(for: connection)
+            return JSONReply.ok(["tracing": true])
+        case .subscribe(let topics):
+            connection.subscriptions = topics
+            return JSONReply.ok(["subscribed": .array(ShellTopic.allCases.filter(topics.contains).map { .string($0.rawValue) })])
+        case .stats:
+            return JSONReply.ok(merging: session.stats.json())
+        case .statsReset:
+            session.stats.reset()
+            return JSONReply.ok(["reset": true])
+        case .statsSlow:
+            return JSONReply.ok(merging: session.stats.slowJSON())
+        case .play(let workload, let log):
+            return play(workload, log: log, for: connection)
+        case .grantSocket(let grants):
+            do {
+                let path = try session.openGrantSocket(grants)
+                return JSONReply.ok(["socket": .string(path), "grants": .array(Privilege.sortedNames(grants).map(JSONValue.string))])
+            } catch {
+                return JSONReply.failure("grant-socket: \(error)")
+            }
+        case .revokeSocket(let path):
+            do {
+                let kept = try session.revokeGrantSocket(path)
+                return JSONReply.ok(["revoked": .string(path), "clients": .number(kept)])
+            } catch {
+                return JSONReply.failure("revoke-socket: \(error)")
+            }
+        case .reload:
+            do {
+                let file = try session.shell.reload()
+                return JSONReply.ok(["file": .optional(file, JSONValue.string)])
+            } catch {
+                return JSONReply.failure("reload failed, the old configuration stays: \(error)")
+            }
+        }
+    }
+
+    /// `play`: the reply goes to the asking connection when the workload ends.
+    private func play(_ workload: Workload, log: String?, for connection: Connection) -> String? {
+        guard player == nil else { return JSONReply.failure("play: a workload is playing already") }
+        guard connections[connection.fd] === connection else { return nil }
+        do {
+            let player = try WorkloadPlayer(session: session, workload: workload, log: log) { [unowned self, weak connection] result in
+                self.player = nil
+                guard let connection, self.connections[connection.fd] === connection else { return }
+                connection.waiting = false
+                switch result {
+                case .success(let members): self.send(connection.fd, JSONReply.ok(members: members))
+                case .failure(let error): self.send(connection.fd, JSONReply.failure(error.description))
+                }
+            }
+            try player.start()
+            self.player = player
+            connection.waiting = true
+            return nil
+        } catch {
+            return JSONReply.failure(error.description)
+        }
+    }
+
+    private func outputJSON(_ output: OutputSnapshot) -> JSONValue {
+        let rect = output.rect
+        return [
+            "id": .number(output.id.raw),
+            "name": .string(output.name),
+            "rect": [.number(rect.x), .number(rect.y), .number(rect.width), .number(rect.height)],
+            "toplevels": .array(output.toplevels.map(surfaceJSON)),
+        ]
+    }
+
+    private func surfaceJSON(_ id: SurfaceID) -> JSONValue {
+        guard let surface = session.tree.surface(id) else { return .null }
+        return [
+            "id": .number(id.raw),
+            "role": .string(surface.role.rawValue),
+            "client": .number(surface.client.raw),
+            "label": .string(surface.label),
+            "position": [.number(surface.position.dx), .number(surface.position.dy)],
+            "size": [.number(surface.size.width), .number(surface.size.height)],
+            "mapped": .bool(surface.properties.mapped),
+            "hidden": .bool(surface.properties.hidden),
+            "children": .array(session.tree.children(of: id).map(surfaceJSON)),
+        ]
+    }
+}
