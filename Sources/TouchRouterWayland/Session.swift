@@ -99,24 +99,9 @@ public final class WaylandSession {
     var nextHostDevice: UInt32 = 100
     /// Frame callbacks committed and not yet done, with the surface each was committed on.
     var pendingFrames: [(callback: FrameCallback, surface: SurfaceID)] = []
-    /// Mapped popups that asked for a grab, innermost last; they hold the core's client grab.
-    var grabbingPopups: [XdgPopupObject] = []
-    var placedToplevels = 0
-    /// The toplevel whose configures say activated: the one holding the keyboard focus.
-    weak var activeToplevel: XdgToplevelObject?
-    /// Touches that drag a window (InteractiveMove.swift), by touch.
-    var touchMoves: [TouchID: TouchMove] = [:]
-    /// The seat's drag and drop, from start_drag until its pointer button or finger is up (DragAndDrop.swift).
-    var dragAndDrop: DragAndDrop?
     var globals: [OpaquePointer] = []
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     var privilegedSockets: PrivilegedSockets?
-    /// The seat's input method (InputMethod.swift): one at a time; a second is told it is unavailable.
-    weak var inputMethod: InputMethodObject?
-    /// The input method's keyboard grab, which takes the keyboards' keys (InputMethodKeyboardGrab.swift).
-    weak var inputMethodGrab: InputMethodKeyboardGrabObject?
-    /// The seat's clipboard and primary selection, and the devices that hear them (Clipboard.swift).
-    let selections = SeatSelections()
     /// Pointer constraints alive, oldest first (PointerConstraints.swift); each leaves as its object goes.
     var pointerConstraints: [PointerConstraintObject] = []
     /// Virtual keyboards by their device, for the keymap their keys are read with.

@@ -98,7 +98,7 @@ extension WaylandSession {
         if toplevel.maximized || kioskWindow == .maximized { states.append(XDG_TOPLEVEL_STATE_MAXIMIZED) }
         if toplevel.fullscreen || kioskWindow == .fullscreen { states.append(XDG_TOPLEVEL_STATE_FULLSCREEN) }
         if toplevel.resizeSize != nil { states.append(XDG_TOPLEVEL_STATE_RESIZING) }
-        if activeToplevel === toplevel { states.append(XDG_TOPLEVEL_STATE_ACTIVATED) }
+        if protocols.shell.activeToplevel === toplevel { states.append(XDG_TOPLEVEL_STATE_ACTIVATED) }
         if options.kiosk, toplevel.version >= 2 {
             states += [XDG_TOPLEVEL_STATE_TILED_LEFT, XDG_TOPLEVEL_STATE_TILED_RIGHT, XDG_TOPLEVEL_STATE_TILED_TOP, XDG_TOPLEVEL_STATE_TILED_BOTTOM]
         }
@@ -117,9 +117,9 @@ extension WaylandSession {
     func updateActivatedToplevel() {
         protocols.foreignToplevel.activationChanged()
         let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { surfaces[$0]?.xdgSurface?.toplevel }
-        guard focused !== activeToplevel else { return }
-        let previous = activeToplevel
-        activeToplevel = focused
+        guard focused !== protocols.shell.activeToplevel else { return }
+        let previous = protocols.shell.activeToplevel
+        protocols.shell.activeToplevel = focused
         previous?.activationChanged()
         focused?.activationChanged()
     }
@@ -227,13 +227,13 @@ extension WaylandSession {
             corner = Offset(dx: usable.x, dy: usable.y)
         } else {
             // Cascade from the top left of the usable area, as Weston's desktop shell does, wrapping within it.
-            let step = 32 * placedToplevels
+            let step = 32 * protocols.shell.placedToplevels
             let room = (width: max(1, usable.width - geometry.width), height: max(1, usable.height - geometry.height))
             corner = Offset(dx: usable.x + step % room.width, dy: usable.y + step % room.height)
         }
         let position = wanted ?? Offset(dx: corner.dx - geometry.x, dy: corner.dy - geometry.y)
         let requested = surface.requestedPosition.map { Offset(dx: $0.dx - output.rect.x, dy: $0.dy - output.rect.y) }
-        if wanted == nil { placedToplevels += 1 }
+        if wanted == nil { protocols.shell.placedToplevels += 1 }
         let entered = enterTree(surface, as: "toplevel") { client, properties throws(SurfaceTreeError) in
             try tree.addToplevel(surface.id, client: client, output: output.id, position: requested ?? position,
                                  size: surface.size, properties: properties, label: label)
@@ -256,7 +256,7 @@ extension WaylandSession {
         }
         guard entered else { return }
         if popup.grabbed {
-            grabbingPopups.append(popup)
+            protocols.shell.grabbingPopups.append(popup)
             router.beginClientGrab(record(for: surface.client).id) { [unowned self] in self.dismissGrabbingPopups() }
             router.setKeyboardFocus(surface.id)
         }
@@ -285,16 +285,16 @@ extension WaylandSession {
     /// popup_done to every grabbing popup, innermost first, as xdg-shell asks; their
     /// clients then destroy them.
     private func dismissGrabbingPopups() {
-        let dismissed = grabbingPopups
-        grabbingPopups.removeAll()
+        let dismissed = protocols.shell.grabbingPopups
+        protocols.shell.grabbingPopups.removeAll()
         for popup in dismissed.reversed() { xdg_popup_send_popup_done(popup.resource) }
     }
 
     /// A popup's role object went: it no longer holds the grab; the last one ends it.
     func popupGone(_ popup: XdgPopupObject) {
-        guard let at = grabbingPopups.firstIndex(where: { $0 === popup }) else { return }
-        grabbingPopups.remove(at: at)
-        if grabbingPopups.isEmpty { router.endClientGrab() }
+        guard let at = protocols.shell.grabbingPopups.firstIndex(where: { $0 === popup }) else { return }
+        protocols.shell.grabbingPopups.remove(at: at)
+        if protocols.shell.grabbingPopups.isEmpty { router.endClientGrab() }
     }
 
     private func addToTree(_ surface: SurfaceObject, parent: SurfaceObject, below: Bool) {

@@ -72,4 +72,7 @@ final class ProtocolStates {
     let layerShell = LayerShellState()
     let foreignToplevel = ForeignToplevelState()
     let output = OutputState()
+    let textInput = TextInputState()
+    let selection = SelectionState()
+    let shell = ShellState()
 }

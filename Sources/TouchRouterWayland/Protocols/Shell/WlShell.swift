@@ -70,7 +70,7 @@ final class WlShellSurfaceObject: WaylandObject {
         guard grabbing else { return }
         grabbing = false
         // Only a grab still this client's: a later one (another client's popup) replaced it.
-        guard session.grabbingPopups.isEmpty, let record = session.existingRecord(for: client),
+        guard session.protocols.shell.grabbingPopups.isEmpty, let record = session.existingRecord(for: client),
               session.router.grabbingClient == record.id else { return }
         session.router.endClientGrab()
     }

@@ -29,12 +29,12 @@ enum InputMethodManagerGlobal {
             guard let created = createResource(client, tr_zwp_input_method_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             let inputMethod = InputMethodObject(resource: created, session: session)
             WaylandObject.install(inputMethod, implementation: InputMethodObject.table)
-            guard session.inputMethod == nil else {
+            guard session.protocols.textInput.inputMethod == nil else {
                 inputMethod.unavailable = true
                 zwp_input_method_v2_send_unavailable(created)
                 return
             }
-            session.inputMethod = inputMethod
+            session.protocols.textInput.inputMethod = inputMethod
             if let textInput = session.activeTextInput { inputMethod.serve(textInput) }
         },
         destroy: destroyRequest))
@@ -54,8 +54,8 @@ final class InputMethodObject: WaylandObject {
     private var pendingDelete: (before: UInt32, after: UInt32)?
 
     override func resourceDestroyed() {
-        if session.inputMethod === self { session.inputMethod = nil }
-        if session.inputMethodGrab?.inputMethod === self { session.inputMethodGrab = nil }
+        if session.protocols.textInput.inputMethod === self { session.protocols.textInput.inputMethod = nil }
+        if session.protocols.textInput.inputMethodGrab?.inputMethod === self { session.protocols.textInput.inputMethodGrab = nil }
     }
 
     /// The text input committed while enabled and focused: its state, after `activate`

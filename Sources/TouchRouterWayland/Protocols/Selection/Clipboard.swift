@@ -187,7 +187,7 @@ final class SelectionDevice: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        session.selections.remove(self)
+        session.protocols.selection.selections.remove(self)
     }
 
     /// Offers `source` as the device's selection: a new offer with the source's MIME types,
@@ -276,13 +276,13 @@ extension WaylandSession {
     /// A device's set_selection. Serials are checked as wlroots does: one older than the
     /// current selection's is stale and ignored; any other is taken.
     func setSelection(_ source: SelectionSource?, kind: SelectionKind, serial: UInt32) {
-        let current = selections.source(kind)
-        if current != nil, serial &- selections.serial(kind) > UInt32.max / 2 { return }
+        let current = protocols.selection.selections.source(kind)
+        if current != nil, serial &- protocols.selection.selections.serial(kind) > UInt32.max / 2 { return }
         if current === source {
-            selections.set(kind, source, serial: serial)
+            protocols.selection.selections.set(kind, source, serial: serial)
             return
         }
-        selections.set(kind, source, serial: serial)
+        protocols.selection.selections.set(kind, source, serial: serial)
         current?.cancel()
         if let focus = keyboardFocusClient { sendSelection(kind, to: focus) }
     }
@@ -290,8 +290,8 @@ extension WaylandSession {
     /// Each of the client's devices of that selection hears what the selection is.
     func sendSelection(_ kind: SelectionKind, to client: OpaquePointer) {
         guard existingRecord(for: client) != nil else { return }
-        let source = selections.source(kind)
-        for device in selections.devices(of: client) where device.kind.kind == kind {
+        let source = protocols.selection.selections.source(kind)
+        for device in protocols.selection.selections.devices(of: client) where device.kind.kind == kind {
             device.sendSelection(source)
         }
     }
@@ -305,17 +305,17 @@ extension WaylandSession {
 
     /// A new device of the focused client hears the selection at once, as with wlroots.
     func selectionDeviceCreated(_ device: SelectionDevice) {
-        selections.add(device)
+        protocols.selection.selections.add(device)
         guard device.client == keyboardFocusClient else { return }
-        device.sendSelection(selections.source(device.kind.kind))
+        device.sendSelection(protocols.selection.selections.source(device.kind.kind))
     }
 
     /// A source destroyed, by its client or with it: a selection it held is empty now, and
     /// the focused client hears so.
     func selectionSourceDestroyed(_ source: SelectionSource) {
         dragSourceDestroyed(source)
-        for kind in [SelectionKind.clipboard, .primary] where selections.source(kind) === source {
-            selections.set(kind, nil, serial: selections.serial(kind))
+        for kind in [SelectionKind.clipboard, .primary] where protocols.selection.selections.source(kind) === source {
+            protocols.selection.selections.set(kind, nil, serial: protocols.selection.selections.serial(kind))
             if let focus = keyboardFocusClient { sendSelection(kind, to: focus) }
         }
     }

@@ -59,15 +59,15 @@ extension WaylandSession {
     private func beginTouchGrab(_ surface: SurfaceObject, _ record: ClientRecord, serial: UInt32, resize: ResizeGrab?) {
         guard let press = record.touchDownSerials.last(where: { $0.serial == serial }),
               record.touchDownSerials.last(where: { $0.touch == press.touch })?.serial == serial,
-              touchMoves[press.touch] == nil,
+              protocols.shell.touchMoves[press.touch] == nil,
               let touch = router.activeTouches.first(where: { $0.id == press.touch }), !touch.emulatingPointer,
               let touched = touch.surface, tree.toplevel(of: touched) == surface.id,
               let position = tree.surface(surface.id)?.position else { return }
-        touchMoves[press.touch] = TouchMove(surface: surface, startWindow: position, resize: resize)
+        protocols.shell.touchMoves[press.touch] = TouchMove(surface: surface, startWindow: position, resize: resize)
         let rejected = router.rejectTouch(press.touch, by: record.id)
         // Taken by the output's MoveResponder, which noted where the finger was; else (no
         // output under the finger) nothing drags, and no later touch of that id may.
-        if !rejected || touchMoves[press.touch]?.startFinger == nil { touchMoves[press.touch] = nil }
+        if !rejected || protocols.shell.touchMoves[press.touch]?.startFinger == nil { protocols.shell.touchMoves[press.touch] = nil }
         router.dispatchAll()
     }
 
@@ -136,7 +136,7 @@ extension WaylandSession {
 
     /// The finger of a move or resize is at `position`: the window follows it.
     func drag(_ id: TouchID, to position: Point<GlobalSpace>) {
-        guard let move = touchMoves[id], let start = move.startFinger else { return }
+        guard let move = protocols.shell.touchMoves[id], let start = move.startFinger else { return }
         if let resize = move.resize {
             resizeWindow(resize, from: move.startWindow, by: start, to: position)
         } else if let surface = move.surface {
@@ -146,7 +146,7 @@ extension WaylandSession {
 
     /// The finger of a move or resize lifted, or its touch was cancelled.
     func endTouchGrab(_ id: TouchID) -> Bool {
-        guard let move = touchMoves.removeValue(forKey: id) else { return false }
+        guard let move = protocols.shell.touchMoves.removeValue(forKey: id) else { return false }
         if let resize = move.resize { endResize(resize) }
         return true
     }
@@ -175,11 +175,11 @@ final class MoveResponder: CompositorResponder {
     func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown(_, _, let id, let position):
-            guard session.touchMoves[id] != nil else { return .notHandled }
-            session.touchMoves[id]?.startFinger = position
+            guard session.protocols.shell.touchMoves[id] != nil else { return .notHandled }
+            session.protocols.shell.touchMoves[id]?.startFinger = position
             return .handled
         case .touchMotion(_, _, let id, let position):
-            guard session.touchMoves[id] != nil else { return .notHandled }
+            guard session.protocols.shell.touchMoves[id] != nil else { return .notHandled }
             session.drag(id, to: position)
             return .handled
         case .touchUp(_, _, let id), .touchCancel(_, _, let id):

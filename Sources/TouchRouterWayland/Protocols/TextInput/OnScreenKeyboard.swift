@@ -16,7 +16,7 @@ extension WaylandSession {
     /// Whether the layer surface is an on-screen keyboard's.
     func isOnScreenKeyboard(_ layer: LayerSurfaceObject) -> Bool {
         if let namespace = shell?.configuration.oskNamespace { return layer.namespace == namespace }
-        guard let inputMethod, !inputMethod.unavailable else { return false }
+        guard let inputMethod = protocols.textInput.inputMethod, !inputMethod.unavailable else { return false }
         return layer.client == inputMethod.client
     }
 

@@ -96,7 +96,7 @@ extension WaylandSession {
             }
         }
         if let source {
-            guard !source.drag.used, selections.source(.clipboard) !== source else {
+            guard !source.drag.used, protocols.selection.selections.source(.clipboard) !== source else {
                 source.postError(WL_DATA_SOURCE_ERROR_INVALID_SOURCE.rawValue, "\(source.name): start_drag with a source already used for a selection or a drag")
                 return
             }
@@ -104,14 +104,14 @@ extension WaylandSession {
         }
         // The icon keeps its role even if the drag is refused, as in wlroots.
         icon?.role = .dndIcon
-        guard dragAndDrop == nil, origin.inTree, origin.client == device.client,
+        guard protocols.selection.dragAndDrop == nil, origin.inTree, origin.client == device.client,
               let record = existingRecord(for: device.client), let originToplevel = tree.toplevel(of: origin.id) else {
             source?.cancel()
             return
         }
         if record.buttonPressSerial == serial, let focus = router.pointerFocus, tree.toplevel(of: focus) == originToplevel {
             let drag = DragAndDrop(input: .pointer, source: source, origin: record.id, icon: icon)
-            dragAndDrop = drag
+            protocols.selection.dragAndDrop = drag
             let taken = router.takePointer(from: record.id, onMotion: { [unowned self, weak drag] point in
                 guard let drag else { return }
                 self.dragMoved(drag, to: point)
@@ -121,7 +121,7 @@ extension WaylandSession {
                 if self.router.ignoreInteractionDepth > 0 { self.dragCancelled(drag) } else { self.dragReleased(drag) }
             })
             guard taken else {
-                dragAndDrop = nil
+                protocols.selection.dragAndDrop = nil
                 source?.cancel()
                 return
             }
@@ -131,19 +131,19 @@ extension WaylandSession {
         }
         guard let press = record.touchDownSerials.last(where: { $0.serial == serial }),
               record.touchDownSerials.last(where: { $0.touch == press.touch })?.serial == serial,
-              touchMoves[press.touch] == nil,
+              protocols.shell.touchMoves[press.touch] == nil,
               let touch = router.activeTouches.first(where: { $0.id == press.touch }), !touch.emulatingPointer,
               let touched = touch.surface, tree.toplevel(of: touched) == originToplevel else {
             source?.cancel()
             return
         }
         let drag = DragAndDrop(input: .touch(press.touch), source: source, origin: record.id, icon: icon)
-        dragAndDrop = drag
+        protocols.selection.dragAndDrop = drag
         let rejected = router.rejectTouch(press.touch, by: record.id)
         // Taken by the output's DragResponder, which began the drag; else (no output under
         // the finger, or a parent surface of another client took it) there is no drag.
         if !rejected || !drag.began {
-            if dragAndDrop === drag { dragAndDrop = nil }
+            if protocols.selection.dragAndDrop === drag { protocols.selection.dragAndDrop = nil }
             drag.active = false
             setDragFocus(drag, nil)
             source?.cancel()
@@ -179,7 +179,7 @@ extension WaylandSession {
     /// The data devices of a connected client.
     private func dataDevices(of client: OpaquePointer) -> [SelectionDevice] {
         guard existingRecord(for: client) != nil else { return [] }
-        return selections.devices(of: client).filter { $0.kind == .data }
+        return protocols.selection.selections.devices(of: client).filter { $0.kind == .data }
     }
 
     /// The drag leaves the surface it was over (its offers not dropped go inert) and enters `target`.
@@ -232,7 +232,7 @@ extension WaylandSession {
     /// The button or finger is up: a drop where the target accepted a type and an action
     /// was chosen, else the source is cancelled; then the target hears leave.
     func dragReleased(_ drag: DragAndDrop) {
-        if dragAndDrop === drag { dragAndDrop = nil }
+        if protocols.selection.dragAndDrop === drag { protocols.selection.dragAndDrop = nil }
         guard drag.active else { return }
         // A surface gone or unmapped under a still pointer is no target.
         let focusAlive = (drag.focusClient.map { existingRecord(for: $0) != nil } ?? false) && drag.focus.flatMap { surfaces[$0] }?.inTree == true
@@ -257,7 +257,7 @@ extension WaylandSession {
 
     /// The finger of a touch drag was cancelled, or interaction is ignored: the drag is cancelled.
     func dragCancelled(_ drag: DragAndDrop) {
-        if dragAndDrop === drag { dragAndDrop = nil }
+        if protocols.selection.dragAndDrop === drag { protocols.selection.dragAndDrop = nil }
         guard drag.active else { return }
         drag.source?.cancel()
         endDrag(drag)
@@ -265,14 +265,14 @@ extension WaylandSession {
 
     /// A commit of a surface with the dnd_icon role: the icon of the drag moves by its offset.
     func dragIconCommitted(_ surface: SurfaceObject) {
-        guard let drag = dragAndDrop, drag.active, drag.icon === surface else { return }
+        guard let drag = protocols.selection.dragAndDrop, drag.active, drag.icon === surface else { return }
         drag.iconOffset = drag.iconOffset.adding(surface.current.offset)
     }
 
     /// The drag's icon as a layer of `output`, over the windows and under the cursor, its
     /// top left at the pointer or finger moved by its offsets; nil with no icon or no pixels.
     func dragIconLayer(on output: OutputSnapshot) -> CompositionLayer? {
-        guard let drag = dragAndDrop, drag.active, let icon = drag.icon, let contents = icon.contents, let position = drag.position,
+        guard let drag = protocols.selection.dragAndDrop, drag.active, let icon = drag.icon, let contents = icon.contents, let position = drag.position,
               abs(position.x) < 1e9, abs(position.y) < 1e9 else { return nil }
         let origin = Offset(dx: Int(position.x.rounded(.down)) - output.rect.x, dy: Int(position.y.rounded(.down)) - output.rect.y).adding(drag.iconOffset)
         return CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(icon.current.scale),
@@ -283,13 +283,13 @@ extension WaylandSession {
     /// An output's responders were detached: a finger its DragResponder held is swallowed by
     /// the core without a cancel, so its drag is cancelled here, or it would never end.
     func dragResponderRemoved(output: String) {
-        guard let drag = dragAndDrop, case .touch = drag.input, drag.responderOutput == output else { return }
+        guard let drag = protocols.selection.dragAndDrop, case .touch = drag.input, drag.responderOutput == output else { return }
         dragCancelled(drag)
     }
 
     /// A source destroyed mid-drag ends the drag; the target hears leave.
     func dragSourceDestroyed(_ source: SelectionSource) {
-        guard let drag = dragAndDrop, drag.active, drag.source === source else { return }
+        guard let drag = protocols.selection.dragAndDrop, drag.active, drag.source === source else { return }
         drag.source = nil
         endDrag(drag)
     }
@@ -303,7 +303,7 @@ extension WaylandSession {
             if offer.drag?.finished == true { offer.postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(offer.name).accept after finish") }
             return
         }
-        guard !state.dropped, let source = offer.source, let drag = dragAndDrop, drag.active, drag.source === source else { return }
+        guard !state.dropped, let source = offer.source, let drag = protocols.selection.dragAndDrop, drag.active, drag.source === source else { return }
         let mime = mimeType.map { String(cString: $0) }.flatMap { source.mimeTypes.contains($0) ? $0 : nil }
         source.drag.accepted = mime != nil
         guard existingRecord(for: source.client) != nil else { return }
@@ -375,21 +375,21 @@ final class DragResponder: CompositorResponder {
     func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown(_, _, let id, let position):
-            guard let drag = session.dragAndDrop, drag.input == .touch(id), !drag.began else { return .notHandled }
+            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id), !drag.began else { return .notHandled }
             drag.began = true
             drag.responderOutput = output
             session.dragMoved(drag, to: position)
             return .handled
         case .touchMotion(_, _, let id, let position):
-            guard let drag = session.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
+            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
             session.dragMoved(drag, to: position)
             return .handled
         case .touchUp(_, _, let id):
-            guard let drag = session.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
+            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
             session.dragReleased(drag)
             return .handled
         case .touchCancel(_, _, let id):
-            guard let drag = session.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
+            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
             session.dragCancelled(drag)
             return .handled
         default:

@@ -28,7 +28,7 @@ final class InputMethodKeyboardGrabObject: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        if session.inputMethodGrab === self { session.inputMethodGrab = nil }
+        if session.protocols.textInput.inputMethodGrab === self { session.protocols.textInput.inputMethodGrab = nil }
     }
 
     func send(_ keymap: Keymap) {
@@ -52,9 +52,9 @@ extension WaylandSession {
     /// zwp_input_method_v2.grab_keyboard. A grab made while another holds the keyboard, or
     /// by an input method without the seat, is inert until released.
     func grabKeyboard(_ grab: InputMethodKeyboardGrabObject) {
-        guard let inputMethod = grab.inputMethod, inputMethod === self.inputMethod, !inputMethod.unavailable,
-              inputMethodGrab == nil else { return }
-        inputMethodGrab = grab
+        guard let inputMethod = grab.inputMethod, inputMethod === self.protocols.textInput.inputMethod, !inputMethod.unavailable,
+              protocols.textInput.inputMethodGrab == nil else { return }
+        protocols.textInput.inputMethodGrab = grab
         grab.send(keymap)
         let rate = shell?.keyboard.repeatRate ?? 25, delay = shell?.keyboard.repeatDelay ?? 600
         zwp_input_method_keyboard_grab_v2_send_repeat_info(grab.resource, Int32(clamping: rate), Int32(clamping: delay))
@@ -64,8 +64,8 @@ extension WaylandSession {
     /// Hands a keyboard's key to the input method's grab; false when there is no grab, its
     /// input method is gone, or the key is that input method's own typing.
     func grabbedKey(_ event: InputEvent) -> Bool {
-        guard let grab = inputMethodGrab, case .key(let device, let time, let key, let state) = event else { return false }
-        guard grab.inputMethod != nil, grab.inputMethod === inputMethod else { return false }
+        guard let grab = protocols.textInput.inputMethodGrab, case .key(let device, let time, let key, let state) = event else { return false }
+        guard grab.inputMethod != nil, grab.inputMethod === protocols.textInput.inputMethod else { return false }
         if let keyboard = virtualKeyboards[device], keyboard.client == grab.client { return false }
         let typing = keymap(of: device)
         grab.send(typing)

@@ -35,7 +35,7 @@ enum TextInputManagerGlobal {
 }
 
 /// What a text input's requests set, double-buffered.
-struct TextInputState: Equatable {
+struct TextFieldState: Equatable {
     struct Surrounding: Equatable {
         var text: String
         var cursor: Int32
@@ -48,7 +48,7 @@ struct TextInputState: Equatable {
     var contentPurpose = ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_NORMAL.rawValue
     var cursorRectangle: (x: Int32, y: Int32, width: Int32, height: Int32)?
 
-    static func == (a: TextInputState, b: TextInputState) -> Bool {
+    static func == (a: TextFieldState, b: TextFieldState) -> Bool {
         a.enabled == b.enabled && a.surrounding == b.surrounding && a.changeCause == b.changeCause
             && a.contentHint == b.contentHint && a.contentPurpose == b.contentPurpose
             && a.cursorRectangle.map { [$0.x, $0.y, $0.width, $0.height] } == b.cursorRectangle.map { [$0.x, $0.y, $0.width, $0.height] }
@@ -59,8 +59,8 @@ struct TextInputState: Equatable {
 final class TextInputObject: WaylandObject {
     /// The surface it was last sent `enter` for, until its `leave`.
     var entered: SurfaceID?
-    var pending = TextInputState()
-    private(set) var current = TextInputState()
+    var pending = TextFieldState()
+    private(set) var current = TextFieldState()
     /// Commit requests so far: the serial of each `done` (the protocol's count, wrapping).
     private(set) var commits: UInt32 = 0
 
@@ -99,7 +99,7 @@ final class TextInputObject: WaylandObject {
         destroy: destroyRequest,
         enable: { _, resource in
             // Enabling starts from the initial state: what follows it in the same commit sets it.
-            WaylandObject.of(resource, as: TextInputObject.self).pending = TextInputState(enabled: true)
+            WaylandObject.of(resource, as: TextInputObject.self).pending = TextFieldState(enabled: true)
         },
         disable: { _, resource in
             WaylandObject.of(resource, as: TextInputObject.self).pending.enabled = false
@@ -142,14 +142,14 @@ extension WaylandSession {
     func textInputsLeave(_ surface: SurfaceID, resource: OpaquePointer?, client: ClientID) {
         guard let record = clientsByID[client] else { return }
         for textInput in record.textInputs where textInput.entered == surface {
-            let served = inputMethod?.served === textInput
+            let served = protocols.textInput.inputMethod?.served === textInput
             textInput.sendLeave(resource)
-            if served { inputMethod?.deactivate() }
+            if served { protocols.textInput.inputMethod?.deactivate() }
         }
     }
 
     func textInputCommitted(_ textInput: TextInputObject, wasActive: Bool) {
-        guard let inputMethod else { return }
+        guard let inputMethod = protocols.textInput.inputMethod else { return }
         if textInput.isActive {
             inputMethod.serve(textInput)
         } else if wasActive || inputMethod.served === textInput {
@@ -158,7 +158,7 @@ extension WaylandSession {
     }
 
     func textInputGone(_ textInput: TextInputObject) {
-        if let inputMethod, inputMethod.served === textInput { inputMethod.deactivate() }
+        if let inputMethod = protocols.textInput.inputMethod, inputMethod.served === textInput { inputMethod.deactivate() }
     }
 
     /// The enabled text input on the focused surface, if any: what a new input method serves.
