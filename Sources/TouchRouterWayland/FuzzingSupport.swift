@@ -25,6 +25,6 @@ extension WaylandSession {
     /// Clients libwayland still serves, surfaces the session still has objects for, and
     /// surfaces in the core's tree: all zero once every client has gone.
     public var fuzzingCensus: (clients: Int, surfaceObjects: Int, treeSurfaces: Int) {
-        (Int(wl_list_length(wl_display_get_client_list(display.display))), surfaces.count, tree.surfaceCount)
+        (Int(wl_list_length(wl_display_get_client_list(display.display))), protocols.surface.surfaces.count, tree.surfaceCount)
     }
 }

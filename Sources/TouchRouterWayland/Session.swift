@@ -79,12 +79,8 @@ public final class WaylandSession {
     public var onKeyboardLEDs: ((KeyboardLEDs) -> Void)?
     /// The LEDs lit now.
     public internal(set) var keyboardLEDs: KeyboardLEDs = []
-    var surfaces: [SurfaceID: SurfaceObject] = [:]
-    /// The surface whose resource libwayland is destroying, while it leaves the tree (SessionSurfaces.swift).
-    weak var surfaceBeingDestroyed: SurfaceObject?
     /// Whether the compositor's cursor is drawn (Cursor.swift).
     var cursor: CursorVisibility
-    var nextSurface: UInt32 = 1
     var clients: [OpaquePointer: ClientRecord] = [:]
     /// Clients by their id in the core, looked up for every delivered event (SessionClients.swift).
     let clientTables = UncheckedState(ClientTables())
@@ -97,20 +93,12 @@ public final class WaylandSession {
     var clientsBySocket: [Int32: OpaquePointer] = [:]
     /// Devices a host made (`addDevice`); the injection device is 1.
     var nextHostDevice: UInt32 = 100
-    /// Frame callbacks committed and not yet done, with the surface each was committed on.
-    var pendingFrames: [(callback: FrameCallback, surface: SurfaceID)] = []
     var globals: [OpaquePointer] = []
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     var privilegedSockets: PrivilegedSockets?
-    /// Pointer constraints alive, oldest first (PointerConstraints.swift); each leaves as its object goes.
-    var pointerConstraints: [PointerConstraintObject] = []
-    /// Virtual keyboards by their device, for the keymap their keys are read with.
-    var virtualKeyboards: [DeviceID: VirtualKeyboardObject] = [:]
     /// The keymap the focused client's keyboards are to have: the seat's, or a virtual
     /// keyboard's since it last typed (SessionSeat.swift).
     var activeKeymap: Keymap
-    /// Devices the session makes itself for virtual pointers and keyboards.
-    var nextVirtualDevice: UInt32 = VirtualDevices.first
     private let seatTracker = SeatTracker()
     /// The device `inject` speaks for; real devices come from libinput.
     public static let injectionDevice = DeviceID(1)
@@ -176,7 +164,7 @@ public final class WaylandSession {
             self.holdExclusiveLayerFocus()
             self.tree.settleIndex()
             self.router.refreshPointerFocus()
-            if !self.pointerConstraints.isEmpty || self.router.pointerConstraint != nil { self.updatePointerConstraint() }
+            if !self.protocols.seat.pointerConstraints.isEmpty || self.router.pointerConstraint != nil { self.updatePointerConstraint() }
         }
         // One stamp per flush, for every event delivered since the last one.
         display.afterFlush = { [unowned self] in
@@ -238,20 +226,20 @@ public final class WaylandSession {
         if !protocols.output.presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
         protocols.kdeIdle.tick(at: clock.now())
-        guard !pendingFrames.isEmpty else { return }
+        guard !protocols.surface.pendingFrames.isEmpty else { return }
         // A surface on a screen whose frame is still on its way waits for that frame to be
         // shown: clients draw at the pace of the screen they are on.
         let waiting = Set(protocols.output.presenters.filter { !$0.value.readyForFrame }.keys)
         var due: [FrameCallback] = []
         if waiting.isEmpty {
-            due = pendingFrames.map(\.callback)
-            pendingFrames.removeAll()
+            due = protocols.surface.pendingFrames.map(\.callback)
+            protocols.surface.pendingFrames.removeAll()
         } else {
             var kept: [(callback: FrameCallback, surface: SurfaceID)] = []
-            for pending in pendingFrames {
+            for pending in protocols.surface.pendingFrames {
                 if let output = tree.outputOf(pending.surface), waiting.contains(output) { kept.append(pending) } else { due.append(pending.callback) }
             }
-            pendingFrames = kept
+            protocols.surface.pendingFrames = kept
         }
         let time = clock.now().waylandMilliseconds
         for callback in due where !callback.destroyed {
@@ -268,7 +256,7 @@ public final class WaylandSession {
     /// The surface a touch at `point` reaches, the point in it, and the pixel it shows
     /// there (nil where its buffer has none), its buffer's transform undone as composition does.
     public func pixel(at point: Point<GlobalSpace>) -> (SurfaceID, Point<SurfaceSpace>, UInt32?)? {
-        guard let hit = tree.hitTest(point), let surface = surfaces[hit.surface] else { return nil }
+        guard let hit = tree.hitTest(point), let surface = protocols.surface.surfaces[hit.surface] else { return nil }
         let size = surface.size
         guard size.width > 0, size.height > 0, let contents = surface.contents else { return (hit.surface, hit.local, nil) }
         let transform = OutputTransform(rawValue: surface.current.transform) ?? .normal

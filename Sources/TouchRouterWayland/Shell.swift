@@ -206,7 +206,7 @@ public final class SessionShell {
     /// configuration no longer names its app).
     private func applyPolicies() {
         for id in session.tree.outputs.flatMap(\.toplevels) {
-            guard let surface = session.surfaces[id] else { continue }
+            guard let surface = session.protocols.surface.surfaces[id] else { continue }
             applyPolicy(toplevel: surface)
         }
         updateTouchCapabilities()
@@ -335,7 +335,7 @@ public final class SessionShell {
         func id(_ surface: SurfaceID?) -> String { surface.map { String($0.raw) } ?? "null" }
         var app = "null", client = "null"
         if let to, let top = session.tree.toplevel(of: to) {
-            if let appID = session.surfaces[top]?.xdgSurface?.toplevel?.appID, !appID.isEmpty { app = jsonString(appID) }
+            if let appID = session.protocols.surface.surfaces[top]?.xdgSurface?.toplevel?.appID, !appID.isEmpty { app = jsonString(appID) }
             if let owner = session.tree.client(of: to) { client = String(owner.raw) }
         }
         return "{\"type\":\"focus\",\"from\":\(id(from)),\"to\":\(id(to)),\"client\":\(client),\"app_id\":\(app)}"

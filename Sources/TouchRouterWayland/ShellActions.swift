@@ -46,7 +46,7 @@ extension SessionShell {
             do { _ = try spawnProcess(argv) } catch { session.report("exec action: \(error)") }
         case .closeFocused:
             guard let focus = router.keyboardFocus, let top = session.tree.toplevel(of: focus),
-                  let toplevel = session.surfaces[top]?.xdgSurface?.toplevel else { return }
+                  let toplevel = session.protocols.surface.surfaces[top]?.xdgSurface?.toplevel else { return }
             xdg_toplevel_send_close(toplevel.resource)
         case .focusNext:
             focusNextToplevel()

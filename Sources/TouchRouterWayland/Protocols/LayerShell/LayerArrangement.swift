@@ -95,7 +95,7 @@ extension WaylandSession {
         var holder: SurfaceID?
         search: for output in tree.outputs {
             for id in output.toplevels.reversed() {
-                guard let layer = surfaces[id]?.layerSurface, tree.isShown(id) else { continue }
+                guard let layer = protocols.surface.surfaces[id]?.layerSurface, tree.isShown(id) else { continue }
                 guard layer.layer >= .top else { break }
                 if layer.interactivity == .exclusive {
                     holder = id
@@ -134,7 +134,7 @@ extension WaylandSession {
     /// A mapped layer surface on top or overlay holding keyboard interactivity exclusive:
     /// new windows do not take the keyboard from it.
     var exclusiveLayerHoldsKeyboard: Bool {
-        guard let focus = router.keyboardFocus, let surface = surfaces[focus], let layer = surface.layerSurface else { return false }
+        guard let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], let layer = surface.layerSurface else { return false }
         return layer.interactivity == .exclusive && layer.layer >= .top
     }
 
@@ -210,7 +210,7 @@ extension WaylandSession {
         let previous = protocols.layerShell.usableAreas[outputID] ?? whole
         protocols.layerShell.usableAreas[outputID] = usable == whole ? nil : usable
         guard previous != usable else { return }
-        for surface in surfaces.values where surface.inTree && tree.outputOf(surface.id) == outputID {
+        for surface in protocols.surface.surfaces.values where surface.inTree && tree.outputOf(surface.id) == outputID {
             guard let toplevel = surface.xdgSurface?.toplevel, toplevel.maximized, !toplevel.fullscreen else { continue }
             surface.xdgSurface?.sendConfigure()
         }

@@ -396,7 +396,7 @@ extension WaylandSession {
         guard depth <= SurfaceTree.maximumDepth + 1, let surface = tree.surface(id), surface.properties.isShown else { return }
         let (below, above) = tree.subsurfaces(of: id)
         for child in below { appendLayers(of: child, to: &layers, depth: depth + 1) }
-        if let object = surfaces[id], let contents = object.contents {
+        if let object = protocols.surface.surfaces[id], let contents = object.contents {
             layers.append(CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(object.current.scale),
                                            opaque: contents.opaque, origin: surface.originInOutput, clip: surface.size,
                                            key: UInt64(id.raw), damage: object.unpaintedDamage,
@@ -436,7 +436,7 @@ extension WaylandSession {
         try compositor.update(layers)
         protocols.output.unpresented[output.id]?.add(compositor.lastRepaint)
         // Taken now that it is painted: a failed update repaints everything next time anyway.
-        for layer in layers { surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
+        for layer in layers { protocols.surface.surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
         return (output.name, compositor.framebuffer)
     }
 

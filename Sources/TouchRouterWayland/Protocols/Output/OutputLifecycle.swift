@@ -100,7 +100,7 @@ extension WaylandSession {
             next += 1
         }
         for id in family {
-            guard let object = surfaces[id] else { continue }
+            guard let object = protocols.surface.surfaces[id] else { continue }
             for resource in old.bindings(of: object.client) { wl_surface_send_leave(object.resource, resource) }
             for resource in heir.bindings(of: object.client) { wl_surface_send_enter(object.resource, resource) }
         }

@@ -161,7 +161,7 @@ extension WaylandSession {
             return
         }
         var target: (surface: SurfaceObject, local: Point<SurfaceSpace>)?
-        if let hit = tree.hitTest(point), let surface = surfaces[hit.surface], let record = existingRecord(for: surface.client),
+        if let hit = tree.hitTest(point), let surface = protocols.surface.surfaces[hit.surface], let record = existingRecord(for: surface.client),
            drag.hasSource || record.id == drag.origin {
             target = (surface, hit.local)
         }
@@ -235,7 +235,7 @@ extension WaylandSession {
         if protocols.selection.dragAndDrop === drag { protocols.selection.dragAndDrop = nil }
         guard drag.active else { return }
         // A surface gone or unmapped under a still pointer is no target.
-        let focusAlive = (drag.focusClient.map { existingRecord(for: $0) != nil } ?? false) && drag.focus.flatMap { surfaces[$0] }?.inTree == true
+        let focusAlive = (drag.focusClient.map { existingRecord(for: $0) != nil } ?? false) && drag.focus.flatMap { protocols.surface.surfaces[$0] }?.inTree == true
         let offers = drag.offers.compactMap(\.offer).filter { $0.source != nil }
         if let source = drag.source {
             if focusAlive, let client = drag.focusClient, source.drag.accepted, source.drag.action != 0, !offers.isEmpty {

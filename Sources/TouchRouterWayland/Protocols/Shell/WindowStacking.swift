@@ -22,9 +22,9 @@ extension WaylandSession {
     }
 
     private func raiseDescendants(of id: SurfaceID) {
-        guard let ancestor = surfaces[id]?.xdgSurface?.toplevel, let output = tree.outputOf(id),
+        guard let ancestor = protocols.surface.surfaces[id]?.xdgSurface?.toplevel, let output = tree.outputOf(id),
               let stack = tree.output(output)?.toplevels else { return }
-        for other in stack where other != id && Self.descends(surfaces[other]?.xdgSurface?.toplevel, from: ancestor) {
+        for other in stack where other != id && Self.descends(protocols.surface.surfaces[other]?.xdgSurface?.toplevel, from: ancestor) {
             try? tree.raise(other)
         }
     }

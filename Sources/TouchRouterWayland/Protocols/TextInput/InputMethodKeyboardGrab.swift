@@ -66,7 +66,7 @@ extension WaylandSession {
     func grabbedKey(_ event: InputEvent) -> Bool {
         guard let grab = protocols.textInput.inputMethodGrab, case .key(let device, let time, let key, let state) = event else { return false }
         guard grab.inputMethod != nil, grab.inputMethod === protocols.textInput.inputMethod else { return false }
-        if let keyboard = virtualKeyboards[device], keyboard.client == grab.client { return false }
+        if let keyboard = protocols.virtualInput.virtualKeyboards[device], keyboard.client == grab.client { return false }
         let typing = keymap(of: device)
         grab.send(typing)
         let pressed = state == .pressed

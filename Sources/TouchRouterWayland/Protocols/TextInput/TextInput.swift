@@ -127,7 +127,7 @@ final class TextInputObject: WaylandObject {
 extension WaylandSession {
     /// A text input of the client with the keyboard focus is entered at once.
     func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord) {
-        guard let focus = router.keyboardFocus, let surface = surfaces[focus], tree.client(of: focus) == record.id else { return }
+        guard let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], tree.client(of: focus) == record.id else { return }
         textInput.sendEnter(surface)
     }
 

@@ -180,9 +180,9 @@ extension WaylandSession {
             return nil
         }
         record.usage.virtualDevices += 1
-        let device = DeviceID(nextVirtualDevice)
+        let device = DeviceID(protocols.virtualInput.nextVirtualDevice)
         // Wraps back to the first after four billion, far past any one still alive.
-        nextVirtualDevice = nextVirtualDevice == UInt32.max ? VirtualDevices.first : nextVirtualDevice + 1
+        protocols.virtualInput.nextVirtualDevice = protocols.virtualInput.nextVirtualDevice == UInt32.max ? VirtualDevices.first : protocols.virtualInput.nextVirtualDevice + 1
         return device
     }
 

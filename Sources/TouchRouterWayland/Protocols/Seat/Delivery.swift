@@ -4,13 +4,13 @@ import TouchRouterCore
 /// The core's deliveries, sent as wl_touch, wl_keyboard and wl_pointer events to every
 /// matching device the client bound. A surface or client that is already gone gets nothing.
 extension WaylandSession: InputDelivery {
-    private func target(_ surface: SurfaceID) -> OpaquePointer? { surfaces[surface]?.resource }
+    private func target(_ surface: SurfaceID) -> OpaquePointer? { protocols.surface.surfaces[surface]?.resource }
     private func fixed(_ value: Double) -> wl_fixed_t { wl_fixed_from_double(value) }
 
     public func touchDown(surface: SurfaceID, client: ClientID, time: RouterTime, id: TouchID, local: Point<SurfaceSpace>) {
         guard let resource = target(surface) else { return }
         let serial = display.nextSerial
-        surfaces[surface]?.touchInput?.touchWentDown(id, serial: serial)
+        protocols.surface.surfaces[surface]?.touchInput?.touchWentDown(id, serial: serial)
         clientsByID[client]?.noteTouchDown(serial: serial, touch: id)
         let milliseconds = time.waylandMilliseconds, x = fixed(local.x), y = fixed(local.y)
         for entry in touchSends(of: client) {
@@ -42,7 +42,7 @@ extension WaylandSession: InputDelivery {
     }
 
     public func keyboardEnter(surface: SurfaceID, client: ClientID, pressedKeys: [UInt32]) {
-        guard let object = surfaces[surface] else { return }
+        guard let object = protocols.surface.surfaces[surface] else { return }
         sendKeyboardEnter(object, to: Array(devices(.keyboard, of: client)), pressedKeys: pressedKeys)
         textInputsEnter(object, client: client)
         selectionsFocusEntered(client)
@@ -76,7 +76,7 @@ extension WaylandSession: InputDelivery {
 
     public func pointerLeave(surface: SurfaceID, client: ClientID) {
         // A surface its client is destroying still has its resource, until the destroy ends.
-        let dying = surfaceBeingDestroyed.flatMap { $0.id == surface ? $0.resource : nil }
+        let dying = protocols.surface.surfaceBeingDestroyed.flatMap { $0.id == surface ? $0.resource : nil }
         guard let resource = target(surface) ?? dying else { return }
         let serial = display.nextSerial
         for pointer in devices(.pointer, of: client) { wl_pointer_send_leave(pointer.resource, serial, resource) }

@@ -57,7 +57,7 @@ extension WaylandSession {
 
     /// The keymap a device's keys are read with: a virtual keyboard's own, else the seat's.
     func keymap(of device: DeviceID) -> Keymap {
-        virtualKeyboards[device]?.keymap ?? keymap
+        protocols.virtualInput.virtualKeyboards[device]?.keymap ?? keymap
     }
 
     /// The keyboard that types changed, as wlroots' seat sees it: the focused client's
@@ -104,7 +104,7 @@ extension WaylandSession {
         send(activeKeymap, to: device)
         sendRepeatInfo(to: device)
         // A keyboard bound after focus arrived gets its enter now.
-        if let focus = router.keyboardFocus, let surface = surfaces[focus], tree.client(of: focus) == device.clientID {
+        if let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], tree.client(of: focus) == device.clientID {
             sendKeyboardEnter(surface, to: [device], pressedKeys: [])
         }
     }

@@ -27,7 +27,7 @@ enum VirtualKeyboardManagerGlobal {
             guard let created = createResource(client, tr_zwp_virtual_keyboard_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             let keyboard = VirtualKeyboardObject(resource: created, session: manager.session, device: device)
             WaylandObject.install(keyboard, implementation: VirtualKeyboardObject.table)
-            manager.session.virtualKeyboards[device] = keyboard
+            manager.session.protocols.virtualInput.virtualKeyboards[device] = keyboard
             manager.session.virtualDeviceAdded(device, capabilities: [.keyboard], name: "\(keyboard.name) (client \(manager.session.existingRecord(for: keyboard.client)?.pid ?? 0))")
         }))
 }
@@ -54,7 +54,7 @@ final class VirtualKeyboardObject: WaylandObject {
         events.append(.deviceRemoved(device: device, time: now))
         // Its releases are read with its own keymap, so it is forgotten only after them.
         session.virtualDeviceRemoved(self, events: events)
-        session.virtualKeyboards[device] = nil
+        session.protocols.virtualInput.virtualKeyboards[device] = nil
     }
 
     /// The client's keymap file, read and compiled; anything else is the end of the client,

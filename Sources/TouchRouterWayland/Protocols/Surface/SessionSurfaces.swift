@@ -5,25 +5,25 @@ import TouchRouterCore
 /// popups and subsurfaces, restacked and destroyed, and the popups that hold a grab.
 extension WaylandSession {
     func surfaceCreated(_ surface: SurfaceObject) {
-        surface.assignID(SurfaceID(nextSurface))
-        nextSurface += 1
+        surface.assignID(SurfaceID(protocols.surface.nextSurface))
+        protocols.surface.nextSurface += 1
         WaylandObject.install(surface, implementation: SurfaceObject.table)
-        surfaces[surface.id] = surface
+        protocols.surface.surfaces[surface.id] = surface
     }
 
     func surfaceDestroyed(_ surface: SurfaceObject) {
         // Out of the lookup first: the leaves the core sends as it leaves the tree are
         // not for an object the client has destroyed.
-        surfaces[surface.id] = nil
+        protocols.surface.surfaces[surface.id] = nil
         surface.replaceContents(with: nil)
         surface.countRegionRectangles(nil)
         existingRecord(for: surface.client)?.usage.surfaces -= 1
         surface.subsurface?.detach()
         // Save for wl_pointer.leave: the client sees the pointer leave the surface it destroys
         // (as a leave for an object it no longer has), so that its next enter follows a leave.
-        surfaceBeingDestroyed = surface
+        protocols.surface.surfaceBeingDestroyed = surface
         takeOutOfTree(surface)
-        surfaceBeingDestroyed = nil
+        protocols.surface.surfaceBeingDestroyed = nil
         // A layer surface whose wl_surface went no longer holds its place or its zone.
         if let layer = surface.layerSurface {
             layer.surface = nil
@@ -50,7 +50,7 @@ extension WaylandSession {
     /// Everything stacked on a removed surface (subsurfaces and popups) left the tree with it.
     private func markOutOfTree(_ removed: [SurfaceID]) {
         for id in removed {
-            surfaces[id]?.inTree = false
+            protocols.surface.surfaces[id]?.inTree = false
             shell.surfaceLeft(id)
         }
     }
@@ -116,7 +116,7 @@ extension WaylandSession {
     /// one that lost it and the one that gained it are configured again.
     func updateActivatedToplevel() {
         protocols.foreignToplevel.activationChanged()
-        let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { surfaces[$0]?.xdgSurface?.toplevel }
+        let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { protocols.surface.surfaces[$0]?.xdgSurface?.toplevel }
         guard focused !== protocols.shell.activeToplevel else { return }
         let previous = protocols.shell.activeToplevel
         protocols.shell.activeToplevel = focused
@@ -148,7 +148,7 @@ extension WaylandSession {
     /// After a commit made state current: configure a new xdg surface, map it once it has
     /// acked and has a buffer, and bring the core's tree up to date.
     func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
-        pendingFrames += frameCallbacks.map { ($0, surface.id) }
+        protocols.surface.pendingFrames += frameCallbacks.map { ($0, surface.id) }
         if surface.role == .dndIcon { dragIconCommitted(surface) }
         if let toplevel = surface.xdgSurface?.toplevel, !toplevel.commitSizes() { return }
         if surface.role == .layer, let layer = surface.layerSurface, !layerSurfaceCommitted(surface, layer) { return }

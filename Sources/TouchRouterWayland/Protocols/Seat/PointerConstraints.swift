@@ -41,7 +41,7 @@ enum PointerConstraintsGlobal {
             tr_resource_post_error(display, WL_DISPLAY_ERROR_INVALID_METHOD.rawValue, "\(request): \(lifetime) is not a lifetime (1 oneshot, 2 persistent)")
             return
         }
-        guard !session.pointerConstraints.contains(where: { $0.surface === surface }) else {
+        guard !session.protocols.seat.pointerConstraints.contains(where: { $0.surface === surface }) else {
             manager.postError(ZWP_POINTER_CONSTRAINTS_V1_ERROR_ALREADY_CONSTRAINED.rawValue, "\(request): \(surface.name) already has a pointer constraint")
             return
         }
@@ -53,7 +53,7 @@ enum PointerConstraintsGlobal {
         // The initial region is current at once, as wlroots has it.
         constraint.region = regionResource.map { WaylandObject.of($0, as: RegionObject.self).region }
         constraint.countRegionRectangles(request)
-        session.pointerConstraints.append(constraint)
+        session.protocols.seat.pointerConstraints.append(constraint)
         session.updatePointerConstraint()
     }
 }
@@ -86,7 +86,7 @@ final class PointerConstraintObject: WaylandObject {
 
     override func resourceDestroyed() {
         countRegionRectangles(nil)
-        session.pointerConstraints.removeAll { $0 === self }
+        session.protocols.seat.pointerConstraints.removeAll { $0 === self }
         if active {
             active = false
             session.router.pointerConstraint = nil
@@ -183,14 +183,14 @@ extension WaylandSession {
     /// stop holding it and the core which one does. Run once a round, after the pointer's
     /// focus is settled, and when a constraint comes or goes.
     func updatePointerConstraint() {
-        let focused = router.pointerFocus.flatMap { surfaces[$0] }
-        var holding = pointerConstraints.first { $0.active }
+        let focused = router.pointerFocus.flatMap { protocols.surface.surfaces[$0] }
+        var holding = protocols.seat.pointerConstraints.first { $0.active }
         if let current = holding, current.surface == nil || current.surface !== focused {
             current.deactivate()
             holding = nil
         }
         if holding == nil, let focused, let focus = router.pointerFocus,
-           let candidate = pointerConstraints.first(where: { $0.surface === focused && !$0.defunct }),
+           let candidate = protocols.seat.pointerConstraints.first(where: { $0.surface === focused && !$0.defunct }),
            let local = tree.localPoint(router.pointerPosition, in: focus), candidate.effectiveRegion.contains(local) {
             candidate.activate()
             holding = candidate
@@ -201,7 +201,7 @@ extension WaylandSession {
 
     /// A surface's commit: its constraint's pending state becomes current.
     func pointerConstraintsCommitted(_ surface: SurfaceObject) {
-        guard !pointerConstraints.isEmpty else { return }
-        for constraint in pointerConstraints where constraint.surface === surface { constraint.surfaceCommitted() }
+        guard !protocols.seat.pointerConstraints.isEmpty else { return }
+        for constraint in protocols.seat.pointerConstraints where constraint.surface === surface { constraint.surfaceCommitted() }
     }
 }
