@@ -50,8 +50,8 @@ extension WaylandSession {
 
     /// A new input device with touch or pointer capability, as if libinput had found one.
     public func addDevice(touch: Bool) -> DeviceID {
-        let device = DeviceID(nextHostDevice)
-        nextHostDevice += 1
+        let device = DeviceID(protocols.virtualInput.nextHostDevice)
+        protocols.virtualInput.nextHostDevice += 1
         inject(.deviceAdded(device: device, time: clock.now(), capabilities: touch ? [.touch] : [.pointer]))
         return device
     }

@@ -91,9 +91,6 @@ public final class WaylandSession {
     var nextClient: UInt32 = 1
     /// Clients a host handed a socket to (`addClient`), by the host's end.
     var clientsBySocket: [Int32: OpaquePointer] = [:]
-    /// Devices a host made (`addDevice`); the injection device is 1.
-    var nextHostDevice: UInt32 = 100
-    var globals: [OpaquePointer] = []
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     var privilegedSockets: PrivilegedSockets?
     /// The keymap the focused client's keyboards are to have: the seat's, or a virtual
@@ -146,7 +143,6 @@ public final class WaylandSession {
         @discardableResult
         func add(_ interface: UnsafePointer<wl_interface>, _ version: Int32, _ bind: wl_global_bind_func_t) throws(WaylandError) -> OpaquePointer {
             guard let global = wl_global_create(display.display, interface, version, data, bind) else { throw WaylandError("cannot create the \(String(cString: interface.pointee.name)) global") }
-            globals.append(global)
             return global
         }
         for global in ProtocolStates.globals {

@@ -91,8 +91,8 @@ final class WorkloadPlayer {
         self.session = session
         logPath = log
         self.completion = completion
-        device = DeviceID(session.nextHostDevice)
-        session.nextHostDevice += 1
+        device = DeviceID(session.protocols.virtualInput.nextHostDevice)
+        session.protocols.virtualInput.nextHostDevice += 1
         let toplevels = session.tree.outputs.flatMap(\.toplevels).filter { session.tree.surface($0)?.properties.mapped == true }
         for (i, id) in toplevels.enumerated() { toplevelIndex[id] = Int32(i) }
         switch workload {

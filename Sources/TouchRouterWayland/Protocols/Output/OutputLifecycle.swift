@@ -33,7 +33,6 @@ extension WaylandSession {
             output.sendState(to: resource)
         }) else { throw WaylandError("cannot create the wl_output global") }
         output.global = global
-        globals.append(global)
     }
 
     /// Each output's mode, by name.
@@ -112,7 +111,6 @@ extension WaylandSession {
         output.bindings.removeAll()
         guard let global = output.global else { return }
         wl_global_remove(global)
-        globals.removeAll { $0 == global }
         output.retiredAt = clock.now()
         protocols.output.retiredOutputs.append(output)
         do {
