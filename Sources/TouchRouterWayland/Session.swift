@@ -209,6 +209,9 @@ public final class WaylandSession {
 
     func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) { try display.onSignal(signal, callback) }
     func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer { try display.watch(fd: fd, callback) }
+    func runOffLoop<Result: Sendable>(_ what: String, _ work: @escaping @Sendable () -> Result, then deliver: @escaping (Result) -> Void) throws(WaylandError) {
+        try display.runOffLoop(what, work, then: deliver)
+    }
     func unwatch(fd: Int32, source: OpaquePointer) { display.unwatch(fd: fd, source: source) }
 
     // MARK: Frames

@@ -271,6 +271,48 @@ def data_devices_60000_then_gone(session):
     healthy(session, "after the client with 60,000 devices ended")
 
 
+@case
+def screenshot_16384_squared(session):
+    """`msg screenshot` of a 16384x16384 output (which `msg output create` allows): composing its
+    1 GiB and writing the PNG inside the loop stopped the session's answers 9 to 14 s, and the
+    framebuffer stayed (issue 24). The screenshot now runs off the loop: the session answers
+    throughout, a second screenshot meanwhile is refused at once, the first is answered with
+    its size, and no framebuffer stays behind."""
+    reply = session.request("output", "create", "16384x16384")
+    if not reply.get("ok"):
+        raise CaseFailure(f"output create: {reply}")
+    name = reply["output"]
+    path = os.path.join(session.runtime, "big.png")
+    watch = AnswerWatch(session)
+    answers = {}
+
+    def take():
+        answers["first"] = session.request("screenshot", path, name, timeout=120)
+    taker = threading.Thread(target=take)
+    taker.start()
+    time.sleep(0.3)
+    second = session.request("screenshot", os.path.join(session.runtime, "second.png"), name)
+    taker.join(130)
+    longest = watch.stop()
+    first = answers.get("first", {})
+    print(f"    the longest wait for `focus` while it was taken: {longest * 1000:.0f} ms ({watch.asked} asked)", flush=True)
+    if not (first.get("ok") and first.get("width") == 16384 and first.get("height") == 16384):
+        raise CaseFailure(f"the screenshot's reply: {first}")
+    if second.get("ok") or "being taken" not in second.get("error", ""):
+        raise CaseFailure(f"a second screenshot meanwhile was not refused: {second}")
+    with open(path, "rb") as f:
+        if f.read(8) != b"\x89PNG\r\n\x1a\n":
+            raise CaseFailure("the file written is not a PNG")
+    os.unlink(path)
+    with open(f"/proc/{session.pid}/status") as f:
+        rss_mb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) // 1024
+    print(f"    the session's resident memory after it: {rss_mb} MB", flush=True)
+    if rss_mb > HUGE_PEAK_MB:
+        raise CaseFailure(f"the session holds {rss_mb} MB after the screenshot: its framebuffer stayed")
+    if longest > STALL_LIMIT_S:
+        raise CaseFailure(f"the session took {longest:.2f} s to answer `focus` while the screenshot was taken")
+
+
 def layer_shell_session_args():
     """A configuration that grants this Python the layer shell, as `session_args`."""
     path = os.path.join(tempfile.mkdtemp(prefix="tr-regressions-"), "layer-shell.toml")
@@ -306,7 +348,7 @@ class AnswerWatch:
         return self.longest
 
 
-LAYER_STALL_LIMIT_S = 1.0  # the longest wait for `focus` allowed; the figure is printed
+STALL_LIMIT_S = 1.0  # the longest wait for `focus` allowed; the figure is printed
 
 
 @case
@@ -314,7 +356,7 @@ def layer_surfaces_2x2500_with_zones(session):
     """Two clients map 2,500 layer surfaces each, every one with an exclusive zone, and end: each
     commit and each destruction used to arrange every layer surface of the output again, which
     stopped the session 76 s while mapping and 79 s at the disconnect (issue 24). The session
-    must answer throughout, each time within LAYER_STALL_LIMIT_S."""
+    must answer throughout, each time within STALL_LIMIT_S."""
     watch = AnswerWatch(session)
     clients = []
     for _ in range(2):
@@ -352,7 +394,7 @@ def layer_surfaces_2x2500_with_zones(session):
     healthy(session, "after both clients ended")
     longest = watch.stop()
     print(f"    the longest wait for `focus`: {mapping * 1000:.0f} ms while mapping, {longest * 1000:.0f} ms in all ({watch.asked} asked)", flush=True)
-    if longest > LAYER_STALL_LIMIT_S:
+    if longest > STALL_LIMIT_S:
         raise CaseFailure(f"the session took {longest:.2f} s to answer `focus`")
 
 

@@ -36,12 +36,7 @@ extension ControlServer {
                 "argb": .optional(pixel) { .string("0x" + String($0, radix: 16)) },
             ])
         case .screenshot(let file, let output):
-            do {
-                let shot = try session.screenshot(to: file, output: output)
-                return JSONReply.ok(["file": .string(file), "output": .string(shot.name), "width": .number(shot.width), "height": .number(shot.height)])
-            } catch {
-                return JSONReply.failure("screenshot: \(error)")
-            }
+            return screenshot(file, output: output, for: connection)
         case .createOutput(let mode):
             let names = Set(session.outputs.map(\.name))
             let number = (1...).first { !names.contains("HEADLESS-\($0)") }!
@@ -119,6 +114,35 @@ extension ControlServer {
                 return JSONReply.failure("reload failed, the old configuration stays: \(error)")
             }
         }
+    }
+
+    /// `screenshot`: composed and written on a thread of its own, as its time grows with the
+    /// output's pixels (up to 16384², a GiB); the reply goes to the asking connection when the
+    /// file is written. One at a time, so that their framebuffers do not add up.
+    private func screenshot(_ file: String, output: String?, for connection: Connection) -> String? {
+        guard !screenshotInFlight else { return JSONReply.failure("screenshot: one is being taken already; ask again when it is answered") }
+        let job: ScreenshotJob
+        do { job = try session.screenshotJob(output: output) } catch { return JSONReply.failure("screenshot: \(error)") }
+        do {
+            try session.runOffLoop("a screenshot", { () -> Result<ScreenshotJob, CompositionError> in
+                do throws(CompositionError) { _ = try job.run(writingTo: file); return .success(job) } catch { return .failure(error) }
+            }) { [unowned self, weak connection] result in
+                self.screenshotInFlight = false
+                guard let connection, self.connections[connection.fd] === connection else { return }
+                connection.waiting = false
+                switch result {
+                case .success(let shot):
+                    self.send(connection.fd, JSONReply.ok(["file": .string(file), "output": .string(shot.output), "width": .number(shot.width), "height": .number(shot.height)]))
+                case .failure(let error):
+                    self.send(connection.fd, JSONReply.failure("screenshot: \(error)"))
+                }
+            }
+        } catch {
+            return JSONReply.failure("screenshot: \(error)")
+        }
+        screenshotInFlight = true
+        connection.waiting = true
+        return nil
     }
 
     /// `play`: the reply goes to the asking connection when the workload ends.

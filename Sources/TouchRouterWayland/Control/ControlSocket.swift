@@ -41,6 +41,8 @@ public final class ControlServer {
     var traceWriter: FlushStampedTrace?
     /// The workload `play` is playing (ControlRequests.swift).
     var player: WorkloadPlayer?
+    /// A screenshot is being composed and written off the loop (ControlRequests.swift).
+    var screenshotInFlight = false
 
     final class Connection {
         let fd: Int32

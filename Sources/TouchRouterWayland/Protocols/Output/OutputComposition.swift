@@ -40,7 +40,7 @@ public struct PixelRect: Hashable, Sendable {
 }
 
 /// One surface's pixels and where they go in an output.
-public struct CompositionLayer {
+public struct CompositionLayer: Sendable {
     /// Premultiplied ARGB8888 (XRGB8888 when `opaque`), rows of `width` pixels, top first.
     public var pixels: [UInt32]
     public var width: Int
@@ -120,7 +120,7 @@ public final class Framebuffer {
     }
 }
 
-public struct CompositionError: Error, CustomStringConvertible {
+public struct CompositionError: Error, CustomStringConvertible, Sendable {
     public var description: String
     init(_ description: String) { self.description = description }
 }
@@ -360,8 +360,7 @@ public final class OutputCompositor {
 
 /// A PNG of a framebuffer, written by libpng (CPNGShim).
 public enum PNGWriter {
-    /// zlib's level: 1 is fast and still small for a screen's flat colours; the event
-    /// loop waits for the write.
+    /// zlib's level: 1 is fast and still small for a screen's flat colours.
     public static let compressionLevel: Int32 = 1
 
     public static func write(_ framebuffer: Framebuffer, to path: String) throws(CompositionError) {
@@ -440,10 +439,32 @@ extension WaylandSession {
         return (output.name, compositor.framebuffer)
     }
 
-    /// Composes the output and writes it to `path` as a PNG.
+    /// Composes the output and writes it to `path` as a PNG, here and now.
     public func screenshot(to path: String, output name: String? = nil) throws(CompositionError) -> (name: String, width: Int, height: Int) {
-        let (outputName, framebuffer) = try compose(output: name)
-        try PNGWriter.write(framebuffer, to: path)
-        return (outputName, framebuffer.width, framebuffer.height)
+        try screenshotJob(output: name).run(writingTo: path)
+    }
+
+    /// What a screenshot of the output needs, taken now: the layers (their pixels shared,
+    /// not copied) and the size; it composes and writes on any thread (`msg screenshot` runs
+    /// it off the loop).
+    public func screenshotJob(output name: String? = nil) throws(CompositionError) -> ScreenshotJob {
+        let output = try outputForComposition(named: name)
+        return ScreenshotJob(output: output.name, width: output.rect.width, height: output.rect.height, layers: compositionLayers(of: output.id))
+    }
+}
+
+/// A screenshot to compose into a framebuffer of its own and write as a PNG; the framebuffer
+/// goes when it is written, so that screenshots of large outputs hold no memory after them.
+public struct ScreenshotJob: Sendable {
+    public let output: String
+    public let width: Int
+    public let height: Int
+    let layers: [CompositionLayer]
+
+    public func run(writingTo path: String) throws(CompositionError) -> (name: String, width: Int, height: Int) {
+        let compositor = OutputCompositor(width: width, height: height)
+        try compositor.update(layers)
+        try PNGWriter.write(compositor.framebuffer, to: path)
+        return (output, width, height)
     }
 }
