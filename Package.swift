@@ -15,9 +15,8 @@ let package = Package(
         .library(name: "TouchRouterCLI", type: .dynamic, targets: ["TouchRouterCLI"]),
         // The WLCS integration module: `wlcs .build/debug/libtouch-router-wlcs.so`.
         .library(name: "touch-router-wlcs", type: .dynamic, targets: ["TouchRouterWLCS"]),
-        // `touch-router bench e2e`'s C programs (README, "bench e2e"): the benchmark client and
-        // the raw libwayland floor server, with committed wayland-scanner output
-        // (meson-helpers/generate-bench-protocols.sh).
+        // `touch-router bench e2e`'s C programs (README, "bench e2e"): the benchmark client, the
+        // raw libwayland floor server and the injector, on CWaylandProtocols' wayland-scanner output.
         .executable(name: "touch-router-bench-client", targets: ["touch-router-bench-client"]),
         .executable(name: "touch-router-bench-floor", targets: ["touch-router-bench-floor"]),
         .executable(name: "touch-router-bench-injector", targets: ["touch-router-bench-injector"]),
@@ -38,9 +37,14 @@ let package = Package(
         .systemLibrary(
             name: "CWaylandServer", pkgConfig: "wayland-server",
             providers: [.apt(["libwayland-dev", "libxkbcommon-dev"])]),
-        // The committed wayland-scanner output (meson-helpers/generate-protocols.sh) and the
-        // small C functions Swift cannot do without: variadic calls, interface addresses, container_of.
-        .target(name: "CWaylandShim", dependencies: ["CWaylandServer"], linkerSettings: [.linkedLibrary("wayland-server"), .linkedLibrary("xkbcommon")]),
+        // The committed wayland-scanner output, once (meson-helpers/generate-protocols.sh): every
+        // server and client header the C targets include, and each protocol's interface data,
+        // the same for clients and servers. It links nothing: the data needs wayland-util.h
+        // alone (Debian: libwayland-dev, in /usr/include); each product links its own side's library.
+        .target(name: "CWaylandProtocols"),
+        // The server side of the protocols' C and the small C functions Swift cannot do
+        // without: variadic calls, interface addresses, container_of.
+        .target(name: "CWaylandShim", dependencies: ["CWaylandServer", "CWaylandProtocols"], linkerSettings: [.linkedLibrary("wayland-server"), .linkedLibrary("xkbcommon")]),
         // xkbcommon alone (Debian: libxkbcommon-dev), for the configuration's key names.
         .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
         // The session's TOML configuration (README, "Configuration"): recognizers, bindings,
@@ -65,10 +69,9 @@ let package = Package(
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "TouchRouterStats", "CWaylandShim", "CPixman", "CPNGShim", "CTimestampCounter"]),
         // The drm backend: each connected screen an output, composed frames flipped at vblank.
         .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim", "CUdev"]),
-        // libwayland-client (Debian: libwayland-dev) and the committed xdg-shell client header
-        // (meson-helpers/generate-protocols.sh), with the C functions Swift cannot do without.
-        // xdg-shell's interface data is CWaylandShim's, reached through TouchRouterWayland.
-        .target(name: "CWaylandClientShim", linkerSettings: [.linkedLibrary("wayland-client")]),
+        // libwayland-client (Debian: libwayland-dev) and CWaylandProtocols' xdg-shell client
+        // header, with the C functions Swift cannot do without.
+        .target(name: "CWaylandClientShim", dependencies: ["CWaylandProtocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
         // The wayland backend of `touch-router run`: each output a window on a host
         // compositor, its seat the session's input.
         .target(name: "TouchRouterNested", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWaylandClientShim"]),
@@ -105,14 +108,14 @@ let package = Package(
         // not the loading of the session's fifty libraries.
         .executableTarget(name: "TouchRouterLauncher", linkerSettings: [.linkedLibrary("dl"), .unsafeFlags(["-static-stdlib", "-nostartfiles"])]),
         .executableTarget(
-            name: "touch-router-bench-client", path: "Sources/Benchmarks/bench-client",
+            name: "touch-router-bench-client", dependencies: ["CWaylandProtocols"], path: "Sources/Benchmarks/bench-client",
             cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-client")]),
         .executableTarget(
-            name: "touch-router-bench-floor", path: "Sources/Benchmarks/bench-floor",
+            name: "touch-router-bench-floor", dependencies: ["CWaylandProtocols"], path: "Sources/Benchmarks/bench-floor",
             cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-server")]),
         // Pointer motion and keys through zwlr_virtual_pointer_v1 and zwp_virtual_keyboard_v1 (`bench e2e --peer sway`).
         .executableTarget(
-            name: "touch-router-bench-injector", path: "Sources/Benchmarks/bench-injector",
+            name: "touch-router-bench-injector", dependencies: ["CWaylandProtocols"], path: "Sources/Benchmarks/bench-injector",
             cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]),
         .executableTarget(
             name: "RoutingBenchmarks",

@@ -1,31 +1,28 @@
 #!/bin/sh
-# Regenerates the committed wayland-scanner output for every protocol the session serves
-# beyond libwayland's core (which ships its own server header), and the client header of
-# xdg-shell for the wayland backend (a window on a host compositor), whose interface data
-# is CWaylandShim's xdg-shell-protocol.c, linked once.
-#   sh meson-helpers/generate-protocols.sh           rewrite Sources/CWaylandShim and Sources/CWaylandClientShim
+# Regenerates the committed wayland-scanner output, all of it in one C target,
+# Sources/CWaylandProtocols, which every C target that speaks a protocol depends on:
+#   - include/NAME-server-protocol.h for every protocol the session serves beyond libwayland's
+#     core (which ships its own headers): CWaylandShim, and the bench floor server;
+#   - include/NAME-client-protocol.h for the protocols a client of ours binds: the wayland
+#     backend (CWaylandClientShim) and the bench client and injector;
+#   - NAME-protocol.c, each protocol's interface data, the same for clients and servers, so
+#     compiled once and linked once into every product (it needs wayland-util.h alone).
+# include/module.modulemap is written by hand, not here.
+#   sh meson-helpers/generate-protocols.sh           rewrite Sources/CWaylandProtocols
 #   sh meson-helpers/generate-protocols.sh --check   fail if the committed output is stale
 # A SwiftPM plugin cannot run wayland-scanner reliably, hence a script and a CI check.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
-out="$root/Sources/CWaylandShim"
-client_out="$root/Sources/CWaylandClientShim"
+out="$root/Sources/CWaylandProtocols"
 check=false
 [ "${1:-}" = "--check" ] && check=true
 command -v wayland-scanner >/dev/null || { echo "error: wayland-scanner not found (Debian: libwayland-bin)" >&2; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Each pair is a fresh file in $work and where it is committed.
-update() {
-    fresh=$1 target=$2 name=$3
-    if $check; then
-        cmp -s "$fresh" "$target" || { echo "error: $target is not what wayland-scanner makes of protocols/$name.xml; run sh meson-helpers/generate-protocols.sh" >&2; exit 1; }
-    else
-        cp "$fresh" "$target"
-    fi
-}
-# One protocol a line, so that adding one never touches another's line.
+mkdir "$work/include"
+# One protocol a line, so that adding one never touches another's line. Every one gets its
+# server header and its interface data.
 protocols='
 xdg-shell
 touch-router-input-v1
@@ -52,14 +49,45 @@ single-pixel-buffer-v1
 idle-inhibit-unstable-v1
 idle
 '
+# The protocols a client of ours binds, which get a client header too: xdg-shell (the wayland
+# backend, the bench client), input-timestamps and touch-router-input (the bench client), the
+# virtual pointer and keyboard (the bench injector).
+client_protocols='
+xdg-shell
+input-timestamps-unstable-v1
+touch-router-input-v1
+wlr-virtual-pointer-unstable-v1
+virtual-keyboard-unstable-v1
+'
 for name in $protocols; do
     xml="$root/protocols/$name.xml"
-    wayland-scanner server-header "$xml" "$work/$name-server-protocol.h"
+    wayland-scanner server-header "$xml" "$work/include/$name-server-protocol.h"
     wayland-scanner private-code "$xml" "$work/$name-protocol.c"
-    for generated in "include/$name-server-protocol.h:$name-server-protocol.h" "$name-protocol.c:$name-protocol.c"; do
-        update "$work/${generated##*:}" "$out/${generated%%:*}" "$name"
-    done
 done
+for name in $client_protocols; do
+    [ -e "$work/$name-protocol.c" ] || { echo "error: $name is a client protocol but not in the list of protocols" >&2; exit 1; }
+    wayland-scanner client-header "$root/protocols/$name.xml" "$work/include/$name-client-protocol.h"
+done
+
+# Every generated file: what wayland-scanner made now, and what is committed.
+fresh_files=$(cd "$work" && ls include/*-protocol.h *-protocol.c)
+committed_files=$( (cd "$out" 2>/dev/null && ls include/*-protocol.h *-protocol.c 2>/dev/null) || true)
+if $check; then
+    for file in $fresh_files; do
+        cmp -s "$work/$file" "$out/$file" || { echo "error: Sources/CWaylandProtocols/$file is not what wayland-scanner makes of protocols/; run sh meson-helpers/generate-protocols.sh" >&2; exit 1; }
+    done
+    for file in $committed_files; do
+        [ -e "$work/$file" ] || { echo "error: Sources/CWaylandProtocols/$file is not generated from protocols/ any more; run sh meson-helpers/generate-protocols.sh" >&2; exit 1; }
+    done
+else
+    mkdir -p "$out/include"
+    for file in $committed_files; do
+        [ -e "$work/$file" ] || rm -f "$out/$file"
+    done
+    for file in $fresh_files; do
+        cmp -s "$work/$file" "$out/$file" || cp "$work/$file" "$out/$file"
+    done
+fi
 # The XML taken from Debian's packages is kept as published: with --check, each committed copy
 # must match the installed one (wayland-protocols 1.31, plasma-wayland-protocols).
 if $check; then
@@ -77,7 +105,4 @@ if $check; then
         cmp -s "$root/protocols/$name.xml" "$installed" || { echo "error: protocols/$name.xml differs from Debian's $installed" >&2; exit 1; }
     done
 fi
-# The client side: only the header; its interfaces are the ones above.
-wayland-scanner client-header "$root/protocols/xdg-shell.xml" "$work/xdg-shell-client-protocol.h"
-update "$work/xdg-shell-client-protocol.h" "$client_out/include/xdg-shell-client-protocol.h" xdg-shell
 $check && echo "generated protocol code is current" || true

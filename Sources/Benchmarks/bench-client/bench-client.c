@@ -43,9 +43,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <wayland-client.h>
-#include "generated/xdg-shell-client-protocol.h"
-#include "generated/input-timestamps-unstable-v1-client-protocol.h"
-#include "generated/touch-router-input-v1-client-protocol.h"
+#include "xdg-shell-client-protocol.h"
+#include "input-timestamps-unstable-v1-client-protocol.h"
+#include "touch-router-input-v1-client-protocol.h"
 
 enum kind {
     K_TOUCH_DOWN, K_TOUCH_MOTION, K_TOUCH_UP, K_TOUCH_FRAME, K_TOUCH_CANCEL,

@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <wayland-server.h>
-#include "generated/xdg-shell-server-protocol.h"
-#include "generated/input-timestamps-unstable-v1-server-protocol.h"
+#include "xdg-shell-server-protocol.h"
+#include "input-timestamps-unstable-v1-server-protocol.h"
 
 #define MAX_CLIENTS 128
 

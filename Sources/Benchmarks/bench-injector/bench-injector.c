@@ -32,8 +32,8 @@
 #include <unistd.h>
 #include <wayland-client.h>
 #include <xkbcommon/xkbcommon.h>
-#include "generated/wlr-virtual-pointer-unstable-v1-client-protocol.h"
-#include "generated/virtual-keyboard-unstable-v1-client-protocol.h"
+#include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
+#include "virtual-keyboard-unstable-v1-client-protocol.h"
 
 static struct wl_seat *seat;
 static struct zwlr_virtual_pointer_manager_v1 *pointer_manager;

@@ -1,7 +1,7 @@
 // The C side of the wayland backend (a window on a host compositor): libwayland-client,
-// the committed xdg-shell client header, and named functions for what Swift cannot call
-// or must not take the address of itself. Nothing here includes a libwayland-server
-// header; xdg-shell's interface data is CWaylandShim's (xdg-shell-protocol.c), linked once.
+// CWaylandProtocols' xdg-shell client header, and named functions for what Swift cannot
+// call or must not take the address of itself. Nothing here includes a libwayland-server
+// header; xdg-shell's interface data is CWaylandProtocols' (xdg-shell-protocol.c), linked once.
 #ifndef TOUCH_ROUTER_CWAYLAND_CLIENT_SHIM_H
 #define TOUCH_ROUTER_CWAYLAND_CLIENT_SHIM_H
 

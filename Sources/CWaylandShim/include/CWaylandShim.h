@@ -1,6 +1,7 @@
-// The C side of TouchRouter's Wayland layer: libwayland-server, xdg-shell and
-// xkbcommon headers, and named functions for what Swift cannot call or must not
-// take the address of itself (variadic functions, interface globals, container_of).
+// The C side of TouchRouter's Wayland layer: libwayland-server and xkbcommon headers,
+// the server headers of every protocol in protocols/ (CWaylandProtocols'), and named
+// functions for what Swift cannot call or must not take the address of itself (variadic
+// functions, interface globals, container_of).
 #ifndef TOUCH_ROUTER_CWAYLAND_SHIM_H
 #define TOUCH_ROUTER_CWAYLAND_SHIM_H
 
