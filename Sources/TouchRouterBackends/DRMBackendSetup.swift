@@ -20,7 +20,7 @@ public enum DRMBackendSetup {
         throw WaylandError("the drm backend found no DRM device in /dev/dri: it needs a GPU with a KMS driver; use --backend headless, or --backend wayland inside another compositor")
     }
 
-    public static func prepare(options: inout WaylandSession.Options, outputOptions: [String], seat: SeatSession) throws(WaylandError) -> PreparedDisplayBackend {
+    public static func prepare(options: inout WaylandServer.Options, outputOptions: [String], seat: SeatSession) throws(WaylandError) -> PreparedDisplayBackend {
         var requests: [DRMOutputRequest] = []
         for text in outputOptions {
             do { requests.append(try DRMOutputRequest.parse(option: text)) } catch { throw WaylandError("\(error)") }
@@ -53,5 +53,5 @@ public enum DRMBackendSetup {
 
 struct PreparedDRM: PreparedDisplayBackend {
     let backend: DRMBackend
-    func attach(to session: WaylandSession) throws(WaylandError) { try backend.attach(to: session) }
+    func attach(to server: WaylandServer) throws(WaylandError) { try backend.attach(to: server) }
 }

@@ -17,7 +17,7 @@ public enum BackendKind: String, CaseIterable, Sendable {
 /// A display backend between its two steps: what it found before the session exists
 /// (outputs, their names and modes), and what it does once the session does.
 public protocol PreparedDisplayBackend {
-    func attach(to session: WaylandSession) throws(WaylandError)
+    func attach(to server: WaylandServer) throws(WaylandError)
     /// Why the backend ended the session (its host went away), if it did: `run` fails with it.
     var failure: WaylandError? { get }
     /// The backend's own input, registered after `attach`: the host seat of the wayland
@@ -34,7 +34,7 @@ public enum DisplayBackendSetup {
     /// Finds the backend's outputs and writes them into `options`; `outputOptions` are the
     /// `--output` texts, already parsed into `options.outputs` for headless.
     /// The drm backend opens its card through `seat`.
-    public static func prepare(_ kind: BackendKind, options: inout WaylandSession.Options, outputOptions: [String],
+    public static func prepare(_ kind: BackendKind, options: inout WaylandServer.Options, outputOptions: [String],
                         seat: SeatSession?) throws(WaylandError) -> PreparedDisplayBackend {
         switch kind {
         case .headless: return HeadlessBackend()
@@ -52,5 +52,5 @@ public enum DisplayBackendSetup {
 /// keyboards, unless `--input-device` or `--input udev` adds libinput's.
 public struct HeadlessBackend: PreparedDisplayBackend {
     public init() {}
-    public func attach(to session: WaylandSession) throws(WaylandError) {}
+    public func attach(to server: WaylandServer) throws(WaylandError) {}
 }

@@ -7,7 +7,7 @@ import TouchRouterWayland
 /// A source of input events behind a file descriptor, read in the session's loop: libinput
 /// (`--input-device`, `--input udev`), the host seat of `--backend wayland`, and the seat
 /// manager's messages (which deliver no events). Every one enters the session the same way,
-/// through `WaylandSession.addInputSource(_:)`, the one call of the server's
+/// through `WaylandServer.addInputSource(_:)`, the one call of the server's
 /// `addInputSource(fd:name:read:)`; the events go into the router's queue as a device's.
 ///
 /// The headless backend has no input source: its input comes from the control socket
@@ -21,7 +21,7 @@ public protocol InputSource: AnyObject {
     func read(_ deliver: (InputEvent) -> Void)
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// Registers `source` with the session, which keeps it for its life. It is read once at
     /// once: libinput queues its devices' added events before its descriptor is readable.
     public func addInputSource(_ source: some InputSource) throws(WaylandError) {

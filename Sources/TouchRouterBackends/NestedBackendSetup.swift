@@ -7,8 +7,8 @@ import TouchRouterWayland
 public enum NestedBackendSetup {
     public static let defaultMode = OutputMode(width: 1280, height: 720)
 
-    /// Connects to the host now: SessionRunner replaces WAYLAND_DISPLAY with the session's own.
-    public static func prepare(options: inout WaylandSession.Options, outputOptions: [String]) throws(WaylandError) -> PreparedDisplayBackend {
+    /// Connects to the host now: ServerRunner replaces WAYLAND_DISPLAY with the session's own.
+    public static func prepare(options: inout WaylandServer.Options, outputOptions: [String]) throws(WaylandError) -> PreparedDisplayBackend {
         guard let host = ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"], !host.isEmpty else {
             throw WaylandError("the wayland backend needs a host compositor, and WAYLAND_DISPLAY is not set")
         }
@@ -25,7 +25,7 @@ public enum NestedBackendSetup {
 
 struct NestedPrepared: PreparedDisplayBackend {
     let backend: NestedBackend
-    func attach(to session: WaylandSession) throws(WaylandError) { try backend.attach(to: session) }
+    func attach(to server: WaylandServer) throws(WaylandError) { try backend.attach(to: server) }
     var failure: WaylandError? { backend.failure }
     var inputSource: (any InputSource)? { backend }
 }

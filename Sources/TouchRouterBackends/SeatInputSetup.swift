@@ -8,7 +8,7 @@ import TouchRouterWayland
 /// The seat's input devices in a running session: libinput's udev backend on `seat`, each
 /// device opened through the seat manager, added and removed as udev sees them (hotplug),
 /// each touchscreen mapped by the configuration's chain and each device given its `[[input]]`
-/// settings. `SessionLaunch` calls it with the SeatSession the drm backend opened its card
+/// settings. `ServerLaunch` calls it with the SeatSession the drm backend opened its card
 /// with, and for `touch-router run --input udev` on any display backend.
 ///
 /// When the seat is disabled (a VT switch) libinput releases every device: touches live at
@@ -16,35 +16,35 @@ import TouchRouterWayland
 /// turns into wl_touch.cancel) and pressed keys are released; when it is enabled again the
 /// devices come back. The caller keeps the returned backend, and `watchSeat` the seat, for
 /// the session's life.
-public func startSeatInput(session: WaylandSession, seat: SeatSession, configuration: SessionConfiguration) throws -> LibinputBackend {
-    let backend = try LibinputBackend(seat: seat, absoluteArea: session.firstOutputArea ?? Rect(x: 0, y: 0, width: 1, height: 1))
-    configureInput(backend, session: session, configuration: configuration)
+public func startSeatInput(server: WaylandServer, seat: SeatSession, configuration: SessionConfiguration) throws -> LibinputBackend {
+    let backend = try LibinputBackend(seat: seat, absoluteArea: server.firstOutputArea ?? Rect(x: 0, y: 0, width: 1, height: 1))
+    configureInput(backend, server: server, configuration: configuration)
     seat.addListener(
-        disable: { [weak backend, unowned session] in
+        disable: { [weak backend, unowned server] in
             guard let backend else { return }
             backend.suspend()
             // The removals and releases now, while the devices' clients are still current.
-            backend.dispatch { session.inject($0) }
+            backend.dispatch { server.inject($0) }
         },
-        enable: { [weak backend, unowned session] in
+        enable: { [weak backend, unowned server] in
             guard let backend else { return }
             do { try backend.resume() } catch { warn("touch-router: \(error)") }
             // libinput queues the devices' return without its descriptor becoming readable.
-            backend.dispatch { session.inject($0) }
+            backend.dispatch { server.inject($0) }
         })
-    try session.addInputSource(backend)
+    try server.addInputSource(backend)
     return backend
 }
 
 /// Dispatches the seat's messages (enables and disables) from the session's loop, as an
 /// input source that delivers no events (`SeatMessages`).
-public func watchSeat(_ seat: SeatSession, session: WaylandSession) throws(WaylandError) {
-    try session.addInputSource(SeatMessages(seat))
+public func watchSeat(_ seat: SeatSession, server: WaylandServer) throws(WaylandError) {
+    try server.addInputSource(SeatMessages(seat))
 }
 
 /// What every libinput backend gets: touchscreen mapping, per-device settings, `msg devices`.
-public func configureInput(_ backend: LibinputBackend, session: WaylandSession, configuration: SessionConfiguration) {
-    mapTouchscreens(backend, session: session, rules: configuration.touchscreens)
+public func configureInput(_ backend: LibinputBackend, server: WaylandServer, configuration: SessionConfiguration) {
+    mapTouchscreens(backend, server: server, rules: configuration.touchscreens)
     let rules = configuration.inputs
     backend.configureDevice = { device in
         let settings = InputRule.settings(for: InputRule.Device(name: device.name, vendor: device.vendor, product: device.product,
@@ -52,19 +52,19 @@ public func configureInput(_ backend: LibinputBackend, session: WaylandSession, 
         return device.apply(settings.libinput)
     }
     // The keymap's Caps, Num and Scroll Lock on every keyboard (the last backend configured).
-    backend.setKeyboardLEDs(session.keyboardLEDs.rawValue)
-    session.onKeyboardLEDs = { [weak backend] leds in backend?.setKeyboardLEDs(leds.rawValue) }
+    backend.setKeyboardLEDs(server.keyboardLEDs.rawValue)
+    server.onKeyboardLEDs = { [weak backend] leds in backend?.setKeyboardLEDs(leds.rawValue) }
 }
 
 /// Chooses each touchscreen's mapping as it is added (docs/session.md, "Mapping touchscreens
 /// to outputs") and reports every device to `msg devices`: its kinds, and for a touchscreen its
 /// mapping and why. The rules are the start-up configuration's.
-public func mapTouchscreens(_ backend: LibinputBackend, session: WaylandSession, rules: [TouchscreenRule]) {
+public func mapTouchscreens(_ backend: LibinputBackend, server: WaylandServer, rules: [TouchscreenRule]) {
     final class Reports { var byDevice: [DeviceID: String] = [:] }
     let reports = Reports()
-    backend.mapTouchscreen = { [unowned session] device in
+    backend.mapTouchscreen = { [unowned server] device in
         let assignment = TouchscreenAssignment(device: device.name, vendor: device.vendor, product: device.product, calibration: device.calibration,
-                                               udevOutput: device.udevOutput, rules: rules, outputs: session.outputPlacements)
+                                               udevOutput: device.udevOutput, rules: rules, outputs: server.outputPlacements)
         let area = assignment.mapping.area
         reports.byDevice[device.id] = "\"output\":\(assignment.output.map(jsonString) ?? "null"),\"region\":[\(area.x),\(area.y),\(area.width),\(area.height)],"
             + "\"transform\":\(jsonString(assignment.mapping.transform.name)),\"reason\":\(jsonString(assignment.reason)),"
@@ -72,7 +72,7 @@ public func mapTouchscreens(_ backend: LibinputBackend, session: WaylandSession,
             + "\"calibration_source\":\(jsonString(assignment.calibrationSource))"
         return assignment.mapping
     }
-    session.deviceReport = { [unowned backend] in
+    server.deviceReport = { [unowned backend] in
         backend.devices.map { device in
             let vendorProduct = TouchscreenMatch.vendorProduct(vendor: device.vendor, product: device.product).description
             let types = device.types.map(jsonString).joined(separator: ",")

@@ -22,14 +22,14 @@ extension EndToEndRun {
         let sessionRuntime = try Self.directory(work.appendingPathComponent("touchrouter"))
         let floorRuntime = try Self.directory(work.appendingPathComponent("floor"))
 
-        let session = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run", "--backend", "headless"],
+        let server = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run", "--backend", "headless"],
                                      environment: Self.environment(runtime: sessionRuntime), errorLog: sessionRuntime.appendingPathComponent("session.err"))
         defer {
-            session.terminate()
-            session.waitForExit(within: 10)
+            server.terminate()
+            server.waitForExit(within: 10)
         }
-        let sessionDisplay = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
-        let socket = try session.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
+        let sessionDisplay = try server.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
+        let socket = try server.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
         let control = try BenchControl(path: socket)
         let sessionClients = try Self.startClients(clients, tools: tools, display: sessionDisplay, runtime: sessionRuntime, size: size,
                                                    extraArguments: reportReceipts ? ["--report-receipts"] : [])

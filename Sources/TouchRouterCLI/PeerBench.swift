@@ -185,16 +185,16 @@ struct PeerBench {
         let config = runtime.appendingPathComponent("config.toml")
         try "[privileges]\nvirtual-input = [\(jsonString(tools.injector))]\n".write(to: config, atomically: true, encoding: .utf8)
         let environment = EndToEndRun.environment(runtime: runtime)
-        let session = try BenchChild("touch-router run", executable: tools.launcher,
+        let server = try BenchChild("touch-router run", executable: tools.launcher,
                                      arguments: ["run", "--backend", "headless", "--config", config.path, "--output", "\(Self.output.width)x\(Self.output.height)"],
                                      environment: environment, errorLog: runtime.appendingPathComponent("session.err"))
         do {
-            let display = try session.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
+            let display = try server.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")
             let env = environment.merging(["WAYLAND_DISPLAY": display]) { $1 }
-            return try target("TouchRouter", compositor: session, display: display, runtime: runtime, user: nil, environment: env, rounds: roundCount)
+            return try target("TouchRouter", compositor: server, display: display, runtime: runtime, user: nil, environment: env, rounds: roundCount)
         } catch {
-            session.terminate()
-            session.waitForExit(within: 10)
+            server.terminate()
+            server.waitForExit(within: 10)
             throw error
         }
     }

@@ -45,7 +45,7 @@ struct Run: ParsableCommand {
     var command: [String] = []
 
     func run() throws {
-        var options = WaylandSession.Options()
+        var options = WaylandServer.Options()
         let kind = backend ?? BackendKind.automatic(environment: ProcessInfo.processInfo.environment)
         // The drm and wayland backends read --output themselves: their outputs have names.
         if kind == .headless, !outputs.isEmpty {
@@ -76,7 +76,7 @@ struct Run: ParsableCommand {
                 throw Failure(description: "touch-router run: \(error)")
             }
             do {
-                let launch = SessionLaunch(backend: kind, options: options, outputOptions: outputs, inputDevices: inputDevices, input: input,
+                let launch = ServerLaunch(backend: kind, options: options, outputOptions: outputs, inputDevices: inputDevices, input: input,
                                            command: command, commandGrants: commandGrants, configuration: configuration, source: source)
                 let status = try launch.run()
                 if status != 0 { throw ExitCode(status) }

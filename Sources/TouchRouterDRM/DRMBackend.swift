@@ -27,7 +27,7 @@ public final class DRMBackend {
     /// The outputs for the session's options, in connector order.
     public let outputs: [(identity: OutputIdentity, mode: OutputMode)]
     private var scanouts: [DRMScanout] = []
-    private weak var session: WaylandSession?
+    private weak var server: WaylandServer?
     private let requests: [DRMOutputRequest]
     private var monitor: ConnectorMonitor?
 
@@ -90,22 +90,22 @@ public final class DRMBackend {
 
     /// Shows each output through its scanout from the next frame on, and reads the card's
     /// page-flip events in the session's loop.
-    public func attach(to session: WaylandSession) throws(WaylandError) {
-        self.session = session
+    public func attach(to server: WaylandServer) throws(WaylandError) {
+        self.server = server
         for (scanout, output) in zip(scanouts, outputs) {
-            try session.setPresenter(scanout, forOutput: output.identity.name)
+            try server.setPresenter(scanout, forOutput: output.identity.name)
         }
-        try session.watchDisplayDevice(fd: device.fd) { [unowned self] in
+        try server.watchDisplayDevice(fd: device.fd) { [unowned self] in
             self.device.handleEvents(DRMScanout.flipHandler)
         }
         do {
             let monitor = try ConnectorMonitor(card: device.path)
             self.monitor = monitor
-            try session.watchDisplayDevice(fd: monitor.fd) { [unowned self] in
+            try server.watchDisplayDevice(fd: monitor.fd) { [unowned self] in
                 if monitor.connectorsChanged() { self.rescan() }
             }
         } catch {
-            session.report("\(error): screens plugged in or out later are not seen")
+            server.report("\(error): screens plugged in or out later are not seen")
         }
     }
 
@@ -113,31 +113,31 @@ public final class DRMBackend {
     /// windows move to one that stays; the last stays in the session, dark); a screen that
     /// came is driven in its preferred mode, or the one `--output` asked for it, as a new output.
     func rescan() {
-        guard let session else { return }
+        guard let server else { return }
         let connectors: [DRMConnector], crtcs: [UInt32]
         do { (connectors, crtcs) = try device.connectedConnectors() } catch {
-            session.report("\(error)")
+            server.report("\(error)")
             return
         }
         let present = Set(connectors.map(\.id))
         for scanout in scanouts where !present.contains(scanout.connector.id) {
             let name = scanout.connector.name
-            try? session.setPresenter(nil, forOutput: name)
-            do { try session.removeOutput(named: name) } catch { session.report("\(name) is disconnected and stays dark: \(error)") }
+            try? server.setPresenter(nil, forOutput: name)
+            do { try server.removeOutput(named: name) } catch { server.report("\(name) is disconnected and stays dark: \(error)") }
             scanouts.removeAll { $0 === scanout }
         }
         for connector in connectors where !scanouts.contains(where: { $0.connector.id == connector.id }) {
             // A screen coming back to the output it left (kept, dark, as the last one) keeps its size.
-            let kept = session.outputModes[connector.name]
+            let kept = server.outputModes[connector.name]
             let wanted = kept ?? requests.first { $0.connector == connector.name }?.mode
             do {
                 guard let scanout = try Self.drive(connector, wanted: wanted, device: device, crtcs: crtcs, busy: Set(scanouts.map(\.crtc)),
-                                                   warn: { session.report($0) }) else { continue }
-                if kept == nil { try session.addOutput(scanout.identity, mode: scanout.outputMode) }
-                try session.setPresenter(scanout, forOutput: connector.name)
+                                                   warn: { server.report($0) }) else { continue }
+                if kept == nil { try server.addOutput(scanout.identity, mode: scanout.outputMode) }
+                try server.setPresenter(scanout, forOutput: connector.name)
                 scanouts.append(scanout)
             } catch {
-                session.report("\(connector.name): \(error)")
+                server.report("\(connector.name): \(error)")
             }
         }
     }
@@ -145,17 +145,17 @@ public final class DRMBackend {
     /// The seat went away (a VT switch): nothing is drawn until `resume`.
     public func pause() {
         for scanout in scanouts { scanout.active = false }
-        session?.report("the seat went away (a VT switch): \(device.path) is not drawn until it comes back")
+        server?.report("the seat went away (a VT switch): \(device.path) is not drawn until it comes back")
     }
 
     /// The seat is back: each CRTC is set again and the next frame draws everything.
     public func resume() {
         for scanout in scanouts {
             scanout.active = true
-            do { try scanout.setCRTC() } catch { session?.report("\(error)") }
+            do { try scanout.setCRTC() } catch { server?.report("\(error)") }
         }
-        session?.redrawPresentedOutputs()
-        session?.report("the seat is back: \(device.path) drawn again")
+        server?.redrawPresentedOutputs()
+        server?.report("the seat is back: \(device.path) drawn again")
     }
 }
 

@@ -26,7 +26,7 @@ public final class NestedBackend {
     private var seatGlobal: (name: UInt32, version: UInt32)?
     private(set) var seat: HostSeat?
     private(set) var windows: [HostWindow] = []
-    private(set) weak var session: WaylandSession?
+    private(set) weak var server: WaylandServer?
     /// Why the host connection ended the session, if it did: `touch-router run` exits with it.
     public private(set) var failure: WaylandError?
     /// Input events the host's callbacks translated, handed to the router after each read.
@@ -92,15 +92,15 @@ public final class NestedBackend {
     /// Shows the session's outputs in the windows. The host's events are read as an input
     /// source (TouchRouterBackends: `NestedBackend: InputSource`, registered after this),
     /// through `fd`, `name(of:)` and `read(_:)` below.
-    public func attach(to session: WaylandSession) throws(WaylandError) {
-        self.session = session
-        let placements = session.tree.outputs
+    public func attach(to server: WaylandServer) throws(WaylandError) {
+        self.server = server
+        let placements = server.tree.outputs
         for window in windows {
             guard let output = placements.first(where: { $0.name == window.name }) else {
                 throw WaylandError("the session has no output \(window.name) for its host window")
             }
             window.layoutRect = output.rect
-            try session.setPresenter(window, forOutput: window.name)
+            try server.setPresenter(window, forOutput: window.name)
         }
     }
 
@@ -192,12 +192,12 @@ public final class NestedBackend {
         failure = error
         // Touches and keys down on the host end with it.
         seat?.releaseAll()
-        session?.stop()
+        server?.stop()
     }
 
     /// The host asked a window to close (xdg_toplevel.close): the session ends, as cage's does.
     func windowClosed(_ window: HostWindow) {
-        session?.stop()
+        server?.stop()
     }
 
     func global(name: UInt32, interface: String, version: UInt32) {
@@ -233,7 +233,7 @@ public final class NestedBackend {
         return windows.first { $0.surface == surface }
     }
 
-    var now: RouterTime { session?.clock.now() ?? .zero }
+    var now: RouterTime { server?.clock.now() ?? .zero }
 
     private var destroyed = false
 

@@ -9,17 +9,17 @@ import Glibc
 /// own, and clients and input devices made on WLCS's request. Every call after `run`
 /// arrives on the session's thread, through WLCS's loop that the session serves.
 final class WLCSServer {
-    let session: WaylandSession
+    let server: WaylandServer
 
     init() throws(WaylandError) {
-        var options = WaylandSession.Options()
+        var options = WaylandServer.Options()
         options.listens = false
         // WLCS's clients are threads of its own process: no executable tells them apart.
         options.virtualInputForEveryClient = true
         options.layerShellForEveryClient = true
         options.foreignToplevelForEveryClient = true
         options.inputMethodForEveryClient = true
-        session = try WaylandSession(options: options)
+        server = try WaylandServer(options: options)
     }
 }
 
@@ -51,27 +51,27 @@ func wlcsDestroy(_ pointer: UnsafeMutableRawPointer?) {
 func wlcsRun(_ pointer: UnsafeMutableRawPointer?, _ loop: UnsafeMutableRawPointer?) {
     let server = server(pointer)
     do {
-        try server.session.start()
-        try server.session.serve(loop: OpaquePointer(loop!))
+        try server.server.start()
+        try server.server.serve(loop: OpaquePointer(loop!))
     } catch {
         reportToStandardError("cannot start the session: \(error)")
         return
     }
-    server.session.run()
+    server.server.run()
     // Clients first, then the display: nothing outlives the test.
-    server.session.shutdown()
+    server.server.shutdown()
 }
 
 @_cdecl("tr_wlcs_stop")
 func wlcsStop(_ pointer: UnsafeMutableRawPointer?) {
-    server(pointer).session.stop()
+    server(pointer).server.stop()
 }
 
 @_cdecl("tr_wlcs_create_client_socket")
 func wlcsCreateClientSocket(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
     let server = server(pointer)
     do {
-        return try server.session.addClient()
+        return try server.server.addClient()
     } catch {
         reportToStandardError("\(error)")
         return -1
@@ -82,7 +82,7 @@ func wlcsCreateClientSocket(_ pointer: UnsafeMutableRawPointer?) -> Int32 {
 func wlcsPositionWindow(_ pointer: UnsafeMutableRawPointer?, _ clientFD: Int32, _ surfaceID: UInt32, _ x: Int32, _ y: Int32) {
     let server = server(pointer)
     do {
-        try server.session.placeWindow(clientSocket: clientFD, surfaceID: surfaceID, x: Int(x), y: Int(y))
+        try server.server.placeWindow(clientSocket: clientFD, surfaceID: surfaceID, x: Int(x), y: Int(y))
     } catch {
         reportToStandardError("position_window_absolute: \(error)")
     }
@@ -90,41 +90,41 @@ func wlcsPositionWindow(_ pointer: UnsafeMutableRawPointer?, _ clientFD: Int32, 
 
 @_cdecl("tr_wlcs_add_device")
 func wlcsAddDevice(_ pointer: UnsafeMutableRawPointer?, _ touch: Int32) -> UInt32 {
-    server(pointer).session.addDevice(touch: touch != 0).raw
+    server(pointer).server.addDevice(touch: touch != 0).raw
 }
 
 @_cdecl("tr_wlcs_remove_device")
 func wlcsRemoveDevice(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32) {
-    server(pointer).session.removeDevice(DeviceID(device))
+    server(pointer).server.removeDevice(DeviceID(device))
 }
 
 @_cdecl("tr_wlcs_pointer_move")
 func wlcsPointerMove(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32, _ x: Double, _ y: Double, _ relative: Int32) {
-    let session = server(pointer).session
-    let time = session.clock.now()
+    let server = server(pointer).server
+    let time = server.clock.now()
     if relative != 0 {
-        session.inject(.pointerMotion(device: DeviceID(device), time: time, dx: x, dy: y))
+        server.inject(.pointerMotion(device: DeviceID(device), time: time, dx: x, dy: y))
     } else {
-        session.inject(.pointerMotionAbsolute(device: DeviceID(device), time: time, position: Point(x, y)))
+        server.inject(.pointerMotionAbsolute(device: DeviceID(device), time: time, position: Point(x, y)))
     }
 }
 
 @_cdecl("tr_wlcs_pointer_button")
 func wlcsPointerButton(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32, _ button: Int32, _ pressed: Int32) {
-    let session = server(pointer).session
-    session.inject(.pointerButton(device: DeviceID(device), time: session.clock.now(), button: UInt32(bitPattern: button),
+    let server = server(pointer).server
+    server.inject(.pointerButton(device: DeviceID(device), time: server.clock.now(), button: UInt32(bitPattern: button),
                                   state: pressed != 0 ? .pressed : .released))
 }
 
 @_cdecl("tr_wlcs_touch")
 func wlcsTouch(_ pointer: UnsafeMutableRawPointer?, _ device: UInt32, _ kind: Int32, _ x: Double, _ y: Double) {
-    let session = server(pointer).session
-    let device = DeviceID(device), time = session.clock.now()
+    let server = server(pointer).server
+    let device = DeviceID(device), time = server.clock.now()
     let id = TouchID(Int32(truncatingIfNeeded: device.raw))
     switch kind {
-    case 0: session.inject(.touchDown(device: device, time: time, id: id, position: Point(x, y)))
-    case 1: session.inject(.touchMotion(device: device, time: time, id: id, position: Point(x, y)))
-    default: session.inject(.touchUp(device: device, time: time, id: id))
+    case 0: server.inject(.touchDown(device: device, time: time, id: id, position: Point(x, y)))
+    case 1: server.inject(.touchMotion(device: device, time: time, id: id, position: Point(x, y)))
+    default: server.inject(.touchUp(device: device, time: time, id: id))
     }
-    session.inject(.touchFrame(device: device, time: time))
+    server.inject(.touchFrame(device: device, time: time))
 }

@@ -77,7 +77,7 @@ struct ClientUsage {
     var virtualDevices = 0
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// Once a second: a client whose socket has been full for `ClientLimits.unreadSeconds`
     /// is disconnected. A client that reads at all keeps room in its socket (a backlog
     /// that merely stays the same size, as steady traffic gives, is not one that is full).
@@ -109,7 +109,7 @@ extension WaylandObject {
     /// text at 128 bytes, so the message says the limit first, and briefly; the session's
     /// log has it too, with the client's pid.
     func endClient(_ request: String, pastLimit message: String) {
-        session.endClient(client, "\(request): \(message)")
+        server.endClient(client, "\(request): \(message)")
     }
 
     /// The protocol's name for this object, "interface@id", for error messages.

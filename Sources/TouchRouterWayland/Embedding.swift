@@ -8,7 +8,7 @@ import Glibc
 /// run`: clients handed over on sockets, windows placed from outside, input devices
 /// made and fed in-process, and a second event loop to serve. The WLCS integration
 /// module is such a host.
-extension WaylandSession {
+extension WaylandServer {
     /// Serves a client on one end of a fresh socket pair and returns the other end,
     /// which the caller owns.
     public func addClient() throws(WaylandError) -> Int32 {

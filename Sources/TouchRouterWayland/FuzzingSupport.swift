@@ -5,7 +5,7 @@ import Glibc
 
 /// What a fuzzer that drives the session in-process needs (Sources/Fuzz/FuzzProtocol):
 /// one round of the loop without blocking, and a look at what the session still holds.
-extension WaylandSession {
+extension WaylandServer {
     /// Runs the loop until nothing is waiting on it (or `maximumRounds` rounds ran), as
     /// `run()` does for each round: settle the pointer, flush clients, dispatch. Returns
     /// false if work was still waiting after `maximumRounds` rounds (a session that keeps

@@ -21,7 +21,7 @@ final class PrivilegedSockets {
     /// Grant sockets open at once: each is a descriptor and a file.
     static let maximumSockets = 64
 
-    private unowned let session: WaylandSession
+    private unowned let server: WaylandServer
     private var sockets: [String: GrantSocket] = [:]
     /// Clients by their wl_client, each removed by its destroy listener: the pointer is
     /// never used once libwayland has said the client is going.
@@ -52,7 +52,7 @@ final class PrivilegedSockets {
         }
     }
 
-    init(session: WaylandSession) { self.session = session }
+    init(server: WaylandServer) { self.server = server }
 
     /// What `client` was granted, or nil when it did not come through a grant socket (the
     /// executable rule decides for it then).
@@ -67,13 +67,13 @@ final class PrivilegedSockets {
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) else {
             throw WaylandError("XDG_RUNTIME_DIR is not set: it says where grant sockets go")
         }
-        let name = session.socketName.isEmpty ? "" : ".\(session.socketName)"
+        let name = server.socketName.isEmpty ? "" : ".\(server.socketName)"
         let path = "\(runtime)/touch-router.\(getpid())\(name).grant-\(nextNumber).sock"
         nextNumber += 1
         let fd = try listeningSocket(at: path, named: "grant socket", replacing: .socketOnly)
         let socket = GrantSocket(path: path, fd: fd, grants: grants)
         do {
-            socket.source = try session.watch(fd: fd) { [unowned self, unowned socket] _ in self.accept(on: socket) }
+            socket.source = try server.watch(fd: fd) { [unowned self, unowned socket] _ in self.accept(on: socket) }
         } catch {
             Glibc.close(fd)
             unlink(path)
@@ -100,7 +100,7 @@ final class PrivilegedSockets {
     }
 
     private func close(_ socket: GrantSocket) {
-        if let source = socket.source { session.unwatch(fd: socket.fd, source: source) }
+        if let source = socket.source { server.unwatch(fd: socket.fd, source: source) }
         socket.source = nil
         Glibc.close(socket.fd)
         unlink(socket.path)
@@ -115,21 +115,21 @@ final class PrivilegedSockets {
                 guard let accepted = try SocketCalls.accept(socket.fd) else { return }
                 fd = accepted
             } catch {
-                session.report("grant socket \(socket.path): \(error)")
+                server.report("grant socket \(socket.path): \(error)")
                 return
             }
             do {
                 try admit(fd, grants: socket.grants, socket: socket.path)
             } catch {
                 Glibc.close(fd)
-                session.report("grant socket \(socket.path): \(error)")
+                server.report("grant socket \(socket.path): \(error)")
             }
         }
     }
 
     /// Serves a client on `fd` holding `grants`; the client owns `fd` from here on.
     func admit(_ fd: Int32, grants: Set<Privilege>, socket: String?) throws(WaylandError) {
-        let client = try SocketCalls.createClient(session.display.display, fd)
+        let client = try SocketCalls.createClient(server.display.display, fd)
         let granted = GrantedClient(grants: grants, socket: socket)
         let listener = Listener { [unowned self, unowned granted] _ in
             granted.destroyListener?.remove()
@@ -175,11 +175,11 @@ private enum SocketCalls {
     }
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// The session's grant sockets, made at the first grant.
     var grantSockets: PrivilegedSockets {
         if let privilegedSockets { return privilegedSockets }
-        let sockets = PrivilegedSockets(session: self)
+        let sockets = PrivilegedSockets(server: self)
         privilegedSockets = sockets
         return sockets
     }

@@ -12,12 +12,12 @@ import Glibc
 // them as of an unknown global, as sway's security context hides its globals; nothing is
 // logged, since a program that merely lists globals is not misbehaving.
 
-extension WaylandSession {
+extension WaylandServer {
     func installGlobalFilter() {
         wl_display_set_global_filter(display.display, { client, global, data in
             guard let client, let global, let data else { return true }
-            let session = Unmanaged<WaylandSession>.fromOpaque(data).takeUnretainedValue()
-            return session.shows(global, to: client)
+            let server = Unmanaged<WaylandServer>.fromOpaque(data).takeUnretainedValue()
+            return server.shows(global, to: client)
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 

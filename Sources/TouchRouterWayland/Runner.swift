@@ -7,8 +7,8 @@ import Glibc
 
 /// `touch-router run`: a session, its control socket, and optionally a command that
 /// lives in it; like cage, the session ends when the command does.
-public final class SessionRunner {
-    public let session: WaylandSession
+public final class ServerRunner {
+    public let server: WaylandServer
     public let control: ControlServer
     private let command: [String]
     /// What the command's own connection is granted (`run --grant`); nil: it connects to WAYLAND_DISPLAY as any client.
@@ -19,29 +19,29 @@ public final class SessionRunner {
     /// `configuration` was read from `source` already (a bad file stops the command
     /// before anything starts); it is applied before any socket opens, so that what only
     /// the core can refuse stops it as early.
-    public init(options: WaylandSession.Options, command: [String], commandGrants: Set<Privilege>? = nil,
+    public init(options: WaylandServer.Options, command: [String], commandGrants: Set<Privilege>? = nil,
                 configuration: SessionConfiguration = SessionConfiguration(), source: ConfigurationSource? = nil) throws(WaylandError) {
         signal(SIGPIPE, SIG_IGN)
         Self.raiseDescriptorLimit()
-        session = try WaylandSession(options: options)
-        session.shell.source = source
-        session.shell.childEnvironment = ChildEnvironment()
+        server = try WaylandServer(options: options)
+        server.shell.source = source
+        server.shell.childEnvironment = ChildEnvironment()
         do {
-            try session.shell.apply(configuration)
+            try server.shell.apply(configuration)
         } catch {
             throw WaylandError(error.description)
         }
-        try session.start()
-        control = try ControlServer(session: session)
+        try server.start()
+        control = try ControlServer(server: server)
         self.command = command
         self.commandGrants = commandGrants
-        setenv("WAYLAND_DISPLAY", session.socketName, 1)
+        setenv("WAYLAND_DISPLAY", server.socketName, 1)
         setenv("TOUCH_ROUTER_SOCKET", control.path, 1)
-        try session.onSignal(SIGINT) { [unowned self] in self.session.stop() }
-        try session.onSignal(SIGTERM) { [unowned self] in self.session.stop() }
-        try session.onSignal(SIGCHLD) { [unowned self] in self.reap() }
+        try server.onSignal(SIGINT) { [unowned self] in self.server.stop() }
+        try server.onSignal(SIGTERM) { [unowned self] in self.server.stop() }
+        try server.onSignal(SIGCHLD) { [unowned self] in self.reap() }
         // A failed reload keeps the old configuration; reload() logs why.
-        try session.onSignal(SIGHUP) { [unowned self] in _ = try? self.session.shell.reload() }
+        try server.onSignal(SIGHUP) { [unowned self] in _ = try? self.server.shell.reload() }
     }
 
     /// Every client costs a descriptor or more (its socket, its pools until mapped, its
@@ -63,19 +63,19 @@ public final class SessionRunner {
     /// Runs until the command exits (returning its status) or a signal stops the session (0).
     public func run() throws(WaylandError) -> Int32 {
         if command.isEmpty {
-            print("WAYLAND_DISPLAY=\(session.socketName)")
+            print("WAYLAND_DISPLAY=\(server.socketName)")
             print("TOUCH_ROUTER_SOCKET=\(control.path)")
             fflush(nil)
         } else if let commandGrants {
             // The command's first connection is one end of a socket pair whose client holds
             // the grants (PrivilegedSockets.swift), as sway hands swaybar its WAYLAND_SOCKET.
-            let end = try session.addGrantedClient(commandGrants)
+            let end = try server.addGrantedClient(commandGrants)
             defer { close(end) }
             child = try spawnProcess(command, waylandSocket: end)
         } else {
             child = try spawnProcess(command)
         }
-        session.run()
+        server.run()
         if child > 0 {
             kill(child, SIGTERM)
             var status: Int32 = 0
@@ -84,7 +84,7 @@ public final class SessionRunner {
             child = 0
         }
         control.close()
-        session.shutdown()
+        server.shutdown()
         return childStatus
     }
 
@@ -96,7 +96,7 @@ public final class SessionRunner {
             if pid == child {
                 childStatus = exitCode(status)
                 child = 0
-                session.stop()
+                server.stop()
             }
         }
     }

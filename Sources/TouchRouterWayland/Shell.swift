@@ -11,8 +11,8 @@ import Glibc
 /// policy to its surfaces, runs what gestures, key chords and switches are bound to, and
 /// tells `msg subscribe`'s readers what happened. Reloading replaces all of it at once,
 /// or, when anything in the new file fails, none of it.
-public final class SessionShell {
-    unowned let session: WaylandSession
+public final class ServerShell {
+    unowned let server: WaylandServer
     public private(set) var configuration = SessionConfiguration()
     /// What `reload` reads: the file given with --config (which must exist), or the
     /// default path (which may not: then the configuration is the default one).
@@ -39,36 +39,36 @@ public final class SessionShell {
     private var armedDeadline: RouterTime?
     private var responders: [any CompositorResponder] = []
 
-    init(session: WaylandSession) {
-        self.session = session
-        keyboard = KeyboardSettings(layout: session.options.keyboardLayout)
+    init(server: WaylandServer) {
+        self.server = server
+        keyboard = KeyboardSettings(layout: server.options.keyboardLayout)
     }
 
     /// Takes the shell's places in the core: the gesture observer, the shell and
     /// delegate links, and the timer that gives recognizers and held touches their deadlines.
     func install() throws(WaylandError) {
-        session.router.gestureObserver = self
+        server.router.gestureObserver = self
         let shell = ShellResponder(shell: self), delegate = DelegateResponder(shell: self)
         responders = [shell, delegate]
-        session.router.attach(shell, to: .shell)
-        session.router.attach(delegate, to: .shellDelegate)
-        for output in session.outputs { outputAdded(output) }
-        gestureTimer = try session.display.oneShotTimer { [unowned self] in self.gestureDeadlinePassed() }
-        session.display.afterSettle = { [unowned self] in self.roundEnded() }
+        server.router.attach(shell, to: .shell)
+        server.router.attach(delegate, to: .shellDelegate)
+        for output in server.outputs { outputAdded(output) }
+        gestureTimer = try server.display.oneShotTimer { [unowned self] in self.gestureDeadlinePassed() }
+        server.display.afterSettle = { [unowned self] in self.roundEnded() }
     }
 
     /// An output's link of the chain: a touch on its background.
     func outputAdded(_ output: VirtualOutput) {
         // A moving finger first: it was given back by its client, and no binding may take it.
-        let move = MoveResponder(session: session, output: output.name)
+        let move = MoveResponder(server: server, output: output.name)
         responders.append(move)
-        session.router.attach(move, to: .output(output.id))
-        let drag = DragResponder(session: session, output: output.name)
+        server.router.attach(move, to: .output(output.id))
+        let drag = DragResponder(server: server, output: output.name)
         responders.append(drag)
-        session.router.attach(drag, to: .output(output.id))
+        server.router.attach(drag, to: .output(output.id))
         let background = BackgroundResponder(shell: self, output: output.name)
         responders.append(background)
-        session.router.attach(background, to: .output(output.id))
+        server.router.attach(background, to: .output(output.id))
     }
 
     func outputRemoved(_ output: VirtualOutput) {
@@ -76,9 +76,9 @@ public final class SessionShell {
             (responder as? BackgroundResponder)?.output == output.name || (responder as? MoveResponder)?.output == output.name
                 || (responder as? DragResponder)?.output == output.name
         }
-        for responder in responders where ofOutput(responder) { session.router.detach(responder) }
+        for responder in responders where ofOutput(responder) { server.router.detach(responder) }
         responders.removeAll(where: ofOutput)
-        session.dragResponderRemoved(output: output.name)
+        server.dragResponderRemoved(output: output.name)
     }
 
     // MARK: Applying a configuration
@@ -88,7 +88,7 @@ public final class SessionShell {
     public func apply(_ new: SessionConfiguration) throws(ConfigurationError) {
         var wanted = new.keyboard
         // --keyboard-layout, given on the command line, wins over the file.
-        if let layout = session.options.keyboardLayout { wanted.layout = layout }
+        if let layout = server.options.keyboardLayout { wanted.layout = layout }
         try checkOutputNames(new)
         var keymap: Keymap?
         if wanted != keyboard {
@@ -99,7 +99,7 @@ public final class SessionShell {
             }
         }
         do {
-            try session.router.configureGestures(new.gestures)
+            try server.router.configureGestures(new.gestures)
         } catch {
             throw coreRejection(error, in: new)
         }
@@ -119,18 +119,18 @@ public final class SessionShell {
         }
         if let keymap {
             keyboard = wanted
-            session.replaceKeymap(keymap)
+            server.replaceKeymap(keymap)
         }
-        session.cursor.hideAfter = new.cursor.hideAfter
-        session.stats.slowThreshold = new.stats.slowThreshold
+        server.cursor.hideAfter = new.cursor.hideAfter
+        server.stats.slowThreshold = new.stats.slowThreshold
         applyPolicies()
-        session.router.dispatchAll()
+        server.router.dispatchAll()
     }
 
     /// An output named in a recognizer or a zone must be one of the session's: a name that
     /// matches nothing would leave a gesture that never fires, without a word.
     private func checkOutputNames(_ configuration: SessionConfiguration) throws(ConfigurationError) {
-        let names = session.outputs.map(\.name)
+        let names = server.outputs.map(\.name)
         let expected = "expected \(names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + (names.last ?? ""))"
         for spec in configuration.gestures.recognizers {
             guard case .output(let name) = spec.attachment, !names.contains(name) else { continue }
@@ -181,11 +181,11 @@ public final class SessionShell {
                 path = nil
             }
             try apply(new)
-            session.report("configuration reloaded from \(path ?? "defaults (\(source.path) does not exist)")")
+            server.report("configuration reloaded from \(path ?? "defaults (\(source.path) does not exist)")")
             publish(.reload) { "{\"type\":\"reload\",\"ok\":true,\"file\":\(path.map(jsonString) ?? "null")}" }
             return path
         } catch {
-            session.report("reload failed, the old configuration stays: \(error)")
+            server.report("reload failed, the old configuration stays: \(error)")
             publish(.reload) { "{\"type\":\"reload\",\"ok\":false,\"error\":\(jsonString(error.description))}" }
             throw error
         }
@@ -205,8 +205,8 @@ public final class SessionShell {
     /// Every toplevel in the tree gets its app's policy (or the default, where the new
     /// configuration no longer names its app).
     private func applyPolicies() {
-        for id in session.tree.outputs.flatMap(\.toplevels) {
-            guard let surface = session.protocols.surface.surfaces[id] else { continue }
+        for id in server.tree.outputs.flatMap(\.toplevels) {
+            guard let surface = server.protocols.surface.surfaces[id] else { continue }
             applyPolicy(toplevel: surface)
         }
         updateTouchCapabilities()
@@ -214,21 +214,21 @@ public final class SessionShell {
 
     /// A toplevel's app id was set or changed: the core matches recognizers by it, and its policy may differ.
     func appIDChanged(_ surface: SurfaceObject) {
-        guard surface.inTree, session.tree.role(of: surface.id) == .toplevel else { return }
+        guard surface.inTree, server.tree.role(of: surface.id) == .toplevel else { return }
         let appID = surface.xdgSurface?.toplevel?.appID ?? ""
-        session.router.setAppID(appID.isEmpty ? nil : appID, for: surface.id)
+        server.router.setAppID(appID.isEmpty ? nil : appID, for: surface.id)
         applyPolicy(toplevel: surface)
         updateTouchCapabilities()
-        session.router.dispatchAll()
+        server.router.dispatchAll()
     }
 
     /// A surface entered the tree: a toplevel takes its app's policy (and the core learns
     /// its app id); a subsurface or popup takes its toplevel's.
     func surfaceEntered(_ surface: SurfaceObject) {
-        let tree = session.tree
+        let tree = server.tree
         if tree.role(of: surface.id) == .toplevel {
             let appID = surface.xdgSurface?.toplevel?.appID ?? ""
-            if !appID.isEmpty { session.router.setAppID(appID, for: surface.id) }
+            if !appID.isEmpty { server.router.setAppID(appID, for: surface.id) }
             appliedPolicies[surface.id] = nil
             applyPolicy(toplevel: surface)
             updateTouchCapabilities()
@@ -250,7 +250,7 @@ public final class SessionShell {
         var pending = [surface.id]
         while let id = pending.popLast() {
             change(id, from: old, to: new)
-            pending += session.tree.children(of: id)
+            pending += server.tree.children(of: id)
         }
     }
 
@@ -258,14 +258,14 @@ public final class SessionShell {
     /// itself (through the protocol extension) stays where the policy says nothing new.
     private func change(_ id: SurfaceID, from old: ApplicationPolicy, to new: ApplicationPolicy) {
         do {
-            try session.tree.updateProperties(id) { properties in
+            try server.tree.updateProperties(id) { properties in
                 if old.keyboardFocus != new.keyboardFocus { properties.acceptsKeyboardFocus = new.keyboardFocus }
                 if old.exclusiveTouch != new.exclusiveTouch { properties.exclusiveTouch = new.exclusiveTouch }
                 if old.multipleTouch != new.multipleTouch { properties.multipleTouch = new.multipleTouch }
                 if old.interaction != new.interaction { properties.interactionEnabled = new.interaction }
             }
         } catch {
-            session.report("applying an app policy to \(id): \(error)")
+            server.report("applying an app policy to \(id): \(error)")
         }
     }
 
@@ -275,11 +275,11 @@ public final class SessionShell {
     private func updateTouchCapabilities() {
         var withheld: Set<ClientID> = []
         for (id, policy) in appliedPolicies where !policy.touch {
-            if let client = session.tree.client(of: id) { withheld.insert(client) }
+            if let client = server.tree.client(of: id) { withheld.insert(client) }
         }
-        for record in session.clientRecords where record.touchWithheld != withheld.contains(record.id) {
+        for record in server.clientRecords where record.touchWithheld != withheld.contains(record.id) {
             record.touchWithheld = withheld.contains(record.id)
-            session.router.setCapabilities(record.capabilities, for: record.id)
+            server.router.setCapabilities(record.capabilities, for: record.id)
         }
     }
 
@@ -289,21 +289,21 @@ public final class SessionShell {
     /// next gesture deadline. The deadline is on the clock every event carries: CLOCK_MONOTONIC,
     /// which `MonotonicClock` reads for injected events and libinput stamps its own with.
     private func roundEnded() {
-        session.updateActivatedToplevel()
-        let focus = session.router.keyboardFocus
+        server.updateActivatedToplevel()
+        let focus = server.router.keyboardFocus
         if focus != reportedFocus {
             let from = reportedFocus
             reportedFocus = focus
             publish(.focus) { self.focusJSON(from: from, to: focus) }
         }
-        let deadline = session.router.nextGestureDeadline
+        let deadline = server.router.nextGestureDeadline
         guard deadline != armedDeadline, let timer = gestureTimer else { return }
         armedDeadline = deadline
         guard let deadline else {
             timer.disarm()
             return
         }
-        let now = session.clock.now().nanoseconds
+        let now = server.clock.now().nanoseconds
         // Rounded up, so that the timer never fires before the deadline; no sum can overflow.
         let wait = deadline.nanoseconds <= now ? 0 : (deadline.nanoseconds - now) / 1_000_000 + 1
         timer.arm(milliseconds: Int32(clamping: wait))
@@ -311,8 +311,8 @@ public final class SessionShell {
 
     private func gestureDeadlinePassed() {
         armedDeadline = nil
-        session.router.advanceTime(to: session.clock.now())
-        session.router.dispatchAll()
+        server.router.advanceTime(to: server.clock.now())
+        server.router.dispatchAll()
     }
 
     // MARK: Subscribers
@@ -334,9 +334,9 @@ public final class SessionShell {
     private func focusJSON(from: SurfaceID?, to: SurfaceID?) -> String {
         func id(_ surface: SurfaceID?) -> String { surface.map { String($0.raw) } ?? "null" }
         var app = "null", client = "null"
-        if let to, let top = session.tree.toplevel(of: to) {
-            if let appID = session.protocols.surface.surfaces[top]?.xdgSurface?.toplevel?.appID, !appID.isEmpty { app = jsonString(appID) }
-            if let owner = session.tree.client(of: to) { client = String(owner.raw) }
+        if let to, let top = server.tree.toplevel(of: to) {
+            if let appID = server.protocols.surface.surfaces[top]?.xdgSurface?.toplevel?.appID, !appID.isEmpty { app = jsonString(appID) }
+            if let owner = server.tree.client(of: to) { client = String(owner.raw) }
         }
         return "{\"type\":\"focus\",\"from\":\(id(from)),\"to\":\(id(to)),\"client\":\(client),\"app_id\":\(app)}"
     }

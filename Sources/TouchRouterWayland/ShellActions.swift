@@ -5,14 +5,14 @@ import TouchRouterReplay
 
 // What bindings do: key chords taken before the focused client, switches at the shell
 // link, gestures from the core's observer, and the actions they run.
-extension SessionShell {
+extension ServerShell {
     /// Called for every key before the router sees it: a press that completes a bound
     /// chord runs its action and, with its release, never reaches the focused client, as
     /// sway's bindsym does. True when the shell took the key.
     func takesKey(_ key: UInt32, state: KeyState) -> Bool {
         if state == .released { return swallowedKeys.remove(key) != nil }
         guard !keyBindings.isEmpty else { return false }
-        let keymap = session.keymap
+        let keymap = server.keymap
         let chord = KeyChord(modifiers: keymap.chordModifiers, keysym: keymap.firstLevelKeysym(evdev: key), text: "")
         guard let binding = keyBindings[chord] else { return false }
         swallowedKeys.insert(key)
@@ -40,13 +40,13 @@ extension SessionShell {
     }
 
     private func perform(_ action: Action) {
-        let router = session.router!
+        let router = server.router!
         switch action {
         case .exec(let argv):
-            do { _ = try spawnProcess(argv) } catch { session.report("exec action: \(error)") }
+            do { _ = try spawnProcess(argv) } catch { server.report("exec action: \(error)") }
         case .closeFocused:
-            guard let focus = router.keyboardFocus, let top = session.tree.toplevel(of: focus),
-                  let toplevel = session.protocols.surface.surfaces[top]?.xdgSurface?.toplevel else { return }
+            guard let focus = router.keyboardFocus, let top = server.tree.toplevel(of: focus),
+                  let toplevel = server.protocols.surface.surfaces[top]?.xdgSurface?.toplevel else { return }
             xdg_toplevel_send_close(toplevel.resource)
         case .focusNext:
             focusNextToplevel()
@@ -60,7 +60,7 @@ extension SessionShell {
             }
             router.dispatchAll()
         case .quit:
-            session.stop()
+            server.stop()
         case .emit(let name):
             publish(.emit) { "{\"type\":\"emit\",\"event\":\(jsonString(name))}" }
         }
@@ -69,17 +69,17 @@ extension SessionShell {
     /// The next toplevel after the focused one, in stacking order across outputs, that
     /// takes the keyboard focus; it is raised too.
     private func focusNextToplevel() {
-        let tree = session.tree, router = session.router!
+        let tree = server.tree, router = server.router!
         let candidates = tree.outputs.flatMap(\.toplevels).filter { tree.properties(of: $0).map { $0.mapped && !$0.hidden && $0.acceptsKeyboardFocus } ?? false }
         guard !candidates.isEmpty else { return }
         let current = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { candidates.firstIndex(of: $0) }
         let next = candidates[current.map { ($0 + 1) % candidates.count } ?? 0]
-        if router.setKeyboardFocus(next) { session.raiseWindow(next) }
+        if router.setKeyboardFocus(next) { server.raiseWindow(next) }
         router.dispatchAll()
     }
 }
 
-extension SessionShell: GestureObserver {
+extension ServerShell: GestureObserver {
     public func gesture(_ event: GestureEvent) {
         publish(.gesture) { gestureJSON(event) }
         for binding in gestureBindings[event.name] ?? [] {

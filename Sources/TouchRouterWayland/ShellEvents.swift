@@ -41,8 +41,8 @@ func gestureJSON(_ event: GestureEvent) -> String {
 /// The shell link (UIKit's application): takes the switches the configuration binds.
 /// Touchpad gestures and keys that reach it pass on to the delegate.
 final class ShellResponder: CompositorResponder {
-    unowned let shell: SessionShell
-    init(shell: SessionShell) { self.shell = shell }
+    unowned let shell: ServerShell
+    init(shell: ServerShell) { self.shell = shell }
 
     func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         if case .switchToggle(_, _, let kind, let state) = event, shell.switchToggled(kind, state) { return .handled }
@@ -54,9 +54,9 @@ final class ShellResponder: CompositorResponder {
 /// output's background; when a `background` binding names the output, it runs, and the
 /// touch's sequence stays with this responder.
 final class BackgroundResponder: CompositorResponder {
-    unowned let shell: SessionShell
+    unowned let shell: ServerShell
     let output: String
-    init(shell: SessionShell, output: String) {
+    init(shell: ServerShell, output: String) {
         self.shell = shell
         self.output = output
     }
@@ -80,8 +80,8 @@ final class BackgroundResponder: CompositorResponder {
 /// nothing took (the start of a sequence or a press; not every motion), and declines it,
 /// so the router still discards it and traces it so.
 final class DelegateResponder: CompositorResponder {
-    unowned let shell: SessionShell
-    init(shell: SessionShell) { self.shell = shell }
+    unowned let shell: ServerShell
+    init(shell: ServerShell) { self.shell = shell }
 
     func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {

@@ -5,11 +5,11 @@ import CWaylandShim
 /// as long as the client's object does.
 class WaylandObject {
     let resource: OpaquePointer
-    unowned let session: WaylandSession
+    unowned let server: WaylandServer
 
-    init(resource: OpaquePointer, session: WaylandSession) {
+    init(resource: OpaquePointer, server: WaylandServer) {
         self.resource = resource
-        self.session = session
+        self.server = server
     }
 
     /// Called once, when libwayland destroys the resource (a destroy request, the client
@@ -30,10 +30,10 @@ class WaylandObject {
         wl_resource_set_implementation(object.resource, implementation, Unmanaged.passRetained(object).toOpaque()) { resource in
             guard let data = wl_resource_get_user_data(resource) else { return }
             let object = Unmanaged<WaylandObject>.fromOpaque(data).takeRetainedValue()
-            object.session.existingRecord(for: object.client)?.usage.objects -= 1
+            object.server.existingRecord(for: object.client)?.usage.objects -= 1
             object.resourceDestroyed()
         }
-        guard let record = object.session.existingRecord(for: object.client) else { return }
+        guard let record = object.server.existingRecord(for: object.client) else { return }
         record.usage.objects += 1
         if record.usage.objects > ClientLimits.objects {
             object.endClient("\(object.name) created", pastLimit: "past \(ClientLimits.objects) objects, the most one client may have")

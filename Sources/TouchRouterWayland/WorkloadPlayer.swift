@@ -51,7 +51,7 @@ final class WorkloadPlayer {
         var touches: Range<Int>
     }
 
-    private unowned let session: WaylandSession
+    private unowned let server: WaylandServer
     private let device: DeviceID
     private var touches: [Touch] = []
     private var frames: [Frame] = []
@@ -87,13 +87,13 @@ final class WorkloadPlayer {
     static let settleNanoseconds: Int64 = 20_000_000
 
     /// Reads the workload into frames now, so that what is wrong with it is said before anything plays.
-    init(session: WaylandSession, workload: Workload, log: String?, completion: @escaping (Result<[JSONValue.Member], WaylandError>) -> Void) throws(WaylandError) {
-        self.session = session
+    init(server: WaylandServer, workload: Workload, log: String?, completion: @escaping (Result<[JSONValue.Member], WaylandError>) -> Void) throws(WaylandError) {
+        self.server = server
         logPath = log
         self.completion = completion
-        device = DeviceID(session.protocols.virtualInput.nextHostDevice)
-        session.protocols.virtualInput.nextHostDevice += 1
-        let toplevels = session.tree.outputs.flatMap(\.toplevels).filter { session.tree.surface($0)?.properties.mapped == true }
+        device = DeviceID(server.protocols.virtualInput.nextHostDevice)
+        server.protocols.virtualInput.nextHostDevice += 1
+        let toplevels = server.tree.outputs.flatMap(\.toplevels).filter { server.tree.surface($0)?.properties.mapped == true }
         for (i, id) in toplevels.enumerated() { toplevelIndex[id] = Int32(i) }
         switch workload {
         case .touch(let fingers, let rate, let seconds):
@@ -155,9 +155,9 @@ final class WorkloadPlayer {
     /// A point of the toplevel (or its subsurfaces) that a touch reaches: the middle if it
     /// can, else the first of a 8-px grid over it.
     private func visiblePoint(of id: SurfaceID) -> Point<GlobalSpace>? {
-        guard let surface = session.tree.surface(id), let output = surface.output.flatMap({ session.tree.output($0) }) else { return nil }
+        guard let surface = server.tree.surface(id), let output = surface.output.flatMap({ server.tree.output($0) }) else { return nil }
         let x0 = Double(output.rect.x + surface.originInOutput.dx), y0 = Double(output.rect.y + surface.originInOutput.dy)
-        func reaches(_ p: Point<GlobalSpace>) -> Bool { session.tree.hitTest(p).map { session.tree.toplevel(of: $0.surface) == id } ?? false }
+        func reaches(_ p: Point<GlobalSpace>) -> Bool { server.tree.hitTest(p).map { server.tree.toplevel(of: $0.surface) == id } ?? false }
         let middle = Point<GlobalSpace>(x0 + Double(surface.size.width) / 2, y0 + Double(surface.size.height) / 2)
         if reaches(middle) { return middle }
         for y in stride(from: 4, to: surface.size.height, by: 8) {
@@ -175,7 +175,7 @@ final class WorkloadPlayer {
         let bytes = try Self.readFile(path)
         let recording: LibinputRecording
         do {
-            recording = try LibinputRecording.parse(bytes: bytes, file: path, area: session.firstOutputArea ?? Rect(x: 0, y: 0, width: 1920, height: 1080))
+            recording = try LibinputRecording.parse(bytes: bytes, file: path, area: server.firstOutputArea ?? Rect(x: 0, y: 0, width: 1920, height: 1080))
         } catch {
             throw WaylandError("play recording: \(error)")
         }
@@ -209,11 +209,11 @@ final class WorkloadPlayer {
     func start() throws(WaylandError) {
         timerFD = tr_timerfd_create(CLOCK_MONOTONIC, O_CLOEXEC | O_NONBLOCK)
         guard timerFD >= 0 else { throw WaylandError.errno("play: timerfd_create") }
-        source = try session.watch(fd: timerFD) { [unowned self] _ in self.fire() }
-        session.router.enqueue(.deviceAdded(device: device, time: session.clock.now(), capabilities: [.touch]))
-        session.router.nameDevice(device, "touch-router play")
-        session.router.dispatchAll()
-        origin = session.clock.now().nanoseconds + 5_000_000
+        source = try server.watch(fd: timerFD) { [unowned self] _ in self.fire() }
+        server.router.enqueue(.deviceAdded(device: device, time: server.clock.now(), capabilities: [.touch]))
+        server.router.nameDevice(device, "touch-router play")
+        server.router.dispatchAll()
+        origin = server.clock.now().nanoseconds + 5_000_000
         arm()
     }
 
@@ -231,9 +231,9 @@ final class WorkloadPlayer {
         var expirations: UInt64 = 0
         _ = read(timerFD, &expirations, 8)
         // Strong for the loop: each use of the unowned property took and dropped a reference.
-        let session: WaylandSession = self.session
-        let router = session.router!
-        let clock = session.clock
+        let server: WaylandServer = self.server
+        let router = server.router!
+        let clock = server.clock
         var now = clock.now().nanoseconds
         var made = 0
         while next < frames.count, origin + frames[next].offset <= now {
@@ -245,8 +245,8 @@ final class WorkloadPlayer {
                 switch touch.kind {
                 case .down:
                     event = .touchDown(device: device, time: time, id: touch.id, position: touch.position)
-                    let hit = session.tree.hitTest(touch.position)
-                    let target = hit.flatMap { session.tree.toplevel(of: $0.surface) }.flatMap { toplevelIndex[$0] } ?? -1
+                    let hit = server.tree.hitTest(touch.position)
+                    let target = hit.flatMap { server.tree.toplevel(of: $0.surface) }.flatMap { toplevelIndex[$0] } ?? -1
                     let origin = hit.map { (touch.position.x - $0.local.x, touch.position.y - $0.local.y) } ?? (0, 0)
                     downs[i] = Binding(target: target, origin: origin)
                 case .motion: event = .touchMotion(device: device, time: time, id: touch.id, position: touch.position)
@@ -259,7 +259,7 @@ final class WorkloadPlayer {
             router.enqueue(.touchFrame(device: device, time: time))
             times.pointee.frame[next] = time.nanoseconds
             router.dispatchAll()
-            session.flushRoutedInput()
+            server.flushRoutedInput()
             next += 1
             made += 1
             now = clock.now().nanoseconds
@@ -276,11 +276,11 @@ final class WorkloadPlayer {
     }
 
     private func finish() {
-        if let source { session.unwatch(fd: timerFD, source: source) }
+        if let source { server.unwatch(fd: timerFD, source: source) }
         source = nil
         close(timerFD)
-        session.router.enqueue(.deviceRemoved(device: device, time: session.clock.now()))
-        session.router.dispatchAll()
+        server.router.enqueue(.deviceRemoved(device: device, time: server.clock.now()))
+        server.router.dispatchAll()
         var reply: [JSONValue.Member] = [
             .init(key: "frames", value: .number(frames.count)), .init(key: "events", value: .number(touches.count)),
             .init(key: "late_frames", value: .number(late)), .init(key: "device", value: .number(device.raw)),

@@ -153,9 +153,9 @@ struct ClientLimitProtocolTests {
         try fixture.roundtrip(bystander)
         #expect(bystander.events(of: keyboard, named: "key").last.map { [$0.uint(2), $0.uint(3)] } == [48, 0], "the bystander gets the key after the other client")
         #expect(bystander.events(of: touch, named: "up").last?.int(2) == 5, "the touch that was down ends for the bystander")
-        #expect(fixture.session.tree.outputs.flatMap(\.toplevels).count == 1, "the other client's windows left the tree")
+        #expect(fixture.server.tree.outputs.flatMap(\.toplevels).count == 1, "the other client's windows left the tree")
         #expect(fixture.treeSurfaces(of: hostile).isEmpty, "and every surface of it")
-        #expect(fixture.session.router.activeTouches.isEmpty, "no touch is left down")
+        #expect(fixture.server.router.activeTouches.isEmpty, "no touch is left down")
         #expect(bystander.protocolError == nil)
     }
 

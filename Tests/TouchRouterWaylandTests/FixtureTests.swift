@@ -60,13 +60,13 @@ struct FixtureTests {
         let firstWindows = fixture.toplevels(of: first)
         #expect(firstWindows.map(\.size) == [Size(width: 300, height: 200)], "the fixture's client id is the core's")
         #expect(fixture.toplevels(of: second).map(\.size) == [Size(width: 100, height: 100)])
-        #expect(fixture.session.fuzzingCensus.clients == 2)
+        #expect(fixture.server.fuzzingCensus.clients == 2)
 
         first.disconnect()
         try fixture.roundtrip(second)
         #expect(fixture.treeSurfaces(of: first).isEmpty, "the first client's surfaces left the tree")
-        #expect(fixture.session.fuzzingCensus.clients == 1)
-        #expect(fixture.session.fuzzingCensus.surfaceObjects == 1)
+        #expect(fixture.server.fuzzingCensus.clients == 1)
+        #expect(fixture.server.fuzzingCensus.surfaceObjects == 1)
         _ = try fixture.mapToplevel(second, width: 50, height: 50)
         #expect(fixture.toplevels(of: second).count == 2, "the session goes on serving the second client")
         let third = try fixture.connect("third")
@@ -86,6 +86,6 @@ struct FixtureTests {
         #expect(report?.objectID == surface.id)
         #expect(report?.message.hasPrefix("wl_surface@\(surface.id).attach: x and y must be 0 from version 5") == true, "\(String(describing: report))")
         try fixture.roundtrip(bystander)
-        #expect(fixture.session.fuzzingCensus.clients == 1, "the offender is gone")
+        #expect(fixture.server.fuzzingCensus.clients == 1, "the offender is gone")
     }
 }

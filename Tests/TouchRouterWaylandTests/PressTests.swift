@@ -12,46 +12,46 @@ struct PressTests {
     /// A session with two overlapping windows of two clients that take touch and pointer
     /// input: `lower` at (0, 0) and `upper` over its right half.
     struct Windows {
-        let session: WaylandSession
+        let server: WaylandServer
         let lower = SurfaceID(900_001), upper = SurfaceID(900_002)
         let output: OutputID
 
         init(kiosk: Bool = false) throws {
-            var options = WaylandSession.Options()
+            var options = WaylandServer.Options()
             options.listens = false
             options.kiosk = kiosk
-            session = try WaylandSession(options: options)
-            output = try #require(session.tree.outputs.first).id
-            let tree = session.tree
+            server = try WaylandServer(options: options)
+            output = try #require(server.tree.outputs.first).id
+            let tree = server.tree
             try tree.addToplevel(lower, client: ClientID(900_001), output: output, position: Offset(dx: 0, dy: 0), size: Size(width: 400, height: 300))
             try tree.addToplevel(upper, client: ClientID(900_002), output: output, position: Offset(dx: 200, dy: 0), size: Size(width: 400, height: 300))
-            session.router.setCapabilities([.touch, .pointer], for: ClientID(900_001))
-            session.router.setCapabilities([.touch, .pointer], for: ClientID(900_002))
+            server.router.setCapabilities([.touch, .pointer], for: ClientID(900_001))
+            server.router.setCapabilities([.touch, .pointer], for: ClientID(900_002))
             tree.settleIndex()
         }
 
-        var stack: [SurfaceID] { session.tree.output(output)?.toplevels ?? [] }
+        var stack: [SurfaceID] { server.tree.output(output)?.toplevels ?? [] }
     }
 
     @Test("a touch down on the lower window raises it, and the press asks the tree one hit test")
     func touchRaisesWithOneHitTest() throws {
         let windows = try Windows()
-        defer { windows.session.shutdown() }
+        defer { windows.server.shutdown() }
         #expect(windows.stack == [windows.lower, windows.upper])
-        let before = windows.session.tree.hitTestCount
-        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(100, 100)))
-        #expect(windows.session.tree.hitTestCount - before == 1)
+        let before = windows.server.tree.hitTestCount
+        windows.server.inject(.touchDown(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1), position: Point(100, 100)))
+        #expect(windows.server.tree.hitTestCount - before == 1)
         #expect(windows.stack == [windows.upper, windows.lower])
-        #expect(windows.session.router.keyboardFocus == windows.lower)
-        windows.session.inject(.touchUp(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1)))
-        #expect(windows.session.tree.hitTestCount - before == 1, "an up asks no hit test: the touch is bound to its surface")
+        #expect(windows.server.router.keyboardFocus == windows.lower)
+        windows.server.inject(.touchUp(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1)))
+        #expect(windows.server.tree.hitTestCount - before == 1, "an up asks no hit test: the touch is bound to its surface")
     }
 
     @Test("with a recognizer in the gesture arena, a down the arena lets through is hit-tested once: the arena's answer is the routing's")
     func arenaShareItsHitTest() throws {
         let windows = try Windows()
-        defer { windows.session.shutdown() }
-        try windows.session.shell.apply(try SessionConfiguration.parse("""
+        defer { windows.server.shutdown() }
+        try windows.server.shell.apply(try SessionConfiguration.parse("""
             [[recognizer]]
             name = "swipe-up"
             kind = "swipe"
@@ -61,56 +61,56 @@ struct PressTests {
             action = "emit"
             event = "up"
             """, file: "press.toml"))
-        let before = windows.session.tree.hitTestCount
-        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(100, 100)))
-        #expect(windows.session.tree.hitTestCount - before == 1)
+        let before = windows.server.tree.hitTestCount
+        windows.server.inject(.touchDown(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1), position: Point(100, 100)))
+        #expect(windows.server.tree.hitTestCount - before == 1)
         #expect(windows.stack == [windows.upper, windows.lower], "routed to the lower window, which was raised")
-        #expect(windows.session.router.keyboardFocus == windows.lower)
-        windows.session.inject(.touchUp(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1)))
+        #expect(windows.server.router.keyboardFocus == windows.lower)
+        windows.server.inject(.touchUp(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1)))
         // The same slot again at another point, the tree unchanged: a new hit test, not the last answer.
-        let second = windows.session.tree.hitTestCount
-        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(550, 100)))
-        #expect(windows.session.tree.hitTestCount - second == 1)
-        #expect(windows.session.router.keyboardFocus == windows.upper)
+        let second = windows.server.tree.hitTestCount
+        windows.server.inject(.touchDown(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1), position: Point(550, 100)))
+        #expect(windows.server.tree.hitTestCount - second == 1)
+        #expect(windows.server.router.keyboardFocus == windows.upper)
     }
 
     @Test("a touch on the window already on top raises nothing and still asks one hit test")
     func touchOnTopWindow() throws {
         let windows = try Windows()
-        defer { windows.session.shutdown() }
-        let before = windows.session.tree.hitTestCount
-        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(500, 100)))
-        #expect(windows.session.tree.hitTestCount - before == 1)
+        defer { windows.server.shutdown() }
+        let before = windows.server.tree.hitTestCount
+        windows.server.inject(.touchDown(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1), position: Point(500, 100)))
+        #expect(windows.server.tree.hitTestCount - before == 1)
         #expect(windows.stack == [windows.lower, windows.upper])
     }
 
     @Test("a pointer button pressed over the lower window raises it, with no hit test beyond the motion's")
     func buttonRaises() throws {
         let windows = try Windows()
-        defer { windows.session.shutdown() }
-        let device = WaylandSession.injectionDevice
-        windows.session.inject(.pointerMotionAbsolute(device: device, time: windows.session.clock.now(), position: Point(100, 100)))
-        let afterMotion = windows.session.tree.hitTestCount
-        windows.session.inject(.pointerButton(device: device, time: windows.session.clock.now(), button: 0x110, state: .pressed))
-        #expect(windows.session.tree.hitTestCount == afterMotion, "the press goes to the pointer's focus, picked at the motion")
+        defer { windows.server.shutdown() }
+        let device = WaylandServer.injectionDevice
+        windows.server.inject(.pointerMotionAbsolute(device: device, time: windows.server.clock.now(), position: Point(100, 100)))
+        let afterMotion = windows.server.tree.hitTestCount
+        windows.server.inject(.pointerButton(device: device, time: windows.server.clock.now(), button: 0x110, state: .pressed))
+        #expect(windows.server.tree.hitTestCount == afterMotion, "the press goes to the pointer's focus, picked at the motion")
         #expect(windows.stack == [windows.upper, windows.lower])
     }
 
     @Test("in a kiosk, a press raises nothing")
     func kioskKeepsStacking() throws {
         let windows = try Windows(kiosk: true)
-        defer { windows.session.shutdown() }
-        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(100, 100)))
+        defer { windows.server.shutdown() }
+        windows.server.inject(.touchDown(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1), position: Point(100, 100)))
         #expect(windows.stack == [windows.lower, windows.upper])
     }
 
     @Test("a touch that no surface takes raises nothing")
     func missRaisesNothing() throws {
         let windows = try Windows()
-        defer { windows.session.shutdown() }
-        let before = windows.session.tree.hitTestCount
-        windows.session.inject(.touchDown(device: WaylandSession.injectionDevice, time: windows.session.clock.now(), id: TouchID(1), position: Point(1000, 800)))
-        #expect(windows.session.tree.hitTestCount - before == 1)
+        defer { windows.server.shutdown() }
+        let before = windows.server.tree.hitTestCount
+        windows.server.inject(.touchDown(device: WaylandServer.injectionDevice, time: windows.server.clock.now(), id: TouchID(1), position: Point(1000, 800)))
+        #expect(windows.server.tree.hitTestCount - before == 1)
         #expect(windows.stack == [windows.lower, windows.upper])
     }
 }

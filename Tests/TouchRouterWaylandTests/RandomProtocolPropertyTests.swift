@@ -222,7 +222,7 @@ final class RandomRun {
             let (x, y) = (Double(int(0...799)), Double(int(0...599)))
             switch int(0...2) {
             case 0: fixture.tap(Int32(int(0...3)), x: x, y: y)
-            case 1: fixture.session.inject(.pointerMotionAbsolute(device: WaylandSession.injectionDevice, time: fixture.now, position: Point(x: x, y: y)))
+            case 1: fixture.server.inject(.pointerMotionAbsolute(device: WaylandServer.injectionDevice, time: fixture.now, position: Point(x: x, y: y)))
             default: fixture.type(UInt32(int(16...50)))
             }
             return "input at \(Int(x)),\(Int(y))"
@@ -261,7 +261,7 @@ final class RandomRun {
         for model in clients where model.client.protocolError != nil {
             problems.append("\(model.client.name) was ended: \(model.client.protocolError!)")
         }
-        let session = fixture.session, tree = session.tree
+        let server = fixture.server, tree = server.tree
         let live = Set(clients.map(\.client.coreID))
         let gone = Set(fixture.clients.filter { !$0.isConnected }.map(\.coreID))
         for surface in tree.allSurfaces {
@@ -270,14 +270,14 @@ final class RandomRun {
             else if !live.contains(owner) { problems.append("\(surface) belongs to \(owner), no live client") }
             if let parent = tree.parent(of: surface), !tree.contains(parent) { problems.append("\(surface)'s parent \(parent) is not in the tree") }
         }
-        let census = session.fuzzingCensus
+        let census = server.fuzzingCensus
         if census.clients != clients.count { problems.append("the session serves \(census.clients) clients, \(clients.count) are connected") }
         let held = clients.map(\.surfaces.count).reduce(0, +)
         if census.surfaceObjects != held { problems.append("the session has \(census.surfaceObjects) wl_surfaces, the clients hold \(held)") }
         if let problem = tree.indexConsistencyProblem() { problems.append("hit-test index: \(problem)") }
-        if let focus = session.router.keyboardFocus, !tree.contains(focus) { problems.append("keyboard focus \(focus) is not in the tree") }
-        if let focus = session.router.pointerFocus, !tree.contains(focus) { problems.append("pointer focus \(focus) is not in the tree") }
-        for touch in session.router.activeTouches { if let surface = touch.surface, !tree.contains(surface) { problems.append("touch \(touch.id) on \(surface), not in the tree") } }
+        if let focus = server.router.keyboardFocus, !tree.contains(focus) { problems.append("keyboard focus \(focus) is not in the tree") }
+        if let focus = server.router.pointerFocus, !tree.contains(focus) { problems.append("pointer focus \(focus) is not in the tree") }
+        for touch in server.router.activeTouches { if let surface = touch.surface, !tree.contains(surface) { problems.append("touch \(touch.id) on \(surface), not in the tree") } }
         for model in clients {
             let toplevels = tree.allSurfaces.filter { tree.client(of: $0) == model.client.coreID && tree.role(of: $0) == .toplevel }
             let windows = toplevels.filter { tree.layer(of: $0) == .windows }

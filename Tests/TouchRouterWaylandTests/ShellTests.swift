@@ -24,10 +24,10 @@ struct ShellTests {
         deinit { close(fd) }
         func send(_ line: String) { _ = (line + "\n").withCString { write(fd, $0, strlen($0)) } }
         /// The lines the session wrote so far, serving its loop meanwhile.
-        func lines(from session: WaylandSession, count: Int) -> [String] {
+        func lines(from server: WaylandServer, count: Int) -> [String] {
             var lines: [String] = []
             for _ in 0..<200 where lines.count < count {
-                session.dispatchPendingWork()
+                server.dispatchPendingWork()
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 guard poll(&poller, 1, 10) > 0 else { continue }
                 var chunk = [UInt8](repeating: 0, count: 4096)
@@ -49,11 +49,11 @@ struct ShellTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(atPath: directory) }
         setenv("XDG_RUNTIME_DIR", directory, 1)
-        var options = WaylandSession.Options()
+        var options = WaylandServer.Options()
         options.listens = false
-        let session = try WaylandSession(options: options)
-        defer { session.shutdown() }
-        try session.shell.apply(try SessionConfiguration.parse("""
+        let server = try WaylandServer(options: options)
+        defer { server.shutdown() }
+        try server.shell.apply(try SessionConfiguration.parse("""
             [[recognizer]]
             name = "swipe-up"
             kind = "swipe"
@@ -71,20 +71,20 @@ struct ShellTests {
             action = "emit"
             event = "pan-began"
             """, file: "shell.toml"))
-        let control = try ControlServer(session: session, path: directory + "/control.sock")
+        let control = try ControlServer(server: server, path: directory + "/control.sock")
         defer { control.close() }
         let peer = try Peer(path: control.path)
         peer.send("subscribe gesture emit")
-        #expect(peer.lines(from: session, count: 1) == ["{\"ok\":true,\"subscribed\":[\"gesture\",\"emit\"]}"])
+        #expect(peer.lines(from: server, count: 1) == ["{\"ok\":true,\"subscribed\":[\"gesture\",\"emit\"]}"])
 
         var values = GestureValues()
         values.direction = .up
         values.touches = 1
         let time = RouterTime(nanoseconds: 2_500_000)
-        session.shell.gesture(GestureEvent(name: "swipe-up", state: .recognized, values: values, time: time))
-        session.shell.gesture(GestureEvent(name: "pan", state: .changed, values: GestureValues(), time: time))
-        session.shell.gesture(GestureEvent(name: "pan", state: .began, values: GestureValues(), time: time))
-        let lines = peer.lines(from: session, count: 5)
+        server.shell.gesture(GestureEvent(name: "swipe-up", state: .recognized, values: values, time: time))
+        server.shell.gesture(GestureEvent(name: "pan", state: .changed, values: GestureValues(), time: time))
+        server.shell.gesture(GestureEvent(name: "pan", state: .began, values: GestureValues(), time: time))
+        let lines = peer.lines(from: server, count: 5)
         #expect(lines.count == 5, "\(lines)")
         guard lines.count == 5 else { return }
         #expect(lines[0].hasPrefix("{\"type\":\"gesture\",\"name\":\"swipe-up\",\"state\":\"recognized\",\"time_ms\":2.5,\"values\":{"), "\(lines[0])")

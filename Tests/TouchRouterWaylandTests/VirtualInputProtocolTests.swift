@@ -32,7 +32,7 @@ struct VirtualInputProtocolTests {
             window = try fixture.mapToplevel(client)
             let node = try #require(fixture.toplevels(of: client).first)
             let outputID = try #require(node.output)
-            let output = try #require(fixture.session.tree.output(outputID))
+            let output = try #require(fixture.server.tree.output(outputID))
             origin = Offset(dx: output.rect.x + node.originInOutput.dx, dy: output.rect.y + node.originInOutput.dy)
         }
 
@@ -102,7 +102,7 @@ struct VirtualInputProtocolTests {
         sender.request(pointer, "frame")
         try fixture.roundtrip(sender)
         try fixture.roundtrip(receiver.client)
-        let position = fixture.session.router.pointerPosition
+        let position = fixture.server.router.pointerPosition
         #expect([position.x, position.y] == (withOutput ? [400, 300] : [800, 300]))
         #expect(!receiver.buttons.contains([274, 1]), "the window is at (0, 0), 200×200: neither point is on it")
     }

@@ -1,5 +1,5 @@
 // libFuzzer target: the protocol layer's request handlers, driven through a real
-// WaylandSession over a socket pair (`addClient`), one fresh client per input and one
+// WaylandServer over a socket pair (`addClient`), one fresh client per input and one
 // session per process. Build and run: Sources/Fuzz/README.md.
 //
 // Raw bytes would mostly fail libwayland's header checks, so the input is read as a
@@ -360,27 +360,27 @@ func request(_ program: inout Program, _ client: FuzzClient) {
     client.send(writer.message(object: object, opcode: UInt32(opcode)), fds: fds)
 }
 
-func action(_ program: inout Program, _ client: FuzzClient, _ session: WaylandSession, _ op: UInt8) {
-    let time = session.clock.now()
-    let device = WaylandSession.injectionDevice
+func action(_ program: inout Program, _ client: FuzzClient, _ server: WaylandServer, _ op: UInt8) {
+    let time = server.clock.now()
+    let device = WaylandServer.injectionDevice
     func coordinate() -> Double { Double(Int32(bitPattern: value(&program, client))) + (Double(program.byte() ?? 0) / 256) }
     func touch() -> TouchID { TouchID(Int32((program.byte() ?? 0) % 10)) }
     switch (op - 0xD0) % 12 {
-    case 0: session.inject(.touchDown(device: device, time: time, id: touch(), position: Point(coordinate(), coordinate())))
-    case 1: session.inject(.touchMotion(device: device, time: time, id: touch(), position: Point(coordinate(), coordinate())))
-    case 2: session.inject(.touchUp(device: device, time: time, id: touch()))
-    case 3: session.inject(.touchFrame(device: device, time: time))
-    case 4: session.inject(.pointerMotionAbsolute(device: device, time: time, position: Point(coordinate(), coordinate())))
-    case 5: session.inject(.pointerButton(device: device, time: time, button: 0x110 + UInt32((program.byte() ?? 0) % 3), state: (program.byte() ?? 0) % 2 == 0 ? .pressed : .released))
-    case 6: session.inject(.key(device: device, time: time, key: UInt32(program.byte() ?? 30), state: (program.byte() ?? 0) % 2 == 0 ? .pressed : .released))
-    case 7: session.inject(.pointerAxis(device: device, time: time, axis: (program.byte() ?? 0) % 2 == 0 ? .vertical : .horizontal, value: coordinate(), discrete: Int32(bitPattern: value(&program, client)), source: .wheel))
+    case 0: server.inject(.touchDown(device: device, time: time, id: touch(), position: Point(coordinate(), coordinate())))
+    case 1: server.inject(.touchMotion(device: device, time: time, id: touch(), position: Point(coordinate(), coordinate())))
+    case 2: server.inject(.touchUp(device: device, time: time, id: touch()))
+    case 3: server.inject(.touchFrame(device: device, time: time))
+    case 4: server.inject(.pointerMotionAbsolute(device: device, time: time, position: Point(coordinate(), coordinate())))
+    case 5: server.inject(.pointerButton(device: device, time: time, button: 0x110 + UInt32((program.byte() ?? 0) % 3), state: (program.byte() ?? 0) % 2 == 0 ? .pressed : .released))
+    case 6: server.inject(.key(device: device, time: time, key: UInt32(program.byte() ?? 30), state: (program.byte() ?? 0) % 2 == 0 ? .pressed : .released))
+    case 7: server.inject(.pointerAxis(device: device, time: time, axis: (program.byte() ?? 0) % 2 == 0 ? .vertical : .horizontal, value: coordinate(), discrete: Int32(bitPattern: value(&program, client)), source: .wheel))
     case 8:
         let surfaces = client.liveIDs.filter { client.objects[$0]?.name == "wl_surface" }
         let b = Int(program.byte() ?? 0)
         let surface = surfaces.isEmpty ? UInt32(b) : surfaces[b % surfaces.count]
-        _ = try? session.placeWindow(clientSocket: client.fd, surfaceID: surface, x: Int(Int32(bitPattern: value(&program, client))), y: Int(Int32(bitPattern: value(&program, client))))
-    case 9: session.inject(.touchCancel(device: device, time: time, id: touch()))
-    case 10: session.inject(.pointerMotion(device: device, time: time, dx: coordinate(), dy: coordinate()))
+        _ = try? server.placeWindow(clientSocket: client.fd, surfaceID: surface, x: Int(Int32(bitPattern: value(&program, client))), y: Int(Int32(bitPattern: value(&program, client))))
+    case 9: server.inject(.touchCancel(device: device, time: time, id: touch()))
+    case 10: server.inject(.pointerMotion(device: device, time: time, dx: coordinate(), dy: coordinate()))
     default:
         // Lets the frame clock tick once (frame callbacks, pings), at most twice an input.
         guard client.framesWaited < 2 else { return }
@@ -411,15 +411,15 @@ func broken(_ program: inout Program, _ client: FuzzClient) {
 
 // MARK: The session, one per process
 
-nonisolated(unsafe) var sharedSession: WaylandSession?
+nonisolated(unsafe) var sharedSession: WaylandServer?
 
-func session() -> WaylandSession {
+func server() -> WaylandServer {
     if let sharedSession { return sharedSession }
     signal(SIGPIPE, SIG_IGN)
     // libwayland logs every client it ends for a protocol error; FUZZ_VERBOSE=1 keeps that.
     if !verbose { wl_log_set_handler_server { _, _ in } }
     learnInterfaces()
-    var options = WaylandSession.Options()
+    var options = WaylandServer.Options()
     options.listens = false
     // The fuzzed client is in this process: the privileged globals are fuzzed too.
     options.virtualInputForEveryClient = true
@@ -427,10 +427,10 @@ func session() -> WaylandSession {
     options.foreignToplevelForEveryClient = true
     options.inputMethodForEveryClient = true
     do {
-        let session = try WaylandSession(options: options)
-        try session.start()
-        sharedSession = session
-        return session
+        let server = try WaylandServer(options: options)
+        try server.start()
+        sharedSession = server
+        return server
     } catch {
         fatalError("the session does not start: \(error)")
     }
@@ -438,13 +438,13 @@ func session() -> WaylandSession {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzProtocol(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let session = session()
+    let server = server()
     let fd: Int32
-    do { fd = try session.addClient() } catch { fatalError("addClient: \(error)") }
+    do { fd = try server.addClient() } catch { fatalError("addClient: \(error)") }
     let client = FuzzClient(fd: fd)
     var program = Program(bytes: UnsafeBufferPointer(start: data, count: size))
     func settle() {
-        guard session.dispatchPendingWork() else { fatalError("the session's loop does not go idle") }
+        guard server.dispatchPendingWork() else { fatalError("the session's loop does not go idle") }
         client.drain()
     }
     // Prologue: the registry, and every global bound at the version both sides know.
@@ -469,15 +469,15 @@ public func fuzzProtocol(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         steps += 1
         switch op {
         case 0..<0xD0: request(&program, client)
-        case 0xD0..<0xE8: action(&program, client, session, op)
+        case 0xD0..<0xE8: action(&program, client, server, op)
         default: broken(&program, client)
         }
         settle()
     }
-    if let problem = session.tree.indexConsistencyProblem() { fatalError("the hit-test index disagrees with the tree: \(problem)") }
+    if let problem = server.tree.indexConsistencyProblem() { fatalError("the hit-test index disagrees with the tree: \(problem)") }
     close(fd)
-    guard session.dispatchPendingWork() else { fatalError("the session's loop does not go idle after the client left") }
-    let census = session.fuzzingCensus
+    guard server.dispatchPendingWork() else { fatalError("the session's loop does not go idle after the client left") }
+    let census = server.fuzzingCensus
     guard census.clients == 0, census.surfaceObjects == 0, census.treeSurfaces == 0 else {
         fatalError("after the client left the session still holds \(census)")
     }

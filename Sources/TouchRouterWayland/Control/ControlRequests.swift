@@ -9,28 +9,28 @@ extension ControlServer {
     func handle(_ line: String, from connection: Connection) -> String? {
         let request: ControlRequest
         do {
-            request = try ControlRequest.parse(line, time: session.clock.now(), device: WaylandSession.injectionDevice)
+            request = try ControlRequest.parse(line, time: server.clock.now(), device: WaylandServer.injectionDevice)
         } catch {
             return JSONReply.failure(error.description)
         }
         switch request {
         case .devices:
-            return JSONReply.ok(["devices": .array((session.deviceReport?() ?? []).map(JSONValue.verbatim))])
+            return JSONReply.ok(["devices": .array((server.deviceReport?() ?? []).map(JSONValue.verbatim))])
         case .tree:
-            let inhibitors = session.protocols.idleInhibit.report(shown: session.tree.isShown)
+            let inhibitors = server.protocols.idleInhibit.report(shown: server.tree.isShown)
             return JSONReply.ok([
-                "outputs": .array(session.tree.outputs.map(outputJSON)),
+                "outputs": .array(server.tree.outputs.map(outputJSON)),
                 "idle_inhibitors": .array(inhibitors.map { ["surface": .number($0.surface.raw), "shown": .bool($0.shown)] }),
             ])
         case .pick(let point):
-            let hit = session.tree.hitTest(point)
-            let chain = session.router.fallbackChain(at: point).map { JSONValue.string($0.description) }
+            let hit = server.tree.hitTest(point)
+            let chain = server.router.fallbackChain(at: point).map { JSONValue.string($0.description) }
             return JSONReply.ok([
                 "surface": .optional(hit) { ["id": .number($0.surface.raw), "local": .pair($0.local.x, $0.local.y)] },
                 "chain": .array(chain),
             ])
         case .pixel(let point):
-            guard let (surface, local, pixel) = session.pixel(at: point) else { return JSONReply.ok(["surface": nil, "argb": nil]) }
+            guard let (surface, local, pixel) = server.pixel(at: point) else { return JSONReply.ok(["surface": nil, "argb": nil]) }
             return JSONReply.ok([
                 "surface": ["id": .number(surface.raw), "local": .pair(local.x, local.y)],
                 "argb": .optional(pixel) { .string("0x" + String($0, radix: 16)) },
@@ -38,44 +38,44 @@ extension ControlServer {
         case .screenshot(let file, let output):
             return screenshot(file, output: output, for: connection)
         case .createOutput(let mode):
-            let names = Set(session.outputs.map(\.name))
+            let names = Set(server.outputs.map(\.name))
             let number = (1...).first { !names.contains("HEADLESS-\($0)") }!
             do {
-                let name = try session.addOutput(OutputIdentity(name: "HEADLESS-\(number)", make: "TouchRouter", model: "virtual"), mode: mode)
+                let name = try server.addOutput(OutputIdentity(name: "HEADLESS-\(number)", make: "TouchRouter", model: "virtual"), mode: mode)
                 return JSONReply.ok(["output": .string(name)])
             } catch {
                 return JSONReply.failure("output create: \(error)")
             }
         case .removeOutput(let name):
             do {
-                try session.removeOutput(named: name)
+                try server.removeOutput(named: name)
                 return JSONReply.ok(["removed": .string(name)])
             } catch {
                 return JSONReply.failure("output remove: \(error)")
             }
         case .inject(let event):
-            if case .touchDown = event, session.router.activeTouches.count >= Self.maximumInjectedTouches {
+            if case .touchDown = event, server.router.activeTouches.count >= Self.maximumInjectedTouches {
                 return JSONReply.failure("inject: \(Self.maximumInjectedTouches) touches are down already, the most the control socket puts down; lift one first")
             }
-            session.inject(event)
+            server.inject(event)
             return JSONReply.ok(["event": .string(EventSyntax.format(event))])
         case .focus:
-            let pointer = session.router.pointerPosition
-            let touches = session.router.activeTouches.map { touch -> JSONValue in
+            let pointer = server.router.pointerPosition
+            let touches = server.router.activeTouches.map { touch -> JSONValue in
                 ["id": .number(touch.id.raw), "surface": .optional(touch.surface) { .number($0.raw) }]
             }
             return JSONReply.ok([
-                "keyboard": .optional(session.router.keyboardFocus) { .number($0.raw) },
+                "keyboard": .optional(server.router.keyboardFocus) { .number($0.raw) },
                 "pointer": .pair(pointer.x, pointer.y),
                 "touches": .array(touches),
             ])
         case .ignoreInteraction(let on):
             if on {
-                session.router.beginIgnoringInteraction()
-            } else if !session.router.endIgnoringInteraction() {
+                server.router.beginIgnoringInteraction()
+            } else if !server.router.endIgnoringInteraction() {
                 return JSONReply.failure("ignore-interaction off: interaction is not being ignored")
             }
-            session.router.dispatchAll()
+            server.router.dispatchAll()
             return JSONReply.ok()
         case .trace:
             startTracing(for: connection)
@@ -84,31 +84,31 @@ extension ControlServer {
             connection.subscriptions = topics
             return JSONReply.ok(["subscribed": .array(ShellTopic.allCases.filter(topics.contains).map { .string($0.rawValue) })])
         case .stats:
-            return JSONReply.ok(merging: session.stats.json())
+            return JSONReply.ok(merging: server.stats.json())
         case .statsReset:
-            session.stats.reset()
+            server.stats.reset()
             return JSONReply.ok(["reset": true])
         case .statsSlow:
-            return JSONReply.ok(merging: session.stats.slowJSON())
+            return JSONReply.ok(merging: server.stats.slowJSON())
         case .play(let workload, let log):
             return play(workload, log: log, for: connection)
         case .grantSocket(let grants):
             do {
-                let path = try session.openGrantSocket(grants)
+                let path = try server.openGrantSocket(grants)
                 return JSONReply.ok(["socket": .string(path), "grants": .array(Privilege.sortedNames(grants).map(JSONValue.string))])
             } catch {
                 return JSONReply.failure("grant-socket: \(error)")
             }
         case .revokeSocket(let path):
             do {
-                let kept = try session.revokeGrantSocket(path)
+                let kept = try server.revokeGrantSocket(path)
                 return JSONReply.ok(["revoked": .string(path), "clients": .number(kept)])
             } catch {
                 return JSONReply.failure("revoke-socket: \(error)")
             }
         case .reload:
             do {
-                let file = try session.shell.reload()
+                let file = try server.shell.reload()
                 return JSONReply.ok(["file": .optional(file, JSONValue.string)])
             } catch {
                 return JSONReply.failure("reload failed, the old configuration stays: \(error)")
@@ -122,9 +122,9 @@ extension ControlServer {
     private func screenshot(_ file: String, output: String?, for connection: Connection) -> String? {
         guard !screenshotInFlight else { return JSONReply.failure("screenshot: one is being taken already; ask again when it is answered") }
         let job: ScreenshotJob
-        do { job = try session.screenshotJob(output: output) } catch { return JSONReply.failure("screenshot: \(error)") }
+        do { job = try server.screenshotJob(output: output) } catch { return JSONReply.failure("screenshot: \(error)") }
         do {
-            try session.runOffLoop("a screenshot", { () -> Result<ScreenshotJob, CompositionError> in
+            try server.runOffLoop("a screenshot", { () -> Result<ScreenshotJob, CompositionError> in
                 do throws(CompositionError) { _ = try job.run(writingTo: file); return .success(job) } catch { return .failure(error) }
             }) { [unowned self, weak connection] result in
                 self.screenshotInFlight = false
@@ -150,7 +150,7 @@ extension ControlServer {
         guard player == nil else { return JSONReply.failure("play: a workload is playing already") }
         guard connections[connection.fd] === connection else { return nil }
         do {
-            let player = try WorkloadPlayer(session: session, workload: workload, log: log) { [unowned self, weak connection] result in
+            let player = try WorkloadPlayer(server: server, workload: workload, log: log) { [unowned self, weak connection] result in
                 self.player = nil
                 guard let connection, self.connections[connection.fd] === connection else { return }
                 connection.waiting = false
@@ -179,7 +179,7 @@ extension ControlServer {
     }
 
     private func surfaceJSON(_ id: SurfaceID) -> JSONValue {
-        guard let surface = session.tree.surface(id) else { return .null }
+        guard let surface = server.tree.surface(id) else { return .null }
         return [
             "id": .number(id.raw),
             "role": .string(surface.role.rawValue),
@@ -189,7 +189,7 @@ extension ControlServer {
             "size": [.number(surface.size.width), .number(surface.size.height)],
             "mapped": .bool(surface.properties.mapped),
             "hidden": .bool(surface.properties.hidden),
-            "children": .array(session.tree.children(of: id).map(surfaceJSON)),
+            "children": .array(server.tree.children(of: id).map(surfaceJSON)),
         ]
     }
 }

@@ -33,7 +33,7 @@ public final class ControlServer {
     public static let maximumInjectedTouches = InputLimits.liveTouches
 
     public let path: String
-    unowned let session: WaylandSession
+    unowned let server: WaylandServer
     private let listenFD: Int32
     private var listenSource: OpaquePointer?
     private(set) var connections: [Int32: Connection] = [:]
@@ -67,20 +67,20 @@ public final class ControlServer {
         }
     }
 
-    public init(session: WaylandSession, path explicitPath: String? = nil) throws(WaylandError) {
-        self.session = session
+    public init(server: WaylandServer, path explicitPath: String? = nil) throws(WaylandError) {
+        self.server = server
         idleSeconds = getenv("TOUCH_ROUTER_CONTROL_IDLE_SECONDS").flatMap { Int(String(cString: $0)) }.flatMap { $0 >= 1 ? $0 : nil } ?? Self.idleSeconds
         guard let runtime = getenv("XDG_RUNTIME_DIR").map({ String(cString: $0) }) else { throw WaylandError("XDG_RUNTIME_DIR is not set: it says where the control socket goes") }
-        path = explicitPath ?? "\(runtime)/touch-router.\(getpid()).\(session.socketName).sock"
+        path = explicitPath ?? "\(runtime)/touch-router.\(getpid()).\(server.socketName).sock"
         listenFD = try listeningSocket(at: path, named: "control socket", replacing: .anything)
-        listenSource = try session.watch(fd: listenFD) { [unowned self] _ in self.accept() }
-        session.shell.sink = self
-        try session.display.every(milliseconds: 1000) { [weak self] in self?.sweep() }
+        listenSource = try server.watch(fd: listenFD) { [unowned self] _ in self.accept() }
+        server.shell.sink = self
+        try server.display.every(milliseconds: 1000) { [weak self] in self?.sweep() }
     }
 
     public func close() {
         for fd in Array(connections.keys) { drop(fd) }
-        if let listenSource { session.unwatch(fd: listenFD, source: listenSource) }
+        if let listenSource { server.unwatch(fd: listenFD, source: listenSource) }
         listenSource = nil
         Glibc.close(listenFD)
         unlink(path)
@@ -92,7 +92,7 @@ public final class ControlServer {
             guard fd >= 0 else { return }
             var uid: UInt32 = .max
             guard tr_peer_uid(fd, &uid) == 0, uid == getuid() else {
-                session.report("control socket: refused a peer of uid \(uid)")
+                server.report("control socket: refused a peer of uid \(uid)")
                 Glibc.close(fd)
                 continue
             }
@@ -102,9 +102,9 @@ public final class ControlServer {
                 Glibc.close(fd)
                 continue
             }
-            let connection = Connection(fd: fd, now: session.clock.now())
+            let connection = Connection(fd: fd, now: server.clock.now())
             do {
-                connection.source = try session.watch(fd: fd) { [unowned self] _ in self.readable(fd) }
+                connection.source = try server.watch(fd: fd) { [unowned self] _ in self.readable(fd) }
                 connections[fd] = connection
             } catch {
                 Glibc.close(fd)
@@ -122,7 +122,7 @@ public final class ControlServer {
             return
         }
         connection.buffer += chunk[0..<count]
-        connection.lastRequest = session.clock.now()
+        connection.lastRequest = server.clock.now()
         var consumed = 0
         while let newline = connection.buffer[consumed...].firstIndex(of: 10) {
             let line = String(decoding: connection.buffer[consumed..<newline], as: UTF8.self)
@@ -140,7 +140,7 @@ public final class ControlServer {
 
     /// Every second: flushes what peers had not read, and closes connections idle too long.
     private func sweep() {
-        let now = session.clock.now()
+        let now = server.clock.now()
         for (fd, connection) in connections {
             flush(connection)
             guard connections[fd] != nil, !connection.streams, !connection.waiting else { continue }
@@ -150,7 +150,7 @@ public final class ControlServer {
 
     private func drop(_ fd: Int32) {
         guard let connection = connections.removeValue(forKey: fd) else { return }
-        if let source = connection.source { session.unwatch(fd: fd, source: source) }
+        if let source = connection.source { server.unwatch(fd: fd, source: source) }
         if connection.tracing { stopTracingUnlessRead() }
         Glibc.close(fd)
     }

@@ -14,9 +14,9 @@ extension ControlServer {
         // Records wait for the round's flush, so that they carry its stamp.
         let held = FlushStampedTrace(writer)
         traceWriter = held
-        session.router.traceSink = held
-        session.onFlushed = { [unowned held] time in held.flushed(at: time) }
-        session.onReceipt = { [unowned held] client, eventTime, receipt, sequences in
+        server.router.traceSink = held
+        server.onFlushed = { [unowned held] time in held.flushed(at: time) }
+        server.onReceipt = { [unowned held] client, eventTime, receipt, sequences in
             held.received(client, eventTime: eventTime, receipt: receipt, sequences: sequences)
         }
     }
@@ -24,9 +24,9 @@ extension ControlServer {
     /// Once no peer traces, the router stops reporting.
     func stopTracingUnlessRead() {
         guard traceWriter != nil, !connections.values.contains(where: \.tracing) else { return }
-        session.router.traceSink = nil
-        session.onFlushed = nil
-        session.onReceipt = nil
+        server.router.traceSink = nil
+        server.onFlushed = nil
+        server.onReceipt = nil
         traceWriter = nil
     }
 }

@@ -1,7 +1,7 @@
 import TouchRouterCore
 
 /// What xdg-activation may ask of the session (Protocols/Activation/).
-extension WaylandSession: ActivationHandler {
+extension WaylandServer: ActivationHandler {
     func holdsKeyboardFocus(_ client: OpaquePointer) -> Bool {
         guard let focus = router.keyboardFocus, let owner = tree.client(of: focus) else { return false }
         return existingRecord(for: client)?.id == owner

@@ -1,4 +1,4 @@
 /// What the decoration protocols may ask of the session (Protocols/Decoration/).
-extension WaylandSession: DecorationHandler {
+extension WaylandServer: DecorationHandler {
     func decorationModeChanged(_ toplevel: XdgToplevelObject) { toplevel.xdgSurface?.sendConfigure() }
 }

@@ -1,7 +1,7 @@
 import TouchRouterCore
 
 /// What foreign toplevel management may ask of the server (Protocols/ForeignToplevel/).
-extension WaylandSession: ForeignToplevelHandler {
+extension WaylandServer: ForeignToplevelHandler {
     func isListedWindow(_ surface: SurfaceObject) -> Bool {
         guard surface.inTree, tree.role(of: surface.id) == .toplevel, surface.hasBuffer else { return false }
         return surface.xdgSurface?.toplevel != nil || surface.wlShellSurface != nil

@@ -1,7 +1,7 @@
 import TouchRouterCore
 
 /// What presentation feedback may ask of the session (Protocols/Presentation/).
-extension WaylandSession: PresentationHandler {
+extension WaylandServer: PresentationHandler {
     func presentingOutput(of surface: SurfaceID) -> OutputID? {
         tree.isShown(surface) ? tree.outputOf(surface) : nil
     }

@@ -3,7 +3,7 @@
 programs in its input language, each a client doing one ordinary thing. Run from the
 package root; it rewrites Tests/Fuzz/corpus/FuzzProtocol/seed-*.
 
-Assumes the globals in the order WaylandSession.start() creates them, bound by the
+Assumes the globals in the order WaylandServer.start() creates them, bound by the
 target's prologue as ids 3..9: wl_shm, wl_compositor, wl_subcompositor, xdg_wm_base,
 wl_seat, wl_data_device_manager, wl_output (display 1, registry 2)."""
 import os

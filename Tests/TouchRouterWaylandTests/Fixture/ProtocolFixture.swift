@@ -11,10 +11,10 @@ struct FixtureError: Error, CustomStringConvertible {
 
 /// A session and its clients in one process and one thread, as niri's src/tests/fixture.rs
 /// has them: each client a libwayland-client connection on a socket pair the session
-/// serves (`WaylandSession.addClient`), the session's loop run one round at a time
+/// serves (`WaylandServer.addClient`), the session's loop run one round at a time
 /// (`dispatchPendingWork`), so that nothing blocks and a test reads like a script.
 final class ProtocolFixture {
-    let session: WaylandSession
+    let server: WaylandServer
     private(set) var clients: [WireClient] = []
     /// The session numbers clients from 1 as they come (`ClientID`), and only `connect`
     /// brings any here: the n-th client connected is the core's client n.
@@ -22,13 +22,13 @@ final class ProtocolFixture {
     private var ended = false
 
     /// A started session with no listening socket; `configure` sets its options.
-    init(_ configure: (inout WaylandSession.Options) -> Void = { _ in }) throws {
+    init(_ configure: (inout WaylandServer.Options) -> Void = { _ in }) throws {
         _ = ClientLog.installed
-        var options = WaylandSession.Options()
+        var options = WaylandServer.Options()
         options.listens = false
         configure(&options)
-        session = try WaylandSession(options: options)
-        try session.start()
+        server = try WaylandServer(options: options)
+        try server.start()
     }
 
     deinit { end() }
@@ -38,12 +38,12 @@ final class ProtocolFixture {
         guard !ended else { return }
         ended = true
         for client in clients { client.disconnect() }
-        session.shutdown()
+        server.shutdown()
     }
 
     /// A new client with its registry read: `globals` lists what the session offers it.
     func connect(_ name: String = "client") throws -> WireClient {
-        let fd = try session.addClient()
+        let fd = try server.addClient()
         clientsAdded += 1
         guard let display = wl_display_connect_to_fd(fd) else {
             close(fd)
@@ -62,7 +62,7 @@ final class ProtocolFixture {
     /// what it was sent.
     func serveOnce() {
         for client in clients where client.isConnected { client.flush() }
-        session.dispatchPendingWork()
+        server.dispatchPendingWork()
         for client in clients where client.isConnected { client.readAvailable() }
     }
 
@@ -111,21 +111,21 @@ final class ProtocolFixture {
 
     // MARK: Input, as a device of the session's would give it
 
-    var now: RouterTime { session.clock.now() }
+    var now: RouterTime { server.clock.now() }
 
     func touchDown(_ id: Int32, x: Double, y: Double) {
-        session.inject(.touchDown(device: WaylandSession.injectionDevice, time: now, id: TouchID(id), position: Point(x: x, y: y)))
-        session.inject(.touchFrame(device: WaylandSession.injectionDevice, time: now))
+        server.inject(.touchDown(device: WaylandServer.injectionDevice, time: now, id: TouchID(id), position: Point(x: x, y: y)))
+        server.inject(.touchFrame(device: WaylandServer.injectionDevice, time: now))
     }
 
     func touchMotion(_ id: Int32, x: Double, y: Double) {
-        session.inject(.touchMotion(device: WaylandSession.injectionDevice, time: now, id: TouchID(id), position: Point(x: x, y: y)))
-        session.inject(.touchFrame(device: WaylandSession.injectionDevice, time: now))
+        server.inject(.touchMotion(device: WaylandServer.injectionDevice, time: now, id: TouchID(id), position: Point(x: x, y: y)))
+        server.inject(.touchFrame(device: WaylandServer.injectionDevice, time: now))
     }
 
     func touchUp(_ id: Int32) {
-        session.inject(.touchUp(device: WaylandSession.injectionDevice, time: now, id: TouchID(id)))
-        session.inject(.touchFrame(device: WaylandSession.injectionDevice, time: now))
+        server.inject(.touchUp(device: WaylandServer.injectionDevice, time: now, id: TouchID(id)))
+        server.inject(.touchFrame(device: WaylandServer.injectionDevice, time: now))
     }
 
     func tap(_ id: Int32, x: Double, y: Double) {
@@ -135,19 +135,19 @@ final class ProtocolFixture {
 
     /// A key pressed and released (evdev code: KEY_A is 30).
     func type(_ key: UInt32) {
-        session.inject(.key(device: WaylandSession.injectionDevice, time: now, key: key, state: .pressed))
-        session.inject(.key(device: WaylandSession.injectionDevice, time: now, key: key, state: .released))
+        server.inject(.key(device: WaylandServer.injectionDevice, time: now, key: key, state: .pressed))
+        server.inject(.key(device: WaylandServer.injectionDevice, time: now, key: key, state: .released))
     }
 
     // MARK: The core's tree
 
     /// The core's toplevels (windows and layer surfaces) of `client`, bottom to top.
     func toplevels(of client: WireClient) -> [SurfaceSnapshot] {
-        session.tree.outputs.flatMap(\.toplevels).compactMap { session.tree.surface($0) }.filter { $0.client == client.coreID }
+        server.tree.outputs.flatMap(\.toplevels).compactMap { server.tree.surface($0) }.filter { $0.client == client.coreID }
     }
 
     /// Every surface in the core's tree of `client`.
     func treeSurfaces(of client: WireClient) -> [SurfaceID] {
-        session.tree.allSurfaces.filter { session.tree.client(of: $0) == client.coreID }
+        server.tree.allSurfaces.filter { server.tree.client(of: $0) == client.coreID }
     }
 }

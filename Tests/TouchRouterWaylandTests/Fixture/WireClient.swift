@@ -305,7 +305,7 @@ final class WireClient {
                 readAvailable()
                 return
             }
-            fixture.session.dispatchPendingWork()
+            fixture.server.dispatchPendingWork()
             readAvailable()
         }
     }

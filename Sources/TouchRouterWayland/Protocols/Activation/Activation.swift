@@ -51,7 +51,7 @@ enum ActivationManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_xdg_activation_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_xdg_activation_v1_interface(), table)
     }
 
     nonisolated(unsafe) static let table = implementation(xdg_activation_v1_interface(
@@ -59,14 +59,14 @@ enum ActivationManager {
         get_activation_token: { client, resource, id in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_xdg_activation_token_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(ActivationTokenObject(resource: created, session: manager.session, state: manager.session.protocols.activation, handler: manager.session),
+            WaylandObject.install(ActivationTokenObject(resource: created, server: manager.server, state: manager.server.protocols.activation, handler: manager.server),
                                   implementation: ActivationTokenObject.table)
         },
         activate: { _, resource, token, surfaceResource in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            let handler: any ActivationHandler = manager.session
-            guard let token, manager.session.protocols.activation.redeem(String(cString: token), at: handler.now) else { return }
+            let handler: any ActivationHandler = manager.server
+            guard let token, manager.server.protocols.activation.redeem(String(cString: token), at: handler.now) else { return }
             handler.activateWindow(surface)
         }))
 }
@@ -77,10 +77,10 @@ final class ActivationTokenObject: WaylandObject {
     private unowned let handler: any ActivationHandler
     private var committed = false
 
-    init(resource: OpaquePointer, session: WaylandSession, state: ActivationState, handler: any ActivationHandler) {
+    init(resource: OpaquePointer, server: WaylandServer, state: ActivationState, handler: any ActivationHandler) {
         self.state = state
         self.handler = handler
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     /// set_serial, set_app_id and set_surface may come only before commit.

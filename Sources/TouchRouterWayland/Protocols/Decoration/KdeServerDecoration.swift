@@ -9,7 +9,7 @@ enum KdeServerDecorationManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_org_kde_kwin_server_decoration_manager_interface(), table) else { return }
+        guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_org_kde_kwin_server_decoration_manager_interface(), table) else { return }
         org_kde_kwin_server_decoration_manager_send_default_mode(resource, mode)
     }
 
@@ -19,7 +19,7 @@ enum KdeServerDecorationManager {
         create: { client, resource, id, _ in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_org_kde_kwin_server_decoration_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(KdeServerDecorationObject(resource: created, session: manager.session), implementation: KdeServerDecorationObject.table)
+            WaylandObject.install(KdeServerDecorationObject(resource: created, server: manager.server), implementation: KdeServerDecorationObject.table)
             org_kde_kwin_server_decoration_send_mode(created, mode)
         }))
 }

@@ -5,7 +5,7 @@ enum XdgDecorationManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zxdg_decoration_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_decoration_manager_v1_interface(), table)
     }
 
     nonisolated(unsafe) static let table = implementation(zxdg_decoration_manager_v1_interface(
@@ -13,7 +13,7 @@ enum XdgDecorationManager {
         get_toplevel_decoration: { client, resource, id, toplevelResource in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let toplevel = WaylandObject.of(toplevelResource, as: XdgToplevelObject.self)
-            let state = manager.session.protocols.decoration
+            let state = manager.server.protocols.decoration
             guard state.decorations.allowsAnother(for: toplevel, named: toplevel.name, manager: manager, request: "get_toplevel_decoration",
                                                   code: ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED.rawValue) else { return }
             guard toplevel.xdgSurface?.surface?.hasBuffer != true else {
@@ -22,7 +22,7 @@ enum XdgDecorationManager {
                 return
             }
             guard let created = createResource(client, tr_zxdg_toplevel_decoration_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let decoration = XdgToplevelDecorationObject(resource: created, session: manager.session, toplevel: toplevel, state: state, handler: manager.session)
+            let decoration = XdgToplevelDecorationObject(resource: created, server: manager.server, toplevel: toplevel, state: state, handler: manager.server)
             WaylandObject.install(decoration, implementation: XdgToplevelDecorationObject.table)
             state.decorations.add(decoration, to: toplevel)
             decoration.configure()
@@ -37,12 +37,12 @@ final class XdgToplevelDecorationObject: WaylandObject {
     private let state: DecorationState
     private unowned let handler: any DecorationHandler
 
-    init(resource: OpaquePointer, session: WaylandSession, toplevel: XdgToplevelObject, state: DecorationState, handler: any DecorationHandler) {
+    init(resource: OpaquePointer, server: WaylandServer, toplevel: XdgToplevelObject, state: DecorationState, handler: any DecorationHandler) {
         self.toplevel = toplevel
         key = ObjectIdentifier(toplevel)
         self.state = state
         self.handler = handler
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {

@@ -19,13 +19,13 @@ enum ForeignToplevelManagerGlobal {
     static let version: Int32 = 3
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        let session = Unmanaged<WaylandSession>.fromOpaque(data!).takeUnretainedValue()
-        guard let client, session.mayBind(client, "zwlr_foreign_toplevel_manager_v1"),
+        let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
+        guard let client, server.mayBind(client, "zwlr_foreign_toplevel_manager_v1"),
               // At most the global's version: libwayland refuses a bind above it.
               let resource = createResource(client, tr_zwlr_foreign_toplevel_manager_v1_interface(), version: Int32(clamping: version), id: id) else { return }
-        session.record(for: client)
-        let state = session.protocols.foreignToplevel
-        let manager = ForeignToplevelManagerObject(resource: resource, session: session, state: state)
+        server.record(for: client)
+        let state = server.protocols.foreignToplevel
+        let manager = ForeignToplevelManagerObject(resource: resource, server: server, state: state)
         WaylandObject.install(manager, implementation: ForeignToplevelManagerObject.table)
         state.managerBound(manager)
     }
@@ -61,10 +61,10 @@ final class ForeignToplevelManagerObject: WaylandObject {
     var stopped = false
     private unowned let state: ForeignToplevelState
 
-    init(resource: OpaquePointer, session: WaylandSession, state: ForeignToplevelState) {
+    init(resource: OpaquePointer, server: WaylandServer, state: ForeignToplevelState) {
         self.state = state
         serial = state.nextSerial()
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
@@ -99,11 +99,11 @@ final class ForeignToplevelHandleObject: WaylandObject {
 
     unowned let state: ForeignToplevelState
 
-    init(resource: OpaquePointer, session: WaylandSession, state: ForeignToplevelState, surface: SurfaceObject, managerSerial: UInt64) {
+    init(resource: OpaquePointer, server: WaylandServer, state: ForeignToplevelState, surface: SurfaceObject, managerSerial: UInt64) {
         self.state = state
         self.surface = surface
         self.managerSerial = managerSerial
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     private static func act(_ resource: OpaquePointer?, _ action: (ForeignToplevelState, SurfaceObject) -> Void) {

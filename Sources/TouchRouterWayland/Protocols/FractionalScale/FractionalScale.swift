@@ -18,7 +18,7 @@ enum FractionalScaleManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_wp_fractional_scale_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_wp_fractional_scale_manager_v1_interface(), table)
     }
 
     nonisolated(unsafe) static let table = implementation(wp_fractional_scale_manager_v1_interface(
@@ -26,11 +26,11 @@ enum FractionalScaleManager {
         get_fractional_scale: { client, resource, id, surfaceResource in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            let state = manager.session.protocols.fractionalScale
+            let state = manager.server.protocols.fractionalScale
             guard state.scales.allowsAnother(for: surface, named: surface.name, manager: manager, request: "get_fractional_scale",
                                              code: WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS.rawValue) else { return }
             guard let created = createResource(client, tr_wp_fractional_scale_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let scale = FractionalScaleObject(resource: created, session: manager.session, surface: surface, state: state)
+            let scale = FractionalScaleObject(resource: created, server: manager.server, surface: surface, state: state)
             WaylandObject.install(scale, implementation: FractionalScaleObject.table)
             state.scales.add(scale, to: surface)
             wp_fractional_scale_v1_send_preferred_scale(created, FractionalScaleState.preferredScale)
@@ -42,11 +42,11 @@ final class FractionalScaleObject: WaylandObject {
     private let key: ObjectIdentifier
     private unowned let state: FractionalScaleState
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, state: FractionalScaleState) {
+    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, state: FractionalScaleState) {
         self.surface = surface
         key = ObjectIdentifier(surface)
         self.state = state
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() { state.scales.remove(self, key: key) }

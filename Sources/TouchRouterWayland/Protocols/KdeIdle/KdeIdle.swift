@@ -64,16 +64,16 @@ enum KdeIdleGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_org_kde_kwin_idle_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_org_kde_kwin_idle_interface(), table)
     }
 
     nonisolated(unsafe) static let table = implementation(org_kde_kwin_idle_interface(
         get_idle_timeout: { client, resource, id, _, milliseconds in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_org_kde_kwin_idle_timeout_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let state = manager.session.protocols.kdeIdle
-            let timeout = KdeIdleTimeoutObject(resource: created, session: manager.session, state: state,
-                                               nanoseconds: Int64(milliseconds) * 1_000_000, started: manager.session.clock.now())
+            let state = manager.server.protocols.kdeIdle
+            let timeout = KdeIdleTimeoutObject(resource: created, server: manager.server, state: state,
+                                               nanoseconds: Int64(milliseconds) * 1_000_000, started: manager.server.clock.now())
             WaylandObject.install(timeout, implementation: KdeIdleTimeoutObject.table)
             state.add(timeout)
         }))
@@ -86,11 +86,11 @@ final class KdeIdleTimeoutObject: WaylandObject {
     fileprivate var idle = false
     private unowned let state: KdeIdleState
 
-    init(resource: OpaquePointer, session: WaylandSession, state: KdeIdleState, nanoseconds: Int64, started: RouterTime) {
+    init(resource: OpaquePointer, server: WaylandServer, state: KdeIdleState, nanoseconds: Int64, started: RouterTime) {
         self.state = state
         self.nanoseconds = nanoseconds
         self.started = started
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() { state.remove(self) }
@@ -100,6 +100,6 @@ final class KdeIdleTimeoutObject: WaylandObject {
         simulate_user_activity: { _, resource in
             let timeout = WaylandObject.of(resource, as: KdeIdleTimeoutObject.self)
             // As KWin does: activity of the seat, for every timeout.
-            timeout.state.activity(at: timeout.session.clock.now())
+            timeout.state.activity(at: timeout.server.clock.now())
         }))
 }

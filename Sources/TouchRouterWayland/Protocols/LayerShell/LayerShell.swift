@@ -13,7 +13,7 @@ enum LayerShellGlobal {
     static let version: Int32 = 4
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.table)
     }
 
     static func layer(_ value: UInt32) -> StackingLayer? {
@@ -46,15 +46,15 @@ enum LayerShellGlobal {
             guard let created = createResource(client, tr_zwlr_layer_surface_v1_interface(), version: shell.version, id: id) else { return }
             // The output asked for, or the first; an output already removed counts as none given.
             let asked = outputResource.map { WaylandObject.of($0, as: OutputBinding.self).output }
-            let output = asked.flatMap { $0 }.flatMap { $0.retired ? nil : $0 }?.id ?? shell.session.outputs.first?.id
-            let layerSurface = LayerSurfaceObject(resource: created, session: shell.session, surface: surface, output: output, layer: layer,
+            let output = asked.flatMap { $0 }.flatMap { $0.retired ? nil : $0 }?.id ?? shell.server.outputs.first?.id
+            let layerSurface = LayerSurfaceObject(resource: created, server: shell.server, surface: surface, output: output, layer: layer,
                                                   namespace: namespace.map { String(cString: $0) } ?? "")
             WaylandObject.install(layerSurface, implementation: LayerSurfaceObject.table)
             surface.layerSurface = layerSurface
             surface.role = .layer
             // An on-screen keyboard's starts hidden unless a text field wants it (OnScreenKeyboard.swift).
-            layerSurface.oskHidden = shell.session.isOnScreenKeyboard(layerSurface) && shell.session.activeTextInput == nil
-            shell.session.protocols.layerShell.add(layerSurface)
+            layerSurface.oskHidden = shell.server.isOnScreenKeyboard(layerSurface) && shell.server.activeTextInput == nil
+            shell.server.protocols.layerShell.add(layerSurface)
         },
         destroy: destroyRequest))
 }
@@ -91,7 +91,7 @@ final class LayerSurfaceObject: WaylandObject {
     /// Its place among the layer surfaces of its layer: the order exclusive zones are taken in.
     var order: UInt64 = 0
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, output: OutputID?, layer: StackingLayer, namespace: String) {
+    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, output: OutputID?, layer: StackingLayer, namespace: String) {
         self.surface = surface
         self.output = output
         self.namespace = namespace
@@ -99,11 +99,11 @@ final class LayerSurfaceObject: WaylandObject {
         current = pending
         pendingLayer = layer
         self.layer = layer
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
-        session.layerSurfaceGone(self)
+        server.layerSurfaceGone(self)
     }
 
     func check(_ ok: Bool, _ code: UInt32, _ request: String, _ message: @autoclosure () -> String) -> Bool {

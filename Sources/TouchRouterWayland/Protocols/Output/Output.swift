@@ -70,7 +70,7 @@ final class VirtualOutput {
     var bindings: [OpaquePointer: [OutputBinding]] = [:]
     /// Set while the output's global exists, which the session withdraws before it ends;
     /// not weak, so that the session has no side table (see `SeatTracker.session`).
-    unowned(unsafe) var session: WaylandSession?
+    unowned(unsafe) var server: WaylandServer?
 
     init(id: OutputID, identity: OutputIdentity, rect: Rect<GlobalSpace>, mode: OutputMode) {
         self.id = id

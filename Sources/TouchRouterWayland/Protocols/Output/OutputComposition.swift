@@ -377,7 +377,7 @@ public enum PNGWriter {
     }
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// What an output shows, bottom first: its toplevels in stacking order, each with its
     /// subsurfaces below and above it and then its popups, skipping what is hidden or
     /// unmapped (with everything on it) and what has no pixels; a drag's icon, then the cursor, on top.

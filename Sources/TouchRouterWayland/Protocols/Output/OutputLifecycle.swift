@@ -8,7 +8,7 @@ import TouchRouterCore
 // wl_output global is withdrawn at once and destroyed a few seconds later, so that a client
 // that was binding it meanwhile gets an inert object, not a protocol error.
 
-extension WaylandSession {
+extension WaylandServer {
     /// The most outputs a session holds: each is a global every client may bind, a link of
     /// the chain and, once composed, a framebuffer of up to 16384² pixels.
     public static let maximumOutputs = 16
@@ -18,13 +18,13 @@ extension WaylandSession {
 
     /// The wl_output global of `output`; each binding gets the output's state.
     func createGlobal(for output: VirtualOutput) throws(WaylandError) {
-        output.session = self
+        output.server = self
         let outputData = Unmanaged.passUnretained(output).toOpaque()
         guard let global = wl_global_create(display.display, tr_wl_output_interface(), 4, outputData, { client, data, version, id in
             let output = Unmanaged<VirtualOutput>.fromOpaque(data!).takeUnretainedValue()
-            guard let client, let session = output.session, session.mayBind(client, "wl_output"),
+            guard let client, let server = output.server, server.mayBind(client, "wl_output"),
                   let resource = createResource(client, tr_wl_output_interface(), version: Int32(version), id: id) else { return }
-            let binding = OutputBinding(resource: resource, session: session)
+            let binding = OutputBinding(resource: resource, server: server)
             WaylandObject.install(binding, implementation: VirtualOutput.table)
             // A withdrawn output's late bindings stay inert: no state, no enter.
             guard !output.retired else { return }

@@ -36,7 +36,7 @@ struct UnpresentedDamage {
     var isEmpty: Bool { !all && rects.isEmpty }
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// Shows the output named `name` through `presenter` from the next frame on, or stops
     /// showing it (nil). An error lists the outputs when there is none such.
     public func setPresenter(_ presenter: OutputPresenter?, forOutput name: String) throws(WaylandError) {

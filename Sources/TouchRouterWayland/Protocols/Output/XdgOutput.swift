@@ -10,7 +10,7 @@ enum XdgOutputManagerGlobal {
     static let version: Int32 = 3
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zxdg_output_manager_v1_interface(
@@ -18,7 +18,7 @@ enum XdgOutputManagerGlobal {
         get_xdg_output: { client, resource, id, outputResource in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_zxdg_output_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(XdgOutputObject(resource: created, session: manager.session), implementation: XdgOutputObject.table)
+            WaylandObject.install(XdgOutputObject(resource: created, server: manager.server), implementation: XdgOutputObject.table)
             // libwayland has checked the argument is a wl_output; every one is an OutputBinding.
             // An output already removed from the session says nothing.
             let binding = WaylandObject.of(outputResource, as: OutputBinding.self)

@@ -73,7 +73,7 @@ enum PresentationGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        guard let resource = WaylandSession.bindGlobal(client, data, version, id, tr_wp_presentation_interface(), table) else { return }
+        guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_wp_presentation_interface(), table) else { return }
         wp_presentation_send_clock_id(resource, UInt32(CLOCK_MONOTONIC))
     }
 
@@ -83,7 +83,7 @@ enum PresentationGlobal {
             let presentation = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             guard let created = createResource(client, tr_wp_presentation_feedback_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let feedback = PresentationFeedbackObject(resource: created, session: presentation.session, state: presentation.session.protocols.presentation)
+            let feedback = PresentationFeedbackObject(resource: created, server: presentation.server, state: presentation.server.protocols.presentation)
             WaylandObject.install(feedback, implementation: nil)
             surface.pending.presentationFeedbacks.append(feedback)
         }))
@@ -97,9 +97,9 @@ final class PresentationFeedbackObject: WaylandObject {
     var surface: SurfaceID?
     private unowned let state: PresentationState
 
-    init(resource: OpaquePointer, session: WaylandSession, state: PresentationState) {
+    init(resource: OpaquePointer, server: WaylandServer, state: PresentationState) {
         self.state = state
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     /// Its resource went (its client did, or it was settled): nothing may be sent to it.

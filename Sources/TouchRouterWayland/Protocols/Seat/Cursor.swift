@@ -30,7 +30,7 @@ enum CursorImage {
     }()
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// The cursor as a layer of `output`, when it is shown and the pointer is on it.
     func cursorLayer(on output: OutputSnapshot) -> CompositionLayer? {
         guard cursor.visible else { return nil }

@@ -3,7 +3,7 @@ import TouchRouterCore
 
 /// The core's deliveries, sent as wl_touch, wl_keyboard and wl_pointer events to every
 /// matching device the client bound. A surface or client that is already gone gets nothing.
-extension WaylandSession: InputDelivery {
+extension WaylandServer: InputDelivery {
     private func target(_ surface: SurfaceID) -> OpaquePointer? { protocols.surface.surfaces[surface]?.resource }
     private func fixed(_ value: Double) -> wl_fixed_t { wl_fixed_from_double(value) }
 

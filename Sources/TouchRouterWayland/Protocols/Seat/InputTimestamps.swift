@@ -11,7 +11,7 @@ enum InputTimestampsManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_manager_v1_interface(
@@ -30,7 +30,7 @@ enum InputTimestampsManagerGlobal {
             return
         }
         guard let created = createResource(client, tr_zwp_input_timestamps_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-        let timestamps = InputTimestampsObject(resource: created, session: manager.session, device: device)
+        let timestamps = InputTimestampsObject(resource: created, server: manager.server, device: device)
         WaylandObject.install(timestamps, implementation: InputTimestampsObject.table)
         device.timestamps.append(timestamps)
     }
@@ -41,9 +41,9 @@ final class InputTimestampsObject: WaylandObject {
     /// Cleared by the device when its resource is destroyed first (`SeatDevice.resourceDestroyed`).
     unowned(unsafe) var device: SeatDevice?
 
-    init(resource: OpaquePointer, session: WaylandSession, device: SeatDevice) {
+    init(resource: OpaquePointer, server: WaylandServer, device: SeatDevice) {
         self.device = device
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {

@@ -15,7 +15,7 @@ enum PointerConstraintsGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_pointer_constraints_v1_interface(), PointerConstraintsGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_pointer_constraints_v1_interface(), PointerConstraintsGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_pointer_constraints_v1_interface(
@@ -30,7 +30,7 @@ enum PointerConstraintsGlobal {
     private static func create(_ kind: PointerConstraintObject.Kind, _ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32,
                                _ surfaceResource: OpaquePointer?, _ pointerResource: OpaquePointer?, _ regionResource: OpaquePointer?, _ lifetime: UInt32) {
         let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-        let session = manager.session
+        let server = manager.server
         let request = "\(manager.name).\(kind == .locked ? "lock_pointer" : "confine_pointer")"
         // libwayland has checked the arguments' interfaces: a wl_surface, a wl_pointer, a wl_region or null.
         let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
@@ -41,20 +41,20 @@ enum PointerConstraintsGlobal {
             tr_resource_post_error(display, WL_DISPLAY_ERROR_INVALID_METHOD.rawValue, "\(request): \(lifetime) is not a lifetime (1 oneshot, 2 persistent)")
             return
         }
-        guard !session.protocols.seat.pointerConstraints.contains(where: { $0.surface === surface }) else {
+        guard !server.protocols.seat.pointerConstraints.contains(where: { $0.surface === surface }) else {
             manager.postError(ZWP_POINTER_CONSTRAINTS_V1_ERROR_ALREADY_CONSTRAINED.rawValue, "\(request): \(surface.name) already has a pointer constraint")
             return
         }
         let interface: UnsafePointer<wl_interface> = kind == .locked ? tr_zwp_locked_pointer_v1_interface() : tr_zwp_confined_pointer_v1_interface()
         guard let created = createResource(client, interface, version: wl_resource_get_version(resource), id: id) else { return }
-        let constraint = PointerConstraintObject(resource: created, session: session, kind: kind, surface: surface, pointer: pointer,
+        let constraint = PointerConstraintObject(resource: created, server: server, kind: kind, surface: surface, pointer: pointer,
                                                  persistent: lifetime == ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT.rawValue)
         WaylandObject.install(constraint, implementation: kind == .locked ? PointerConstraintObject.lockedTable : PointerConstraintObject.confinedTable)
         // The initial region is current at once, as wlroots has it.
         constraint.region = regionResource.map { WaylandObject.of($0, as: RegionObject.self).region }
         constraint.countRegionRectangles(request)
-        session.protocols.seat.pointerConstraints.append(constraint)
-        session.updatePointerConstraint()
+        server.protocols.seat.pointerConstraints.append(constraint)
+        server.updatePointerConstraint()
     }
 }
 
@@ -76,22 +76,22 @@ final class PointerConstraintObject: WaylandObject {
     var pendingRegion: Region<SurfaceSpace>??
     var pendingHint: Point<SurfaceSpace>?
 
-    init(resource: OpaquePointer, session: WaylandSession, kind: Kind, surface: SurfaceObject, pointer: SeatDevice, persistent: Bool) {
+    init(resource: OpaquePointer, server: WaylandServer, kind: Kind, surface: SurfaceObject, pointer: SeatDevice, persistent: Bool) {
         self.kind = kind
         self.surface = surface
         self.pointer = pointer
         self.persistent = persistent
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
         countRegionRectangles(nil)
-        session.protocols.seat.pointerConstraints.removeAll { $0 === self }
+        server.protocols.seat.pointerConstraints.removeAll { $0 === self }
         if active {
             active = false
-            session.router.pointerConstraint = nil
+            server.router.pointerConstraint = nil
         }
-        session.updatePointerConstraint()
+        server.updatePointerConstraint()
     }
 
     /// The rectangles this constraint's regions (pending and current) count in its client's
@@ -100,7 +100,7 @@ final class PointerConstraintObject: WaylandObject {
 
     func countRegionRectangles(_ request: String?) {
         let held = request == nil ? 0 : (region?.rects.count ?? 0) + (pendingRegion??.rects.count ?? 0)
-        guard held != counted, let record = session.existingRecord(for: client) else { return }
+        guard held != counted, let record = server.existingRecord(for: client) else { return }
         record.usage.regionRectangles += held - counted
         counted = held
         if let request, record.usage.regionRectangles > ClientLimits.regionRectanglesInAll {
@@ -116,7 +116,7 @@ final class PointerConstraintObject: WaylandObject {
         pendingRegion = nil
         pendingHint = nil
         countRegionRectangles("wl_surface.commit")
-        if active { session.router.pointerConstraint = coreConstraint }
+        if active { server.router.pointerConstraint = coreConstraint }
     }
 
     /// Where the pointer may be: the region within the surface's input region (the whole
@@ -178,7 +178,7 @@ final class PointerConstraintObject: WaylandObject {
         set_region: setRegion))
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// Picks the constraint that holds the pointer now, telling constraints that start or
     /// stop holding it and the core which one does. Run once a round, after the pointer's
     /// focus is settled, and when a constraint comes or goes.

@@ -12,7 +12,7 @@ enum RelativePointerManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_manager_v1_interface(
@@ -21,13 +21,13 @@ enum RelativePointerManagerGlobal {
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             // libwayland has checked that the argument is a wl_pointer: a `SeatDevice`.
             let pointer = WaylandObject.of(pointerResource, as: SeatDevice.self)
-            guard let client, let record = manager.session.existingRecord(for: client) else { return }
+            guard let client, let record = manager.server.existingRecord(for: client) else { return }
             guard record.relativePointers.count < ClientLimits.relativePointers else {
                 manager.endClient("\(manager.name).get_relative_pointer", pastLimit: "past \(ClientLimits.relativePointers) relative pointers, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_zwp_relative_pointer_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let relative = RelativePointerObject(resource: created, session: manager.session, pointer: pointer)
+            let relative = RelativePointerObject(resource: created, server: manager.server, pointer: pointer)
             WaylandObject.install(relative, implementation: RelativePointerObject.table)
             record.relativePointers.append(relative)
         }))
@@ -37,19 +37,19 @@ enum RelativePointerManagerGlobal {
 final class RelativePointerObject: WaylandObject {
     weak var pointer: SeatDevice?
 
-    init(resource: OpaquePointer, session: WaylandSession, pointer: SeatDevice) {
+    init(resource: OpaquePointer, server: WaylandServer, pointer: SeatDevice) {
         self.pointer = pointer
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
-        session.existingRecord(for: client)?.relativePointers.removeAll { $0 === self }
+        server.existingRecord(for: client)?.relativePointers.removeAll { $0 === self }
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_v1_interface(destroy: destroyRequest))
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// The core's relative motion, to each live relative pointer of the focused client.
     public func pointerRelativeMotion(surface: SurfaceID, client: ClientID, time: RouterTime, dx: Double, dy: Double) {
         guard let record = clientsByID[client], !record.relativePointers.isEmpty else { return }

@@ -12,13 +12,13 @@ enum SeatGlobal {
 
     nonisolated(unsafe) static let table = implementation(wl_seat_interface(
         get_pointer: { client, resource, id in
-            WaylandObject.of(resource, as: BoundGlobal.self).session.seatDeviceRequested(.pointer, client: client, seat: resource, id: id)
+            WaylandObject.of(resource, as: BoundGlobal.self).server.seatDeviceRequested(.pointer, client: client, seat: resource, id: id)
         },
         get_keyboard: { client, resource, id in
-            WaylandObject.of(resource, as: BoundGlobal.self).session.seatDeviceRequested(.keyboard, client: client, seat: resource, id: id)
+            WaylandObject.of(resource, as: BoundGlobal.self).server.seatDeviceRequested(.keyboard, client: client, seat: resource, id: id)
         },
         get_touch: { client, resource, id in
-            WaylandObject.of(resource, as: BoundGlobal.self).session.seatDeviceRequested(.touch, client: client, seat: resource, id: id)
+            WaylandObject.of(resource, as: BoundGlobal.self).server.seatDeviceRequested(.touch, client: client, seat: resource, id: id)
         },
         release: destroyRequest))
 }
@@ -38,7 +38,7 @@ final class SeatDevice: WaylandObject {
         _read { yield timestampObjects.pointee }
         _modify {
             // The touch send lists hold these objects' resources (TouchSendLists.swift).
-            session.seatDevicesChanged()
+            server.seatDevicesChanged()
             yield &timestampObjects.pointee
         }
     }
@@ -47,10 +47,10 @@ final class SeatDevice: WaylandObject {
     /// mistaken for a later one at the same address).
     weak var sentKeymap: Keymap?
 
-    init(resource: OpaquePointer, session: WaylandSession, kind: Kind, clientID: ClientID) {
+    init(resource: OpaquePointer, server: WaylandServer, kind: Kind, clientID: ClientID) {
         self.kind = kind
         self.clientID = clientID
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     deinit {
@@ -60,7 +60,7 @@ final class SeatDevice: WaylandObject {
     override func resourceDestroyed() {
         for object in timestamps { object.device = nil }
         timestamps.removeAll()
-        session.seatDeviceDestroyed(self)
+        server.seatDeviceDestroyed(self)
     }
 
     nonisolated(unsafe) static let touchTable = implementation(wl_touch_interface(release: destroyRequest))

@@ -80,7 +80,7 @@ extension ClientTables {
     }
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// Where a touch event for `client` is written (see `TouchSendLists`).
     @inline(__always)
     func touchSends(of client: ClientID) -> UnsafeBufferPointer<TouchSendLists.Entry> {

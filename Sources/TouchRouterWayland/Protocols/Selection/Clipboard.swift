@@ -65,16 +65,16 @@ enum SelectionProtocol {
     func createSource(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
         let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
         guard let created = createResource(client, sourceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
-        WaylandObject.install(SelectionSource(resource: created, session: manager.session, kind: self), implementation: sourceTable)
+        WaylandObject.install(SelectionSource(resource: created, server: manager.server, kind: self), implementation: sourceTable)
     }
 
     /// A manager's get_device (get_data_device) in this protocol; the device hears the seat's selection.
     func getDevice(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
         let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
         guard let created = createResource(client, deviceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
-        let device = SelectionDevice(resource: created, session: manager.session, kind: self)
+        let device = SelectionDevice(resource: created, server: manager.server, kind: self)
         WaylandObject.install(device, implementation: deviceTable)
-        manager.session.selectionDeviceCreated(device)
+        manager.server.selectionDeviceCreated(device)
     }
 }
 
@@ -133,9 +133,9 @@ final class SelectionSource: WaylandObject {
     /// Its part in a drag (DragAndDrop.swift).
     var drag = SourceDragState()
 
-    init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol) {
+    init(resource: OpaquePointer, server: WaylandServer, kind: SelectionProtocol) {
         self.kind = kind
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     /// The offer request. A type offered twice is kept once.
@@ -153,7 +153,7 @@ final class SelectionSource: WaylandObject {
     /// Asks the source's client to write the data as `mimeType` to `fd` (libwayland sends a
     /// duplicate; the caller closes its own).
     func send(_ mimeType: UnsafePointer<CChar>, fd: Int32) {
-        guard session.existingRecord(for: client) != nil else { return }
+        guard server.existingRecord(for: client) != nil else { return }
         switch kind {
         case .data: wl_data_source_send_send(resource, mimeType, fd)
         case .primary: zwp_primary_selection_source_v1_send_send(resource, mimeType, fd)
@@ -164,7 +164,7 @@ final class SelectionSource: WaylandObject {
     /// The source no longer holds a selection, or its drag ended without a drop or finish.
     func cancel() {
         drag.settled = true
-        guard session.existingRecord(for: client) != nil else { return }
+        guard server.existingRecord(for: client) != nil else { return }
         switch kind {
         case .data: wl_data_source_send_cancelled(resource)
         case .primary: zwp_primary_selection_source_v1_send_cancelled(resource)
@@ -173,7 +173,7 @@ final class SelectionSource: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        session.selectionSourceDestroyed(self)
+        server.selectionSourceDestroyed(self)
     }
 }
 
@@ -181,13 +181,13 @@ final class SelectionSource: WaylandObject {
 final class SelectionDevice: WaylandObject {
     let kind: SelectionProtocol
 
-    init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol) {
+    init(resource: OpaquePointer, server: WaylandServer, kind: SelectionProtocol) {
         self.kind = kind
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
-        session.protocols.selection.selections.remove(self)
+        server.protocols.selection.selections.remove(self)
     }
 
     /// Offers `source` as the device's selection: a new offer with the source's MIME types,
@@ -212,7 +212,7 @@ final class SelectionDevice: WaylandObject {
     /// A new offer of `source` to this device's client: the data_offer event, then its MIME types.
     func makeOffer(_ source: SelectionSource, drag: OfferDragState? = nil) -> SelectionOffer? {
         guard let created = createResource(client, kind.offerInterface, version: version, id: 0) else { return nil }
-        let offer = SelectionOffer(resource: created, session: session, kind: kind, source: source)
+        let offer = SelectionOffer(resource: created, server: server, kind: kind, source: source)
         offer.drag = drag
         WaylandObject.install(offer, implementation: SelectionOffer.table(kind))
         switch kind {
@@ -238,10 +238,10 @@ final class SelectionOffer: WaylandObject {
     /// A drag's offer (DragAndDrop.swift); nil for a selection's.
     var drag: OfferDragState?
 
-    init(resource: OpaquePointer, session: WaylandSession, kind: SelectionProtocol, source: SelectionSource) {
+    init(resource: OpaquePointer, server: WaylandServer, kind: SelectionProtocol, source: SelectionSource) {
         self.kind = kind
         self.source = source
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     /// The receive request: the source writes to `fd`; the session's duplicate is closed.
@@ -255,7 +255,7 @@ final class SelectionOffer: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        if drag != nil { session.dragOfferDestroyed(self) }
+        if drag != nil { server.dragOfferDestroyed(self) }
     }
 
     static func table(_ kind: SelectionProtocol) -> UnsafeRawPointer {
@@ -267,7 +267,7 @@ final class SelectionOffer: WaylandObject {
     }
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// The client with the keyboard focus, if it is still connected.
     private var keyboardFocusClient: OpaquePointer? {
         router.keyboardFocus.flatMap { tree.client(of: $0) }.flatMap { clientsByID[$0]?.client }

@@ -86,7 +86,7 @@ func chooseDragAction(source: UInt32, target: UInt32, preferred: UInt32) -> UInt
     return available & (~available &+ 1)
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// wl_data_device.start_drag.
     func startDrag(_ device: SelectionDevice, source: SelectionSource?, origin: SurfaceObject, icon: SurfaceObject?, serial: UInt32) {
         if let icon {
@@ -365,32 +365,32 @@ extension WaylandSession {
 
 /// An output's link: takes the fingers that `startDrag` took back from their clients.
 final class DragResponder: CompositorResponder {
-    unowned let session: WaylandSession
+    unowned let server: WaylandServer
     let output: String
-    init(session: WaylandSession, output: String) {
-        self.session = session
+    init(server: WaylandServer, output: String) {
+        self.server = server
         self.output = output
     }
 
     func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown(_, _, let id, let position):
-            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id), !drag.began else { return .notHandled }
+            guard let drag = server.protocols.selection.dragAndDrop, drag.input == .touch(id), !drag.began else { return .notHandled }
             drag.began = true
             drag.responderOutput = output
-            session.dragMoved(drag, to: position)
+            server.dragMoved(drag, to: position)
             return .handled
         case .touchMotion(_, _, let id, let position):
-            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
-            session.dragMoved(drag, to: position)
+            guard let drag = server.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
+            server.dragMoved(drag, to: position)
             return .handled
         case .touchUp(_, _, let id):
-            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
-            session.dragReleased(drag)
+            guard let drag = server.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
+            server.dragReleased(drag)
             return .handled
         case .touchCancel(_, _, let id):
-            guard let drag = session.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
-            session.dragCancelled(drag)
+            guard let drag = server.protocols.selection.dragAndDrop, drag.input == .touch(id) else { return .notHandled }
+            server.dragCancelled(drag)
             return .handled
         default:
             return .notHandled

@@ -9,7 +9,7 @@ enum PrimarySelectionGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_primary_selection_device_manager_v1_interface(), PrimarySelectionGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_primary_selection_device_manager_v1_interface(), PrimarySelectionGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_primary_selection_device_manager_v1_interface(
@@ -26,7 +26,7 @@ enum PrimarySelectionGlobal {
     nonisolated(unsafe) static let deviceTable = implementation(zwp_primary_selection_device_v1_interface(
         set_selection: { _, resource, sourceResource, serial in
             let device = WaylandObject.of(resource, as: SelectionDevice.self)
-            device.session.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
+            device.server.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
         },
         destroy: destroyRequest))
 
@@ -41,7 +41,7 @@ enum GtkPrimarySelectionGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_gtk_primary_selection_device_manager_interface(), GtkPrimarySelectionGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_gtk_primary_selection_device_manager_interface(), GtkPrimarySelectionGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(gtk_primary_selection_device_manager_interface(
@@ -58,7 +58,7 @@ enum GtkPrimarySelectionGlobal {
     nonisolated(unsafe) static let deviceTable = implementation(gtk_primary_selection_device_interface(
         set_selection: { _, resource, sourceResource, serial in
             let device = WaylandObject.of(resource, as: SelectionDevice.self)
-            device.session.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
+            device.server.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
         },
         destroy: destroyRequest))
 

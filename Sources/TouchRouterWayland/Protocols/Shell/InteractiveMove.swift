@@ -35,7 +35,7 @@ struct ResizeGrab {
     let geometry: Rect<SurfaceSpace>
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// xdg_toplevel.move: by a touch whose down had `serial`, a touch grab; anything
     /// else (a pointer's press, a stale or made-up serial, --kiosk) is ignored, as the
     /// protocol allows.
@@ -165,25 +165,25 @@ extension WaylandSession {
 
 /// An output's link: takes the touches that `beginMove` and `beginResize` took from their clients.
 final class MoveResponder: CompositorResponder {
-    unowned let session: WaylandSession
+    unowned let server: WaylandServer
     let output: String
-    init(session: WaylandSession, output: String) {
-        self.session = session
+    init(server: WaylandServer, output: String) {
+        self.server = server
         self.output = output
     }
 
     func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown(_, _, let id, let position):
-            guard session.protocols.shell.touchMoves[id] != nil else { return .notHandled }
-            session.protocols.shell.touchMoves[id]?.startFinger = position
+            guard server.protocols.shell.touchMoves[id] != nil else { return .notHandled }
+            server.protocols.shell.touchMoves[id]?.startFinger = position
             return .handled
         case .touchMotion(_, _, let id, let position):
-            guard session.protocols.shell.touchMoves[id] != nil else { return .notHandled }
-            session.drag(id, to: position)
+            guard server.protocols.shell.touchMoves[id] != nil else { return .notHandled }
+            server.drag(id, to: position)
             return .handled
         case .touchUp(_, _, let id), .touchCancel(_, _, let id):
-            return session.endTouchGrab(id) ? .handled : .notHandled
+            return server.endTouchGrab(id) ? .handled : .notHandled
         default:
             return .notHandled
         }

@@ -4,7 +4,7 @@ import TouchRouterCore
 // window raises the windows whose parent chain leads to it after it, in the order they
 // were stacked, and a window given a parent it lies below is raised over it.
 
-extension WaylandSession {
+extension WaylandServer {
     /// Raises a toplevel on its output, then its descendants over it.
     func raiseWindow(_ id: SurfaceID) {
         try? tree.raise(id)

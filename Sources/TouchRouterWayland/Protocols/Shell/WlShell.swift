@@ -20,7 +20,7 @@ enum WlShellGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_shell_surface_interface(), version: shell.version, id: id) else { return }
-            let shellSurface = WlShellSurfaceObject(resource: created, session: shell.session, surface: surface)
+            let shellSurface = WlShellSurfaceObject(resource: created, server: shell.server, surface: surface)
             WaylandObject.install(shellSurface, implementation: WlShellSurfaceObject.table)
             surface.wlShellSurface = shellSurface
             surface.role = .shellSurface
@@ -55,24 +55,24 @@ final class WlShellSurfaceObject: WaylandObject {
         className.isEmpty ? title : title.isEmpty ? className : "\(className): \(title)"
     }
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject) {
+    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject) {
         self.surface = surface
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
         endGrab()
         if surface?.wlShellSurface === self { surface?.wlShellSurface = nil }
-        session.roleDestroyed(surface: surface)
+        server.roleDestroyed(surface: surface)
     }
 
     func endGrab() {
         guard grabbing else { return }
         grabbing = false
         // Only a grab still this client's: a later one (another client's popup) replaced it.
-        guard session.protocols.shell.grabbingPopups.isEmpty, let record = session.existingRecord(for: client),
-              session.router.grabbingClient == record.id else { return }
-        session.router.endClientGrab()
+        guard server.protocols.shell.grabbingPopups.isEmpty, let record = server.existingRecord(for: client),
+              server.router.grabbingClient == record.id else { return }
+        server.router.endClientGrab()
     }
 
     /// Gives the surface a kind. One that needs another place in the core's tree (a popup
@@ -89,9 +89,9 @@ final class WlShellSurfaceObject: WaylandObject {
         let placeChanged = (kind == .popup || kind == .transient) && (before.parent !== parent || before.offset != offset || before.kind != kind)
         if popupChanged || placeChanged {
             endGrab()
-            session.roleDestroyed(surface: surface)
+            server.roleDestroyed(surface: surface)
         }
-        session.protocols.foreignToplevel.windowChanged(surface)
+        server.protocols.foreignToplevel.windowChanged(surface)
     }
 
     /// A parent for set_transient or set_popup: not the surface itself, nor one hanging
@@ -121,12 +121,12 @@ final class WlShellSurfaceObject: WaylandObject {
     /// usable area's when maximized); the surface goes to the corner on its next commit.
     private func fill(_ kind: Kind) {
         become(kind)
-        guard let output = session.outputForShellSurface(self) else { return }
+        guard let output = server.outputForShellSurface(self) else { return }
         let size: Size
         if kind == .fullscreen {
             size = output.mode.layoutSize
         } else {
-            let usable = session.usableArea(of: output)
+            let usable = server.usableArea(of: output)
             size = Size(width: usable.width, height: usable.height)
         }
         wl_shell_surface_send_configure(resource, 0, Int32(clamping: size.width), Int32(clamping: size.height))
@@ -137,13 +137,13 @@ final class WlShellSurfaceObject: WaylandObject {
         move: { _, resource, _, serial in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             guard let surface = shellSurface.surface, !shellSurface.filling, shellSurface.kind != .popup else { return }
-            shellSurface.session.beginMove(surface, serial: serial)
+            shellSurface.server.beginMove(surface, serial: serial)
         },
         resize: { _, resource, _, serial, edges in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             // wl_shell has no error for an edge it does not have: such a resize is ignored.
             guard [1, 2, 4, 5, 6, 8, 9, 10].contains(edges), !shellSurface.filling, shellSurface.kind != .popup else { return }
-            shellSurface.session.beginShellResize(shellSurface, serial: serial, edges: edges)
+            shellSurface.server.beginShellResize(shellSurface, serial: serial, edges: edges)
         },
         set_toplevel: { _, resource in
             WaylandObject.of(resource, as: WlShellSurfaceObject.self).become(.toplevel)
@@ -169,16 +169,16 @@ final class WlShellSurfaceObject: WaylandObject {
         set_title: { _, resource, title in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             shellSurface.title = title.map { String(cString: $0) } ?? ""
-            shellSurface.session.shellSurfaceLabelChanged(shellSurface)
+            shellSurface.server.shellSurfaceLabelChanged(shellSurface)
         },
         set_class: { _, resource, className in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             shellSurface.className = className.map { String(cString: $0) } ?? ""
-            shellSurface.session.shellSurfaceLabelChanged(shellSurface)
+            shellSurface.server.shellSurfaceLabelChanged(shellSurface)
         }))
 }
 
-extension WaylandSession {
+extension WaylandServer {
     func outputForShellSurface(_ shellSurface: WlShellSurfaceObject) -> VirtualOutput? {
         if let surface = shellSurface.surface, surface.inTree, let id = tree.outputOf(surface.id),
            let output = outputs.first(where: { $0.id == id }) { return output }

@@ -7,9 +7,9 @@ final class PositionerObject: WaylandObject {
     let flavor: XdgFlavor
     var placement = PopupPlacement()
 
-    init(resource: OpaquePointer, session: WaylandSession, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, server: WaylandServer, flavor: XdgFlavor) {
         self.flavor = flavor
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     /// An anchor or gravity value as a side on each axis; a value the protocol does not
@@ -111,16 +111,16 @@ final class XdgPopupObject: WaylandObject {
     var box = Rect<SurfaceSpace>(x: 0, y: 0, width: 0, height: 0)
     var grabbed = false
 
-    init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, server: WaylandServer, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?, flavor: XdgFlavor) {
         self.xdgSurface = xdgSurface
         self.parent = parent
         self.flavor = flavor
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
-        session.popupGone(self)
-        session.roleDestroyed(surface: xdgSurface?.surface)
+        server.popupGone(self)
+        server.roleDestroyed(surface: xdgSurface?.surface)
     }
 
     func grab() {

@@ -44,7 +44,7 @@ enum XdgWmBaseGlobal {
     static func createPositioner(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ flavor: XdgFlavor) {
         let base = WaylandObject.of(resource, as: BoundGlobal.self)
         guard let created = createResource(client, flavor.positionerInterface, version: base.version, id: id) else { return }
-        WaylandObject.install(PositionerObject(resource: created, session: base.session, flavor: flavor), implementation: flavor.positionerTable)
+        WaylandObject.install(PositionerObject(resource: created, server: base.server, flavor: flavor), implementation: flavor.positionerTable)
     }
 
     /// xdg_wm_base.get_xdg_surface, zxdg_shell_v6.get_xdg_surface.
@@ -60,7 +60,7 @@ enum XdgWmBaseGlobal {
             return
         }
         guard let created = createResource(client, flavor.surfaceInterface, version: base.version, id: id) else { return }
-        let xdg = XdgSurfaceObject(resource: created, session: base.session, surface: surface, flavor: flavor)
+        let xdg = XdgSurfaceObject(resource: created, server: base.server, surface: surface, flavor: flavor)
         WaylandObject.install(xdg, implementation: flavor.surfaceTable)
         surface.xdgSurface = xdg
     }
@@ -76,10 +76,10 @@ final class XdgSurfaceObject: WaylandObject {
     var sentFirstConfigure = false
     var geometry: Rect<SurfaceSpace>? = nil
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, flavor: XdgFlavor) {
         self.surface = surface
         self.flavor = flavor
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
@@ -88,15 +88,15 @@ final class XdgSurfaceObject: WaylandObject {
 
     /// Sends the role's configure, then xdg_surface.configure with a fresh serial.
     func sendConfigure() {
-        let serial = session.display.nextSerial
+        let serial = server.display.nextSerial
         if let toplevel {
             var states = wl_array()
             wl_array_init(&states)
-            for state in session.configureStates(for: toplevel) {
+            for state in server.configureStates(for: toplevel) {
                 guard let slot = wl_array_add(&states, MemoryLayout<UInt32>.size) else { continue }
                 slot.storeBytes(of: state.rawValue, as: UInt32.self)
             }
-            let size = session.configureSize(for: toplevel)
+            let size = server.configureSize(for: toplevel)
             xdg_toplevel_send_configure(toplevel.resource, Int32(clamping: size.width), Int32(clamping: size.height), &states)
             wl_array_release(&states)
             toplevel.sent(serial: serial)
@@ -104,7 +104,7 @@ final class XdgSurfaceObject: WaylandObject {
             // The box is computed in Int from the positioner's int32s, and can lie outside
             // int32 (an anchor at INT32_MAX with an offset): it goes out clamped, and the
             // popup then sits at the edge of what the protocol can say.
-            popup.box = session.popupBox(popup).clampedToInt32
+            popup.box = server.popupBox(popup).clampedToInt32
             xdg_popup_send_configure(popup.resource, Int32(popup.box.x), Int32(popup.box.y), Int32(popup.box.width), Int32(popup.box.height))
         }
         xdg_surface_send_configure(resource, serial)
@@ -118,7 +118,7 @@ final class XdgSurfaceObject: WaylandObject {
             return
         }
         guard let created = createResource(client, flavor.toplevelInterface, version: version, id: id) else { return }
-        let toplevel = XdgToplevelObject(resource: created, session: session, xdgSurface: self, flavor: flavor)
+        let toplevel = XdgToplevelObject(resource: created, server: server, xdgSurface: self, flavor: flavor)
         WaylandObject.install(toplevel, implementation: flavor.toplevelTable)
         self.toplevel = toplevel
         surface.role = .toplevel
@@ -162,7 +162,7 @@ final class XdgSurfaceObject: WaylandObject {
             return
         }
         guard let created = createResource(client, flavor.popupInterface, version: version, id: id) else { return }
-        let popup = XdgPopupObject(resource: created, session: session, xdgSurface: self, parent: parent?.surface, flavor: flavor)
+        let popup = XdgPopupObject(resource: created, server: server, xdgSurface: self, parent: parent?.surface, flavor: flavor)
         popup.placement = positioner.placement
         WaylandObject.install(popup, implementation: flavor.popupTable)
         self.popup = popup

@@ -69,13 +69,13 @@ final class XdgToplevelObject: WaylandObject {
         xdgSurface?.sendConfigure()
     }
 
-    init(resource: OpaquePointer, session: WaylandSession, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, server: WaylandServer, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
         self.xdgSurface = xdgSurface
         self.flavor = flavor
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
-    override func resourceDestroyed() { session.roleDestroyed(surface: xdgSurface?.surface) }
+    override func resourceDestroyed() { server.roleDestroyed(surface: xdgSurface?.surface) }
 
     nonisolated(unsafe) static let table = implementation(xdg_toplevel_interface(
         destroy: destroyRequest,
@@ -101,7 +101,7 @@ extension XdgToplevelObject {
     func setParent(_ parentResource: OpaquePointer?) {
         guard let parentResource else {
             parent = nil
-            if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.windowChanged(surface) }
+            if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.windowChanged(surface) }
             return
         }
         let parent = WaylandObject.of(parentResource, as: XdgToplevelObject.self)
@@ -118,25 +118,25 @@ extension XdgToplevelObject {
             ancestor = next.parent
         }
         self.parent = parent
-        session.keepAboveParent(self)
-        if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.windowChanged(surface) }
+        server.keepAboveParent(self)
+        if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.windowChanged(surface) }
     }
 
     func setTitle(_ title: UnsafePointer<CChar>?) {
         self.title = title.map { String(cString: $0) } ?? ""
-        session.labelChanged(self)
+        server.labelChanged(self)
     }
 
     func setAppID(_ appID: UnsafePointer<CChar>?) {
         let before = self.appID
         self.appID = appID.map { String(cString: $0) } ?? ""
         // In kiosk mode the app id chooses the window's state.
-        if session.options.kiosk, session.shell.kioskWindow(appID: before) != session.shell.kioskWindow(appID: self.appID) { xdgSurface?.sendConfigure() }
-        session.labelChanged(self)
-        if let surface = xdgSurface?.surface { session.shell.appIDChanged(surface) }
+        if server.options.kiosk, server.shell.kioskWindow(appID: before) != server.shell.kioskWindow(appID: self.appID) { xdgSurface?.sendConfigure() }
+        server.labelChanged(self)
+        if let surface = xdgSurface?.surface { server.shell.appIDChanged(surface) }
     }
 
-    func move(serial: UInt32) { session.beginMove(self, serial: serial) }
+    func move(serial: UInt32) { server.beginMove(self, serial: serial) }
 
     func resize(serial: UInt32, edges: UInt32) {
         guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
@@ -145,7 +145,7 @@ extension XdgToplevelObject {
             }
             return
         }
-        session.beginResize(self, serial: serial, edges: edges)
+        server.beginResize(self, serial: serial, edges: edges)
     }
 
     func setMaxSize(_ width: Int32, _ height: Int32) {
@@ -172,12 +172,12 @@ extension XdgToplevelObject {
     func change(_ update: (XdgToplevelObject) -> Void) {
         update(self)
         xdgSurface?.sendConfigure()
-        if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.windowChanged(surface) }
+        if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.windowChanged(surface) }
     }
 
     /// set_minimized: hidden until activated or unminimized (ForeignToplevel.swift).
     func minimize() {
-        if let surface = xdgSurface?.surface { session.protocols.foreignToplevel.setMinimized(surface, true) }
+        if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.setMinimized(surface, true) }
     }
 
     /// On commit: the pending minimum and maximum sizes become current, unless a maximum

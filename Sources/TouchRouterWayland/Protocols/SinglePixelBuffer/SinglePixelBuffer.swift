@@ -12,7 +12,7 @@ enum SinglePixelBufferManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_wp_single_pixel_buffer_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_wp_single_pixel_buffer_manager_v1_interface(), table)
     }
 
     nonisolated(unsafe) static let table = implementation(wp_single_pixel_buffer_manager_v1_interface(
@@ -20,7 +20,7 @@ enum SinglePixelBufferManager {
         create_u32_rgba_buffer: { client, resource, id, red, green, blue, alpha in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_wl_buffer_interface(), version: 1, id: id) else { return }
-            WaylandObject.install(SinglePixelBuffer(resource: created, session: manager.session, red: red, green: green, blue: blue, alpha: alpha),
+            WaylandObject.install(SinglePixelBuffer(resource: created, server: manager.server, red: red, green: green, blue: blue, alpha: alpha),
                                   implementation: SinglePixelBuffer.table)
         }))
 }
@@ -31,10 +31,10 @@ final class SinglePixelBuffer: WaylandObject {
     let pixel: UInt32
     let opaque: Bool
 
-    init(resource: OpaquePointer, session: WaylandSession, red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) {
+    init(resource: OpaquePointer, server: WaylandServer, red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) {
         pixel = (alpha >> 24) << 24 | (red >> 24) << 16 | (green >> 24) << 8 | blue >> 24
         opaque = alpha == UInt32.max
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     static func behind(_ resource: OpaquePointer) -> SinglePixelBuffer? {

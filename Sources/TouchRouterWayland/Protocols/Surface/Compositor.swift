@@ -10,20 +10,20 @@ enum CompositorGlobal {
     nonisolated(unsafe) static let table = implementation(wl_compositor_interface(
         create_surface: { client, resource, id in
             let compositor = WaylandObject.of(resource, as: BoundGlobal.self)
-            let session = compositor.session
-            guard let record = client.flatMap(session.existingRecord(for:)) else { return }
+            let server = compositor.server
+            guard let record = client.flatMap(server.existingRecord(for:)) else { return }
             guard record.usage.surfaces < ClientLimits.surfaces else {
                 compositor.endClient("\(compositor.name).create_surface", pastLimit: "past \(ClientLimits.surfaces) surfaces, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_wl_surface_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             record.usage.surfaces += 1
-            session.surfaceCreated(SurfaceObject(resource: created, session: session))
+            server.surfaceCreated(SurfaceObject(resource: created, server: server))
         },
         create_region: { client, resource, id in
-            let session = WaylandObject.of(resource, as: BoundGlobal.self).session
+            let server = WaylandObject.of(resource, as: BoundGlobal.self).server
             guard let created = createResource(client, tr_wl_region_interface(), version: 1, id: id) else { return }
-            WaylandObject.install(RegionObject(resource: created, session: session), implementation: RegionObject.table)
+            WaylandObject.install(RegionObject(resource: created, server: server), implementation: RegionObject.table)
         }))
 }
 
@@ -56,7 +56,7 @@ final class RegionObject: WaylandObject {
     /// in one region and in all of a client's; in Int, a client's int32 corners and sizes
     /// cannot overflow.
     private func checkSize(_ request: String) {
-        guard let record = session.existingRecord(for: client) else { return }
+        guard let record = server.existingRecord(for: client) else { return }
         record.usage.regionRectangles += region.rects.count - counted
         counted = region.rects.count
         if region.rects.count > ClientLimits.regionRectangles {
@@ -66,7 +66,7 @@ final class RegionObject: WaylandObject {
         }
     }
 
-    override func resourceDestroyed() { session.existingRecord(for: client)?.usage.regionRectangles -= counted }
+    override func resourceDestroyed() { server.existingRecord(for: client)?.usage.regionRectangles -= counted }
 }
 
 /// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
@@ -74,7 +74,7 @@ final class FrameCallback: WaylandObject {
     private(set) var destroyed = false
 
     override func resourceDestroyed() {
-        session.existingRecord(for: client)?.usage.pendingFrameCallbacks -= 1
+        server.existingRecord(for: client)?.usage.pendingFrameCallbacks -= 1
         destroyed = true
     }
 }

@@ -61,7 +61,7 @@ enum ShmGlobal {
                 shm.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): size \(size) is not positive")
                 return
             }
-            guard let record = client.flatMap(shm.session.existingRecord(for:)), shm.mayMap(Int(size), for: record, name) else { return }
+            guard let record = client.flatMap(shm.server.existingRecord(for:)), shm.mayMap(Int(size), for: record, name) else { return }
             let memory: ClientMemory
             do {
                 memory = try ClientMemory(fd: fd, size: Int(size), owner: record)
@@ -70,7 +70,7 @@ enum ShmGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_shm_pool_interface(), version: shm.version, id: id) else { return }
-            WaylandObject.install(ShmPool(resource: created, session: shm.session, memory: memory), implementation: ShmPool.table)
+            WaylandObject.install(ShmPool(resource: created, server: shm.server, memory: memory), implementation: ShmPool.table)
         }))
 
     static func sendFormats(to resource: OpaquePointer) {
@@ -81,9 +81,9 @@ enum ShmGlobal {
 final class ShmPool: WaylandObject {
     let memory: ClientMemory
 
-    init(resource: OpaquePointer, session: WaylandSession, memory: ClientMemory) {
+    init(resource: OpaquePointer, server: WaylandServer, memory: ClientMemory) {
         self.memory = memory
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     nonisolated(unsafe) static let table = implementation(wl_shm_pool_interface(
@@ -106,7 +106,7 @@ final class ShmPool: WaylandObject {
                 return
             }
             guard let created = createResource(client, tr_wl_buffer_interface(), version: 1, id: id) else { return }
-            let buffer = ShmBuffer(resource: created, session: pool.session, memory: pool.memory, offset: offset,
+            let buffer = ShmBuffer(resource: created, server: pool.server, memory: pool.memory, offset: offset,
                                    size: Size(width: width, height: height), stride: stride, format: format)
             WaylandObject.install(buffer, implementation: ShmBuffer.table)
         },
@@ -118,7 +118,7 @@ final class ShmPool: WaylandObject {
                 pool.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): a pool cannot shrink (\(pool.memory.size) to \(size) bytes)")
                 return
             }
-            guard let record = pool.session.existingRecord(for: pool.client), pool.mayMap(Int(size) - pool.memory.size, for: record, name) else { return }
+            guard let record = pool.server.existingRecord(for: pool.client), pool.mayMap(Int(size) - pool.memory.size, for: record, name) else { return }
             do {
                 try pool.memory.grow(to: Int(size))
             } catch {
@@ -136,13 +136,13 @@ final class ShmBuffer: WaylandObject {
     /// A wl_shm format, one of `ShmGlobal.formats`.
     let format: UInt32
 
-    init(resource: OpaquePointer, session: WaylandSession, memory: ClientMemory, offset: Int, size: Size, stride: Int, format: UInt32) {
+    init(resource: OpaquePointer, server: WaylandServer, memory: ClientMemory, offset: Int, size: Size, stride: Int, format: UInt32) {
         self.memory = memory
         self.offset = offset
         self.size = size
         self.stride = stride
         self.format = format
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     nonisolated(unsafe) static let table = implementation(wl_buffer_interface(destroy: destroyRequest))

@@ -24,12 +24,12 @@ enum SubcompositorGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_subsurface_interface(), version: 1, id: id) else { return }
-            let subsurface = SubsurfaceObject(resource: created, session: global.session, surface: surface, parent: parent)
+            let subsurface = SubsurfaceObject(resource: created, server: global.server, surface: surface, parent: parent)
             WaylandObject.install(subsurface, implementation: SubsurfaceObject.table)
             surface.role = .subsurface
             surface.subsurface = subsurface
             parent.above.append(subsurface)
-            global.session.subsurfaceCreated(subsurface)
+            global.server.subsurfaceCreated(subsurface)
         }))
 }
 
@@ -86,10 +86,10 @@ final class SubsurfaceObject: WaylandObject {
     var position = Offset.zero
     var synchronized = true
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, parent: SurfaceObject) {
+    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, parent: SurfaceObject) {
         self.surface = surface
         self.parent = parent
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     /// Synchronized itself or through any ancestor subsurface.
@@ -98,7 +98,7 @@ final class SubsurfaceObject: WaylandObject {
         return parent?.subsurface?.isEffectivelySynchronized ?? false
     }
 
-    override func resourceDestroyed() { session.subsurfaceDestroyed(self) }
+    override func resourceDestroyed() { server.subsurfaceDestroyed(self) }
 
     /// Takes this subsurface out of its parent's lists and its surface's role.
     func detach() {

@@ -13,7 +13,7 @@ final class SurfaceObject: WaylandObject {
 
     func replaceContents(with new: SurfaceContents?) {
         let change = (new?.byteCount ?? 0) - (contents?.byteCount ?? 0)
-        if change != 0 { session.existingRecord(for: client)?.usage.contentBytes += change }
+        if change != 0 { server.existingRecord(for: client)?.usage.contentBytes += change }
         contents = new
     }
     var role = SurfaceRoleKind.none
@@ -44,7 +44,7 @@ final class SurfaceObject: WaylandObject {
 
     var hasBuffer: Bool { current.bufferSize != nil }
 
-    override func resourceDestroyed() { session.surfaceDestroyed(self) }
+    override func resourceDestroyed() { server.surfaceDestroyed(self) }
 
     nonisolated(unsafe) static let table = implementation(wl_surface_interface(
         destroy: destroyRequest,
@@ -86,14 +86,14 @@ final class SurfaceObject: WaylandObject {
         },
         frame: { client, resource, id in
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
-            guard let record = surface.session.existingRecord(for: surface.client) else { return }
+            guard let record = surface.server.existingRecord(for: surface.client) else { return }
             guard record.usage.pendingFrameCallbacks < ClientLimits.pendingFrameCallbacks else {
                 surface.endClient("\(surface.name).frame", pastLimit: "past \(ClientLimits.pendingFrameCallbacks) waiting frame callbacks, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_wl_callback_interface(), version: 1, id: id) else { return }
             record.usage.pendingFrameCallbacks += 1
-            let callback = FrameCallback(resource: created, session: surface.session)
+            let callback = FrameCallback(resource: created, server: surface.server)
             WaylandObject.install(callback, implementation: nil)
             surface.pending.frameCallbacks.append(callback)
         },
@@ -158,7 +158,7 @@ final class SurfaceObject: WaylandObject {
 
     func countRegionRectangles(_ request: String?) {
         let held = request == nil ? 0 : [pending.inputRegion, cached?.inputRegion, current.inputRegion].reduce(0) { $0 + ($1?.rects.count ?? 0) }
-        guard held != countedRegionRectangles, let record = session.existingRecord(for: client) else { return }
+        guard held != countedRegionRectangles, let record = server.existingRecord(for: client) else { return }
         record.usage.regionRectangles += held - countedRegionRectangles
         countedRegionRectangles = held
         if let request, record.usage.regionRectangles > ClientLimits.regionRectanglesInAll {
@@ -185,16 +185,16 @@ final class SurfaceObject: WaylandObject {
         copyDamagedPixels(state)
         current.buffer?.release()
         if !state.presentationFeedbacks.isEmpty {
-            let now = session.clock.now()
+            let now = server.clock.now()
             for feedback in state.presentationFeedbacks {
                 feedback.committedAt = now
                 feedback.surface = id
             }
-            session.protocols.presentation.committed(state.presentationFeedbacks, surface: id)
+            server.protocols.presentation.committed(state.presentationFeedbacks, surface: id)
         }
         current.inputPolicy.merge(state.inputPolicy)
-        session.pointerConstraintsCommitted(self)
-        session.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)
+        server.pointerConstraintsCommitted(self)
+        server.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)
         inputPolicyCommitted(state.inputPolicy)
         for child in below + above {
             guard let surface = child.surface, let cached = surface.cached, child.isEffectivelySynchronized else { continue }
@@ -219,7 +219,7 @@ final class SurfaceObject: WaylandObject {
         var rects = state.bufferDamage.rects
         if contents?.width != size.width || contents?.height != size.height || current.transform != 0 {
             replaceContents(with: nil)
-            guard let record = session.existingRecord(for: client) else { return }
+            guard let record = server.existingRecord(for: client) else { return }
             let bytes = size.width * size.height * 4
             guard record.usage.contentBytes + bytes <= ClientLimits.contentBytes else {
                 endClient("\(name).commit", pastLimit: "\(size.width)x\(size.height) takes the client past \(ClientLimits.contentBytes >> 20) MiB of shown pixels, its limit")

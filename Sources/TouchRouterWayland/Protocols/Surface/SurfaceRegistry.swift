@@ -5,7 +5,7 @@ import TouchRouterCore
 /// it was committed on.
 final class SurfaceRegistry {
     var surfaces: [SurfaceID: SurfaceObject] = [:]
-    /// The surface whose resource libwayland is destroying, while it leaves the tree (SessionSurfaces.swift).
+    /// The surface whose resource libwayland is destroying, while it leaves the tree (SurfaceMapping.swift).
     weak var surfaceBeingDestroyed: SurfaceObject?
     var nextSurface: UInt32 = 1
     var pendingFrames: [(callback: FrameCallback, surface: SurfaceID)] = []

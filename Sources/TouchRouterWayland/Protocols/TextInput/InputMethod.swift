@@ -19,23 +19,23 @@ enum InputMethodManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_input_method_manager_v2_interface(
         get_input_method: { client, resource, _, id in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            let session = manager.session
+            let server = manager.server
             guard let created = createResource(client, tr_zwp_input_method_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let inputMethod = InputMethodObject(resource: created, session: session)
+            let inputMethod = InputMethodObject(resource: created, server: server)
             WaylandObject.install(inputMethod, implementation: InputMethodObject.table)
-            guard session.protocols.textInput.inputMethod == nil else {
+            guard server.protocols.textInput.inputMethod == nil else {
                 inputMethod.unavailable = true
                 zwp_input_method_v2_send_unavailable(created)
                 return
             }
-            session.protocols.textInput.inputMethod = inputMethod
-            if let textInput = session.activeTextInput { inputMethod.serve(textInput) }
+            server.protocols.textInput.inputMethod = inputMethod
+            if let textInput = server.activeTextInput { inputMethod.serve(textInput) }
         },
         destroy: destroyRequest))
 }
@@ -54,8 +54,8 @@ final class InputMethodObject: WaylandObject {
     private var pendingDelete: (before: UInt32, after: UInt32)?
 
     override func resourceDestroyed() {
-        if session.protocols.textInput.inputMethod === self { session.protocols.textInput.inputMethod = nil }
-        if session.protocols.textInput.inputMethodGrab?.inputMethod === self { session.protocols.textInput.inputMethodGrab = nil }
+        if server.protocols.textInput.inputMethod === self { server.protocols.textInput.inputMethod = nil }
+        if server.protocols.textInput.inputMethodGrab?.inputMethod === self { server.protocols.textInput.inputMethodGrab = nil }
     }
 
     /// The text input committed while enabled and focused: its state, after `activate`
@@ -115,14 +115,14 @@ final class InputMethodObject: WaylandObject {
         get_input_popup_surface: { client, resource, id, _ in
             let inputMethod = WaylandObject.of(resource, as: InputMethodObject.self)
             guard let created = createResource(client, tr_zwp_input_popup_surface_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(InputPopupSurfaceObject(resource: created, session: inputMethod.session), implementation: InputPopupSurfaceObject.table)
+            WaylandObject.install(InputPopupSurfaceObject(resource: created, server: inputMethod.server), implementation: InputPopupSurfaceObject.table)
         },
         grab_keyboard: { client, resource, id in
             let inputMethod = WaylandObject.of(resource, as: InputMethodObject.self)
             guard let created = createResource(client, tr_zwp_input_method_keyboard_grab_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let grab = InputMethodKeyboardGrabObject(resource: created, session: inputMethod.session, inputMethod: inputMethod)
+            let grab = InputMethodKeyboardGrabObject(resource: created, server: inputMethod.server, inputMethod: inputMethod)
             WaylandObject.install(grab, implementation: InputMethodKeyboardGrabObject.table)
-            inputMethod.session.grabKeyboard(grab)
+            inputMethod.server.grabKeyboard(grab)
         },
         destroy: destroyRequest))
 }

@@ -22,13 +22,13 @@ final class InputMethodKeyboardGrabObject: WaylandObject {
     /// The keymap the grab was last sent, so that a keyboard with another one sends it first.
     weak var sentKeymap: Keymap?
 
-    init(resource: OpaquePointer, session: WaylandSession, inputMethod: InputMethodObject) {
+    init(resource: OpaquePointer, server: WaylandServer, inputMethod: InputMethodObject) {
         self.inputMethod = inputMethod
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
-        if session.protocols.textInput.inputMethodGrab === self { session.protocols.textInput.inputMethodGrab = nil }
+        if server.protocols.textInput.inputMethodGrab === self { server.protocols.textInput.inputMethodGrab = nil }
     }
 
     func send(_ keymap: Keymap) {
@@ -39,16 +39,16 @@ final class InputMethodKeyboardGrabObject: WaylandObject {
             close(file.fd)
             sentKeymap = keymap
         } catch {
-            session.report("keymap for an input method's keyboard grab: \(error)")
+            server.report("keymap for an input method's keyboard grab: \(error)")
         }
     }
 
     func send(_ modifiers: KeyboardModifiers) {
-        zwp_input_method_keyboard_grab_v2_send_modifiers(resource, session.display.nextSerial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
+        zwp_input_method_keyboard_grab_v2_send_modifiers(resource, server.display.nextSerial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
     }
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// zwp_input_method_v2.grab_keyboard. A grab made while another holds the keyboard, or
     /// by an input method without the seat, is inert until released.
     func grabKeyboard(_ grab: InputMethodKeyboardGrabObject) {

@@ -12,7 +12,7 @@ import TouchRouterCore
 // each flush, so that every way the answer changes (text-input commits, focus moves, clients
 // going) is caught.
 
-extension WaylandSession {
+extension WaylandServer {
     /// Whether the layer surface is an on-screen keyboard's.
     func isOnScreenKeyboard(_ layer: LayerSurfaceObject) -> Bool {
         if let namespace = shell?.configuration.oskNamespace { return layer.namespace == namespace }

@@ -14,23 +14,23 @@ enum TextInputManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_text_input_manager_v3_interface(
         destroy: destroyRequest,
         get_text_input: { client, resource, id, _ in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let client, let record = manager.session.existingRecord(for: client) else { return }
+            guard let client, let record = manager.server.existingRecord(for: client) else { return }
             guard record.textInputs.count < ClientLimits.textInputs else {
                 manager.endClient("\(manager.name).get_text_input", pastLimit: "past \(ClientLimits.textInputs) text inputs, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_zwp_text_input_v3_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let textInput = TextInputObject(resource: created, session: manager.session)
+            let textInput = TextInputObject(resource: created, server: manager.server)
             WaylandObject.install(textInput, implementation: TextInputObject.table)
             record.textInputs.append(textInput)
-            manager.session.textInputCreated(textInput, of: record)
+            manager.server.textInputCreated(textInput, of: record)
         }))
 }
 
@@ -65,13 +65,13 @@ final class TextInputObject: WaylandObject {
     private(set) var commits: UInt32 = 0
 
     override func resourceDestroyed() {
-        session.existingRecord(for: client)?.textInputs.removeAll { $0 === self }
-        session.textInputGone(self)
+        server.existingRecord(for: client)?.textInputs.removeAll { $0 === self }
+        server.textInputGone(self)
     }
 
     /// The text input the input method serves: enabled, on the surface with the keyboard focus.
     var isActive: Bool {
-        current.enabled && entered != nil && entered == session.router.keyboardFocus
+        current.enabled && entered != nil && entered == server.router.keyboardFocus
     }
 
     func sendEnter(_ surface: SurfaceObject) {
@@ -88,7 +88,7 @@ final class TextInputObject: WaylandObject {
         commits &+= 1
         let wasActive = isActive
         current = pending
-        session.textInputCommitted(self, wasActive: wasActive)
+        server.textInputCommitted(self, wasActive: wasActive)
     }
 
     func sendDone() {
@@ -124,7 +124,7 @@ final class TextInputObject: WaylandObject {
         }))
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// A text input of the client with the keyboard focus is entered at once.
     func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord) {
         guard let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], tree.client(of: focus) == record.id else { return }

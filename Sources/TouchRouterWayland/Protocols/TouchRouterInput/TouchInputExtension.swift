@@ -10,7 +10,7 @@ enum TouchInputManagerGlobal {
     static let version: Int32 = 2
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(touch_router_input_manager_v1_interface(
@@ -24,7 +24,7 @@ enum TouchInputManagerGlobal {
                 return
             }
             guard let created = createResource(client, tr_touch_router_surface_input_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let input = TouchInputSurfaceObject(resource: created, session: manager.session, surface: surface)
+            let input = TouchInputSurfaceObject(resource: created, server: manager.server, surface: surface)
             surface.touchInput = input
             WaylandObject.install(input, implementation: TouchInputSurfaceObject.table)
         },
@@ -40,14 +40,14 @@ enum TouchInputManagerGlobal {
                                   "\(manager.name).received: the receipt time \(describe(receiptHigh, receiptLow, receiptNanoseconds)) \(invalidTime)")
                 return
             }
-            guard let client, let record = manager.session.existingRecord(for: client) else { return }
-            let session = manager.session
-            guard let onReceipt = session.onReceipt else {
-                session.stats.received(client: record.id, eventTime: eventTime, receipt: receipt)
+            guard let client, let record = manager.server.existingRecord(for: client) else { return }
+            let server = manager.server
+            guard let onReceipt = server.onReceipt else {
+                server.stats.received(client: record.id, eventTime: eventTime, receipt: receipt)
                 return
             }
             var sequences: [UInt64] = []
-            session.stats.received(client: record.id, eventTime: eventTime, receipt: receipt) { sequences.append($0.sequence) }
+            server.stats.received(client: record.id, eventTime: eventTime, receipt: receipt) { sequences.append($0.sequence) }
             onReceipt(record.id, eventTime, receipt, sequences)
         }))
 
@@ -126,15 +126,15 @@ extension SurfaceObject {
         guard inTree, !change.isEmpty || entered else { return }
         if change.changesProperties {
             do {
-                try session.tree.updateProperties(id) { current.inputPolicy.apply(to: &$0) }
+                try server.tree.updateProperties(id) { current.inputPolicy.apply(to: &$0) }
             } catch {
-                session.report("input policies of \(id): \(error)")
+                server.report("input policies of \(id): \(error)")
             }
         }
         if let rects = change.gestureDeferral ?? (entered ? current.inputPolicy.gestureDeferral : nil) {
-            session.router.setGestureDeferral(rects, on: id)
+            server.router.setGestureDeferral(rects, on: id)
         }
-        session.router.dispatchAll()
+        server.router.dispatchAll()
     }
 }
 
@@ -149,10 +149,10 @@ final class TouchInputSurfaceObject: WaylandObject {
     /// reject that crossed the touch's up cannot hit a later touch that reuses the id.
     private var downSerials: [Int32: UInt32] = [:]
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject) {
+    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject) {
         self.surface = surface
         surfaceWasInTree = surface.inTree
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
         let listener = Listener { [weak self] _ in
             self?.surface = nil
             self?.surfaceListener?.remove()
@@ -225,7 +225,7 @@ final class TouchInputSurfaceObject: WaylandObject {
     func touchWentDown(_ id: TouchID, serial: UInt32) {
         // Ids are seat slots, so few; a session injecting ever new ids is bounded here.
         if downSerials.count >= 256 {
-            let live = Set(session.router.activeTouches.map(\.id.raw))
+            let live = Set(server.router.activeTouches.map(\.id.raw))
             downSerials = downSerials.filter { live.contains($0.key) }
         }
         downSerials[id.raw] = serial
@@ -234,13 +234,13 @@ final class TouchInputSurfaceObject: WaylandObject {
     /// XInput 2.2's touch reject, for a sequence this surface has now; anything else is a
     /// request that crossed the sequence's end, and is ignored.
     private func rejectTouch(serial: UInt32, id: Int32) {
-        guard let surface = liveSurface("reject_touch"), let record = session.existingRecord(for: client) else { return }
+        guard let surface = liveSurface("reject_touch"), let record = server.existingRecord(for: client) else { return }
         let touch = TouchID(id)
         guard downSerials[id] == serial,
-              session.router.activeTouches.contains(where: { $0.id == touch && $0.surface == surface.id && !$0.emulatingPointer }) else { return }
+              server.router.activeTouches.contains(where: { $0.id == touch && $0.surface == surface.id && !$0.emulatingPointer }) else { return }
         downSerials[id] = nil
-        session.router.rejectTouch(touch, by: record.id)
-        session.router.dispatchAll()
+        server.router.rejectTouch(touch, by: record.id)
+        server.router.dispatchAll()
     }
 
     nonisolated(unsafe) static let table = implementation(touch_router_surface_input_v1_interface(

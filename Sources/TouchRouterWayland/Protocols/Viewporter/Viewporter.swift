@@ -59,7 +59,7 @@ enum ViewporterGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_wp_viewporter_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_wp_viewporter_interface(), table)
     }
 
     nonisolated(unsafe) static let table = implementation(wp_viewporter_interface(
@@ -67,11 +67,11 @@ enum ViewporterGlobal {
         get_viewport: { client, resource, id, surfaceResource in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            let state = manager.session.protocols.viewporter
+            let state = manager.server.protocols.viewporter
             guard state.viewports.allowsAnother(for: surface, named: surface.name, manager: manager, request: "get_viewport",
                                                 code: WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS.rawValue) else { return }
             guard let created = createResource(client, tr_wp_viewport_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let viewport = ViewportObject(resource: created, session: manager.session, surface: surface, state: state)
+            let viewport = ViewportObject(resource: created, server: manager.server, surface: surface, state: state)
             WaylandObject.install(viewport, implementation: ViewportObject.table)
             state.viewports.add(viewport, to: surface)
         }))
@@ -84,11 +84,11 @@ final class ViewportObject: WaylandObject {
     private let key: ObjectIdentifier
     private unowned let state: ViewporterState
 
-    init(resource: OpaquePointer, session: WaylandSession, surface: SurfaceObject, state: ViewporterState) {
+    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, state: ViewporterState) {
         self.surface = surface
         key = ObjectIdentifier(surface)
         self.state = state
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
@@ -170,7 +170,7 @@ extension SurfaceObject {
     /// Checks the viewport made current; false once the client was ended for it.
     func viewportAllowsCommit() -> Bool {
         guard !current.viewport.isEmpty, let problem = current.viewport.problem(unscaled: unscaledSize, hasBuffer: hasBuffer) else { return true }
-        if let viewport = session.protocols.viewporter.viewports.extension(of: self) {
+        if let viewport = server.protocols.viewporter.viewports.extension(of: self) {
             viewport.commitFailed(problem, surface: self)
         } else {
             postError(problem.code, "\(name).commit: \(problem.message)")

@@ -10,25 +10,25 @@ import Glibc
 // Its keys are routed as libinput's are, stamped with the session's clock (the client's
 // millisecond `time` is ignored, as wlroots does); the focused client is sent this keymap
 // before the first of its keys, and the seat's again when a real keyboard types
-// (SessionSeat.swift). A privileged global (Privileges.swift).
+// (SeatDevices.swift). A privileged global (Privileges.swift).
 
 enum VirtualKeyboardManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.table)
     }
 
     /// The seat argument is ignored: the session has one seat.
     nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_manager_v1_interface(
         create_virtual_keyboard: { client, resource, _, id in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let device = manager.session.makeVirtualDevice(for: manager, request: "\(manager.name).create_virtual_keyboard") else { return }
+            guard let device = manager.server.makeVirtualDevice(for: manager, request: "\(manager.name).create_virtual_keyboard") else { return }
             guard let created = createResource(client, tr_zwp_virtual_keyboard_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let keyboard = VirtualKeyboardObject(resource: created, session: manager.session, device: device)
+            let keyboard = VirtualKeyboardObject(resource: created, server: manager.server, device: device)
             WaylandObject.install(keyboard, implementation: VirtualKeyboardObject.table)
-            manager.session.protocols.virtualInput.virtualKeyboards[device] = keyboard
-            manager.session.virtualDeviceAdded(device, capabilities: [.keyboard], name: "\(keyboard.name) (client \(manager.session.existingRecord(for: keyboard.client)?.pid ?? 0))")
+            manager.server.protocols.virtualInput.virtualKeyboards[device] = keyboard
+            manager.server.virtualDeviceAdded(device, capabilities: [.keyboard], name: "\(keyboard.name) (client \(manager.server.existingRecord(for: keyboard.client)?.pid ?? 0))")
         }))
 }
 
@@ -43,18 +43,18 @@ final class VirtualKeyboardObject: WaylandObject {
     /// libinput's stop at KEY_MAX (767).
     static let highestKey: UInt32 = 0xFFFF
 
-    init(resource: OpaquePointer, session: WaylandSession, device: DeviceID) {
+    init(resource: OpaquePointer, server: WaylandServer, device: DeviceID) {
         self.device = device
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
-        let now = session.clock.now()
+        let now = server.clock.now()
         var events: [InputEvent] = heldKeys.map { .key(device: device, time: now, key: $0, state: .released) }
         events.append(.deviceRemoved(device: device, time: now))
         // Its releases are read with its own keymap, so it is forgotten only after them.
-        session.virtualDeviceRemoved(self, events: events)
-        session.protocols.virtualInput.virtualKeyboards[device] = nil
+        server.virtualDeviceRemoved(self, events: events)
+        server.protocols.virtualInput.virtualKeyboards[device] = nil
     }
 
     /// The client's keymap file, read and compiled; anything else is the end of the client,
@@ -64,14 +64,14 @@ final class VirtualKeyboardObject: WaylandObject {
         defer { close(fd) }
         let request = "\(name).keymap"
         guard format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue else {
-            return session.endClient(client, "\(request): format \(format) is not xkb_v1 (1)")
+            return server.endClient(client, "\(request): format \(format) is not xkb_v1 (1)")
         }
         guard size > 0, size <= ClientLimits.keymapBytes else {
-            return session.endClient(client, "\(request): \(size) bytes, not from 1 to \(ClientLimits.keymapBytes), the most a keymap may take")
+            return server.endClient(client, "\(request): \(size) bytes, not from 1 to \(ClientLimits.keymapBytes), the most a keymap may take")
         }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            return session.endClient(client, "\(request): the descriptor is not a readable file")
+            return server.endClient(client, "\(request): the descriptor is not a readable file")
         }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         var done = 0
@@ -79,7 +79,7 @@ final class VirtualKeyboardObject: WaylandObject {
             let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
             if got < 0, errno == EINTR { continue }
             guard got > 0 else {
-                return session.endClient(client, got == 0 ? "\(request): the file holds \(done) bytes, fewer than the \(size) said"
+                return server.endClient(client, got == 0 ? "\(request): the file holds \(done) bytes, fewer than the \(size) said"
                                                             : "\(request): cannot read the file: \(String(cString: strerror(errno)))")
             }
             done += got
@@ -87,11 +87,11 @@ final class VirtualKeyboardObject: WaylandObject {
         // The text may end in NULs (the seat's own keymap file does).
         let length = bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
         guard let compiled = bytes.withUnsafeBytes({ Keymap(clientText: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) else {
-            return session.endClient(client, "\(request): xkbcommon cannot read it as an xkb_v1 keymap")
+            return server.endClient(client, "\(request): xkbcommon cannot read it as an xkb_v1 keymap")
         }
         let old = keymap
         keymap = compiled
-        session.virtualKeymapReplaced(old, with: compiled)
+        server.virtualKeymapReplaced(old, with: compiled)
     }
 
     private func key(_ key: UInt32, state: UInt32) {
@@ -102,21 +102,21 @@ final class VirtualKeyboardObject: WaylandObject {
         switch state {
         case WL_KEYBOARD_KEY_STATE_PRESSED.rawValue: keyState = .pressed
         case WL_KEYBOARD_KEY_STATE_RELEASED.rawValue: keyState = .released
-        default: return session.endClient(client, "\(name).key: state \(state) is neither released (0) nor pressed (1)")
+        default: return server.endClient(client, "\(name).key: state \(state) is neither released (0) nor pressed (1)")
         }
         guard key <= Self.highestKey else {
-            return session.endClient(client, "\(name).key: key \(key) is past \(Self.highestKey), beyond any keymap's codes")
+            return server.endClient(client, "\(name).key: key \(key) is past \(Self.highestKey), beyond any keymap's codes")
         }
         if keyState == .pressed, !heldKeys.contains(key) { heldKeys.append(key) }
         if keyState == .released { heldKeys.removeAll { $0 == key } }
-        session.routeAsDevice([.key(device: device, time: session.clock.now(), key: key, state: keyState)])
+        server.routeAsDevice([.key(device: device, time: server.clock.now(), key: key, state: keyState)])
     }
 
     private func modifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
         guard let keymap else {
             return postError(ZWP_VIRTUAL_KEYBOARD_V1_ERROR_NO_KEYMAP.rawValue, "\(name).modifiers: no keymap was set; keymap must come first")
         }
-        session.virtualModifiers(keymap, changed: keymap.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group))
+        server.virtualModifiers(keymap, changed: keymap.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group))
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_v1_interface(

@@ -11,7 +11,7 @@ enum VirtualPointerManagerGlobal {
     static let version: Int32 = 2
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandSession.bindGlobal(client, data, version, id, tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_manager_v1_interface(
@@ -23,13 +23,13 @@ enum VirtualPointerManagerGlobal {
     private static func create(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, output: OpaquePointer?) {
         let manager = WaylandObject.of(resource, as: BoundGlobal.self)
         let request = "\(manager.name).create_virtual_pointer"
-        guard let device = manager.session.makeVirtualDevice(for: manager, request: request) else { return }
+        guard let device = manager.server.makeVirtualDevice(for: manager, request: request) else { return }
         guard let created = createResource(client, tr_zwlr_virtual_pointer_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
         // A wl_output is always an OutputBinding; one of a removed output maps nowhere special.
         let target = output.map { WaylandObject.of($0, as: OutputBinding.self) }?.output
-        let pointer = VirtualPointerObject(resource: created, session: manager.session, device: device, output: target)
+        let pointer = VirtualPointerObject(resource: created, server: manager.server, device: device, output: target)
         WaylandObject.install(pointer, implementation: VirtualPointerObject.table)
-        manager.session.virtualDeviceAdded(device, capabilities: [.pointer], name: "\(pointer.name) (client \(manager.session.existingRecord(for: pointer.client)?.pid ?? 0))")
+        manager.server.virtualDeviceAdded(device, capabilities: [.pointer], name: "\(pointer.name) (client \(manager.server.existingRecord(for: pointer.client)?.pid ?? 0))")
     }
 }
 
@@ -50,17 +50,17 @@ final class VirtualPointerObject: WaylandObject {
         case axis(PointerAxis, value: Double, discrete: Int32)
     }
 
-    init(resource: OpaquePointer, session: WaylandSession, device: DeviceID, output: VirtualOutput?) {
+    init(resource: OpaquePointer, server: WaylandServer, device: DeviceID, output: VirtualOutput?) {
         self.device = device
         self.output = output
-        super.init(resource: resource, session: session)
+        super.init(resource: resource, server: server)
     }
 
     override func resourceDestroyed() {
-        let now = session.clock.now()
+        let now = server.clock.now()
         var events: [InputEvent] = heldButtons.map { .pointerButton(device: device, time: now, button: $0, state: .released) }
         events.append(.deviceRemoved(device: device, time: now))
-        session.virtualDeviceRemoved(self, events: events)
+        server.virtualDeviceRemoved(self, events: events)
     }
 
     private func gather(_ request: String, _ item: Pending) {
@@ -89,7 +89,7 @@ final class VirtualPointerObject: WaylandObject {
     /// Everything gathered, in order, as the router's events, with the frame's axis source.
     private func frame() {
         guard !pending.isEmpty else { return }
-        let now = session.clock.now()
+        let now = server.clock.now()
         var events: [InputEvent] = []
         events.reserveCapacity(pending.count)
         for item in pending {
@@ -97,7 +97,7 @@ final class VirtualPointerObject: WaylandObject {
             case .motion(let dx, let dy):
                 events.append(.pointerMotion(device: device, time: now, dx: dx, dy: dy))
             case .absolute(let x, let y):
-                events.append(.pointerMotionAbsolute(device: device, time: now, position: session.absolutePosition(x, y, on: output)))
+                events.append(.pointerMotionAbsolute(device: device, time: now, position: server.absolutePosition(x, y, on: output)))
             case .button(let button, let state):
                 if state == .pressed, !heldButtons.contains(button) { heldButtons.append(button) }
                 if state == .released { heldButtons.removeAll { $0 == button } }
@@ -108,7 +108,7 @@ final class VirtualPointerObject: WaylandObject {
         }
         pending.removeAll(keepingCapacity: true)
         axisSource = .wheel
-        session.routeAsDevice(events)
+        server.routeAsDevice(events)
     }
 
     nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_v1_interface(
@@ -129,7 +129,7 @@ final class VirtualPointerObject: WaylandObject {
             case WL_POINTER_BUTTON_STATE_PRESSED.rawValue: buttonState = .pressed
             case WL_POINTER_BUTTON_STATE_RELEASED.rawValue: buttonState = .released
             default:
-                pointer.session.endClient(pointer.client, "\(pointer.name).button: state \(state) is neither released (0) nor pressed (1)")
+                pointer.server.endClient(pointer.client, "\(pointer.name).button: state \(state) is neither released (0) nor pressed (1)")
                 return
             }
             pointer.gather("button", .button(button, buttonState))
@@ -170,7 +170,7 @@ enum VirtualDevices {
     static let first: UInt32 = 0x4000_0000
 }
 
-extension WaylandSession {
+extension WaylandServer {
     /// A fresh device id for a virtual pointer or keyboard, counted against its client's
     /// `ClientLimits.virtualDevices`; nil (the client ended) past it.
     func makeVirtualDevice(for manager: WaylandObject, request: String) -> DeviceID? {

@@ -68,7 +68,7 @@ final class ClientRecord {
 
 /// Clients as the session knows them: a record made at a client's first bind, forgotten
 /// when libwayland says the client is going.
-extension WaylandSession {
+extension WaylandServer {
     @discardableResult
     func record(for client: OpaquePointer) -> ClientRecord {
         if let record = clients[client] { return record }

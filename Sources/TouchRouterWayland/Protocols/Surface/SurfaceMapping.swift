@@ -3,7 +3,7 @@ import TouchRouterCore
 
 /// Surfaces entering and leaving the core's tree: created, committed, mapped as toplevels,
 /// popups and subsurfaces, restacked and destroyed, and the popups that hold a grab.
-extension WaylandSession {
+extension WaylandServer {
     func surfaceCreated(_ surface: SurfaceObject) {
         surface.assignID(SurfaceID(protocols.surface.nextSurface))
         protocols.surface.nextSurface += 1

@@ -16,10 +16,10 @@ public enum InputKind: String, CaseIterable, Sendable {
 /// sources wired to the session, and the session run. The order is the one that stops
 /// early: the configuration is read already (the CLI reads it first); devices, then the
 /// card and the seat, then the backend's outputs, all before any socket exists.
-public struct SessionLaunch {
+public struct ServerLaunch {
     public var backend: BackendKind
     /// The session's options; the drm and wayland backends write their outputs into them.
-    public var options: WaylandSession.Options
+    public var options: WaylandServer.Options
     /// The `--output` texts, for the drm and wayland backends (headless has them in `options`).
     public var outputOptions: [String]
     /// `--input-device`: nodes read through libinput's path backend.
@@ -31,7 +31,7 @@ public struct SessionLaunch {
     public var configuration: SessionConfiguration
     public var source: ConfigurationSource?
 
-    public init(backend: BackendKind, options: WaylandSession.Options, outputOptions: [String], inputDevices: [String], input: InputKind?,
+    public init(backend: BackendKind, options: WaylandServer.Options, outputOptions: [String], inputDevices: [String], input: InputKind?,
                 command: [String], commandGrants: Set<Privilege>?, configuration: SessionConfiguration, source: ConfigurationSource?) {
         self.backend = backend
         self.options = options
@@ -57,18 +57,18 @@ public struct SessionLaunch {
         // One seat for the process: the drm backend opens its card through it, udev input its devices.
         let seat = inputKind == .udev || backend == .drm ? try SeatSession() : nil
         let display = try DisplayBackendSetup.prepare(backend, options: &options, outputOptions: outputOptions, seat: seat)
-        let runner = try SessionRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source)
-        let session = runner.session
-        try display.attach(to: session)
-        if let hostInput = display.inputSource { try session.addInputSource(hostInput) }
-        if let inputBackend, let area = session.firstOutputArea {
+        let runner = try ServerRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source)
+        let server = runner.server
+        try display.attach(to: server)
+        if let hostInput = display.inputSource { try server.addInputSource(hostInput) }
+        if let inputBackend, let area = server.firstOutputArea {
             inputBackend.absoluteArea = area
-            configureInput(inputBackend, session: session, configuration: configuration)
-            try session.addInputSource(inputBackend)
+            configureInput(inputBackend, server: server, configuration: configuration)
+            try server.addInputSource(inputBackend)
         }
-        if let seat { try watchSeat(seat, session: session) }
+        if let seat { try watchSeat(seat, server: server) }
         let seatInput = try seat.flatMap { seat in
-            inputKind == .udev ? try startSeatInput(session: session, seat: seat, configuration: configuration) : nil
+            inputKind == .udev ? try startSeatInput(server: server, seat: seat, configuration: configuration) : nil
         }
         let status = try withExtendedLifetime((seat, seatInput, display)) { try runner.run() }
         if let failure = display.failure { throw failure }

@@ -19,7 +19,7 @@ public final class MonotonicClock: RouterClock {
 /// A headless Wayland compositor around the routing core: it translates protocol
 /// requests into changes of the core's surface tree, and the core's deliveries into
 /// wl_touch, wl_pointer and wl_keyboard events. It decides nothing about routing.
-public final class WaylandSession {
+public final class WaylandServer {
     public struct Options: Sendable {
         public var outputs: [OutputMode] = [OutputMode(width: 1920, height: 1080)]
         /// What each output of `outputs` is called and what it is, in the same order; an
@@ -70,7 +70,7 @@ public final class WaylandSession {
     var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
     var keymap: Keymap
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
-    public private(set) var shell: SessionShell!
+    public private(set) var shell: ServerShell!
     var outputs: [VirtualOutput] = []
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
@@ -82,7 +82,7 @@ public final class WaylandSession {
     /// Whether the compositor's cursor is drawn (Cursor.swift).
     var cursor: CursorVisibility
     var clients: [OpaquePointer: ClientRecord] = [:]
-    /// Clients by their id in the core, looked up for every delivered event (SessionClients.swift).
+    /// Clients by their id in the core, looked up for every delivered event (ServerClients.swift).
     let clientTables = UncheckedState(ClientTables())
     deinit {
         clientTables.pointee.touchSends.removeAll()
@@ -94,7 +94,7 @@ public final class WaylandSession {
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     var privilegedSockets: PrivilegedSockets?
     /// The keymap the focused client's keyboards are to have: the seat's, or a virtual
-    /// keyboard's since it last typed (SessionSeat.swift).
+    /// keyboard's since it last typed (SeatDevices.swift).
     var activeKeymap: Keymap
     private let seatTracker = SeatTracker()
     /// The device `inject` speaks for; real devices come from libinput.
@@ -114,11 +114,11 @@ public final class WaylandSession {
         router.keyboardFocusUnit = .window
         router.defaultClientCapabilities = []
         router.timelineObserver = stats
-        seatTracker.session = self
+        seatTracker.server = self
         router.addMonitor(seatTracker)
         router.pressObserver = seatTracker
         protocols.foreignToplevel.handler = self
-        shell = SessionShell(session: self)
+        shell = ServerShell(server: self)
         var x = 0
         for (i, mode) in options.outputs.enumerated() {
             let id = OutputID(protocols.output.nextOutput)
@@ -178,11 +178,11 @@ public final class WaylandSession {
     @discardableResult
     static func bindGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
                            _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
-        let session = Unmanaged<WaylandSession>.fromOpaque(data!).takeUnretainedValue()
-        guard let client, session.mayBind(client, String(cString: interface.pointee.name)),
+        let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
+        guard let client, server.mayBind(client, String(cString: interface.pointee.name)),
               let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
-        session.record(for: client)
-        WaylandObject.install(BoundGlobal(resource: resource, session: session), implementation: table)
+        server.record(for: client)
+        WaylandObject.install(BoundGlobal(resource: resource, server: server), implementation: table)
         return resource
     }
 

@@ -6,7 +6,7 @@ import Glibc
 
 /// The seat's side of the session: wl_touch, wl_pointer and wl_keyboard objects as
 /// clients ask for them, the keymap they are sent, and the keyboard's modifiers and LEDs.
-extension WaylandSession {
+extension WaylandServer {
     func seatDeviceRequested(_ kind: SeatDevice.Kind, client: OpaquePointer?, seat: OpaquePointer?, id: UInt32) {
         guard let client else { return }
         let interface: UnsafePointer<wl_interface>, table: UnsafeRawPointer
@@ -21,7 +21,7 @@ extension WaylandSession {
             return
         }
         guard let resource = createResource(client, interface, version: wl_resource_get_version(seat), id: id) else { return }
-        let device = SeatDevice(resource: resource, session: self, kind: kind, clientID: record.id)
+        let device = SeatDevice(resource: resource, server: self, kind: kind, clientID: record.id)
         WaylandObject.install(device, implementation: table)
         record.devices.append(device)
         seatDevicesChanged()
@@ -168,29 +168,29 @@ final class SeatTracker: EventMonitor, PressObserver {
     /// Unowned and unchecked: the session owns the router that holds this monitor, so it
     /// outlives every call; a weak reference would give the session a side table, which
     /// makes every retain and release of it, on every routed event, take the slow path.
-    unowned(unsafe) var session: WaylandSession?
+    unowned(unsafe) var server: WaylandServer?
 
     /// What changes the cursor, the keymap's state or the idle time; a touch's motion, up
     /// and frame, the most frequent events, pass it by.
     let observedKinds = EventKinds(.touchDown, .key, .pointerMotion, .pointerButton, .pointerAxis)
 
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
-        guard let session else { return }
-        session.cursor.observe(event, at: arrival)
-        session.protocols.kdeIdle.activity(at: arrival)
+        guard let server else { return }
+        server.cursor.observe(event, at: arrival)
+        server.protocols.kdeIdle.activity(at: arrival)
         // The hit test must see the layer surfaces where this round's commits put them.
-        if case .key = event {} else { session.arrangeWaitingLayers() }
+        if case .key = event {} else { server.arrangeWaitingLayers() }
         switch event {
         case .key(let device, _, let key, let state):
             // A key of another keyboard than the last (a virtual keyboard's, or a real one's
             // after it) first hands the focused client that keyboard's keymap.
-            let typing = session.keymap(of: device)
-            session.activate(typing)
-            if let modifiers = typing.update(key: key, pressed: state == .pressed) { session.keyboardModifiersChanged(modifiers) }
+            let typing = server.keymap(of: device)
+            server.activate(typing)
+            if let modifiers = typing.update(key: key, pressed: state == .pressed) { server.keyboardModifiersChanged(modifiers) }
         default:
             break
         }
     }
 
-    func pressLanded(on surface: SurfaceID) { session?.pressed(surface) }
+    func pressLanded(on surface: SurfaceID) { server?.pressed(surface) }
 }
