@@ -8,7 +8,7 @@ let package = Package(
         .library(name: "TouchRouterCore", targets: ["TouchRouterCore"]),
         .library(name: "TouchRouterReplay", targets: ["TouchRouterReplay"]),
         .library(name: "TouchRouterWayland", targets: ["TouchRouterWayland"]),
-        .library(name: "TouchRouterSeat", targets: ["TouchRouterSeat"]),
+        .library(name: "TouchRouterLibseat", targets: ["TouchRouterLibseat"]),
         // The command: a small C launcher that answers `msg` itself and loads the rest of the
         // CLI, libTouchRouterCLI.so beside it, for every other command (README, "Control socket").
         .executable(name: "touch-router", targets: ["TouchRouterLauncher"]),
@@ -80,16 +80,16 @@ let package = Package(
         // libseat (Debian: libseat-dev; seatd or logind at run time), and its log handler's C side.
         .target(name: "CLibseat", linkerSettings: [.linkedLibrary("seat")]),
         // A seat taken through libseat: device nodes opened without root, VT switches.
-        .target(name: "TouchRouterSeat", dependencies: ["CLibseat"]),
+        .target(name: "TouchRouterLibseat", dependencies: ["CLibseat"]),
         // Kernel input devices read through libinput, translated into the core's events.
-        .target(name: "TouchRouterLibinput", dependencies: ["TouchRouterCore", "CLibinput", "TouchRouterSeat"]),
+        .target(name: "TouchRouterLibinput", dependencies: ["TouchRouterCore", "CLibinput", "TouchRouterLibseat"]),
         // wlcs/display_server.h's tables and the constant WLCS looks up, calling into
         // TouchRouterWLCS (Debian: wlcs, libwayland-dev).
         .target(name: "CWLCSIntegration", linkerSettings: [.linkedLibrary("wayland-client")]),
         .target(name: "TouchRouterWLCS", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWLCSIntegration"]),
         // The backends of `touch-router run` wired to the session: drm, wayland (nested) and
         // headless displays, libinput and the libseat seat, every input through one InputSource.
-        .target(name: "TouchRouterBackends", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterReplay", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM", "TouchRouterNested", "TouchRouterSeat"]),
+        .target(name: "TouchRouterBackends", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterReplay", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM", "TouchRouterNested", "TouchRouterLibseat"]),
         // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
         .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         // Every command of `touch-router` (ArgumentParser), entered through touch_router_cli_main.
@@ -98,7 +98,7 @@ let package = Package(
             dependencies: [
                 "TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM",
                 "TouchRouterNested", "TouchRouterBackends",
-                "TouchRouterSeat", "TouchRouterStats",
+                "TouchRouterLibseat", "TouchRouterStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(name: "TouchRouterReplayTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench"], exclude: ["Recordings"]),
         .testTarget(name: "TouchRouterStatsTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterStats"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
-        .testTarget(name: "TouchRouterSeatTests", dependencies: ["TouchRouterSeat", "TouchRouterLibinput", "TouchRouterCore"]),
+        .testTarget(name: "TouchRouterLibseatTests", dependencies: ["TouchRouterLibseat", "TouchRouterLibinput", "TouchRouterCore"]),
         .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM", "CWaylandShim", "CWaylandClientShim"]),
         // Runs the built `touch-router` as a person would.
         .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI", "touch-router-bench-client", "touch-router-bench-floor", "touch-router-bench-injector"], exclude: ["Clients"]),

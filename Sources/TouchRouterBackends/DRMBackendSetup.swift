@@ -1,6 +1,6 @@
 import Foundation
 import TouchRouterDRM
-import TouchRouterSeat
+import TouchRouterLibseat
 import TouchRouterWayland
 
 /// `touch-router run --backend drm`: the first card with a connected screen, opened through
@@ -20,7 +20,7 @@ public enum DRMBackendSetup {
         throw WaylandError("the drm backend found no DRM device in /dev/dri: it needs a GPU with a KMS driver; use --backend headless, or --backend wayland inside another compositor")
     }
 
-    public static func prepare(options: inout WaylandServer.Options, outputOptions: [String], seat: SeatSession) throws(WaylandError) -> PreparedDisplayBackend {
+    public static func prepare(options: inout WaylandServer.Options, outputOptions: [String], seat: LibseatSession) throws(WaylandError) -> PreparedDisplayBackend {
         var requests: [DRMOutputRequest] = []
         for text in outputOptions {
             do { requests.append(try DRMOutputRequest.parse(option: text)) } catch { throw WaylandError("\(error)") }

@@ -1,4 +1,4 @@
-import TouchRouterSeat
+import TouchRouterLibseat
 import TouchRouterWayland
 
 /// `touch-router run --backend`: where outputs are shown and input comes from.
@@ -35,7 +35,7 @@ public enum DisplayBackendSetup {
     /// `--output` texts, already parsed into `options.outputs` for headless.
     /// The drm backend opens its card through `seat`.
     public static func prepare(_ kind: BackendKind, options: inout WaylandServer.Options, outputOptions: [String],
-                        seat: SeatSession?) throws(WaylandError) -> PreparedDisplayBackend {
+                        seat: LibseatSession?) throws(WaylandError) -> PreparedDisplayBackend {
         switch kind {
         case .headless: return HeadlessBackend()
         case .drm:

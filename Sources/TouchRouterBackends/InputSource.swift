@@ -1,7 +1,7 @@
 import TouchRouterCore
 import TouchRouterLibinput
 import TouchRouterNested
-import TouchRouterSeat
+import TouchRouterLibseat
 import TouchRouterWayland
 
 /// A source of input events behind a file descriptor, read in the session's loop: libinput
@@ -39,10 +39,10 @@ extension NestedBackend: InputSource {}
 
 /// The seat manager's messages (enables and disables, a VT switch), dispatched from the
 /// session's loop like any input; the seat delivers no events of its own. libinput's udev
-/// backend and the drm backend hear them through `SeatSession.addListener`.
+/// backend and the drm backend hear them through `LibseatSession.addListener`.
 public final class SeatMessages: InputSource {
-    public let seat: SeatSession
-    public init(_ seat: SeatSession) { self.seat = seat }
+    public let seat: LibseatSession
+    public init(_ seat: LibseatSession) { self.seat = seat }
     public var fd: Int32 { seat.fd }
     public func name(of device: DeviceID) -> String? { nil }
     public func read(_ deliver: (InputEvent) -> Void) { seat.dispatch() }

@@ -2,13 +2,13 @@ import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterLibinput
 import TouchRouterReplay
-import TouchRouterSeat
+import TouchRouterLibseat
 import TouchRouterWayland
 
 /// The seat's input devices in a running session: libinput's udev backend on `seat`, each
 /// device opened through the seat manager, added and removed as udev sees them (hotplug),
 /// each touchscreen mapped by the configuration's chain and each device given its `[[input]]`
-/// settings. `ServerLaunch` calls it with the SeatSession the drm backend opened its card
+/// settings. `ServerLaunch` calls it with the LibseatSession the drm backend opened its card
 /// with, and for `touch-router run --input udev` on any display backend.
 ///
 /// When the seat is disabled (a VT switch) libinput releases every device: touches live at
@@ -16,7 +16,7 @@ import TouchRouterWayland
 /// turns into wl_touch.cancel) and pressed keys are released; when it is enabled again the
 /// devices come back. The caller keeps the returned backend, and `watchSeat` the seat, for
 /// the session's life.
-public func startSeatInput(server: WaylandServer, seat: SeatSession, configuration: SessionConfiguration) throws -> LibinputBackend {
+public func startSeatInput(server: WaylandServer, seat: LibseatSession, configuration: SessionConfiguration) throws -> LibinputBackend {
     let backend = try LibinputBackend(seat: seat, absoluteArea: server.firstOutputArea ?? Rect(x: 0, y: 0, width: 1, height: 1))
     configureInput(backend, server: server, configuration: configuration)
     seat.addListener(
@@ -38,7 +38,7 @@ public func startSeatInput(server: WaylandServer, seat: SeatSession, configurati
 
 /// Dispatches the seat's messages (enables and disables) from the session's loop, as an
 /// input source that delivers no events (`SeatMessages`).
-public func watchSeat(_ seat: SeatSession, server: WaylandServer) throws(WaylandError) {
+public func watchSeat(_ seat: LibseatSession, server: WaylandServer) throws(WaylandError) {
     try server.addInputSource(SeatMessages(seat))
 }
 

@@ -1,7 +1,7 @@
 import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterLibinput
-import TouchRouterSeat
+import TouchRouterLibseat
 import TouchRouterWayland
 
 /// `touch-router run --input`: where input devices come from.
@@ -55,7 +55,7 @@ public struct ServerLaunch {
         // No card is said before a seat is asked for: the seat would not help.
         if backend == .drm { try DRMBackendSetup.checkCards() }
         // One seat for the process: the drm backend opens its card through it, udev input its devices.
-        let seat = inputKind == .udev || backend == .drm ? try SeatSession() : nil
+        let seat = inputKind == .udev || backend == .drm ? try LibseatSession() : nil
         let display = try DisplayBackendSetup.prepare(backend, options: &options, outputOptions: outputOptions, seat: seat)
         let runner = try ServerRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source)
         let server = runner.server

@@ -3,7 +3,7 @@ import Foundation
 import TouchRouterBackends
 import TouchRouterConfig
 import TouchRouterLibinput
-import TouchRouterSeat
+import TouchRouterLibseat
 import TouchRouterWayland
 
 struct Run: ParsableCommand {

@@ -1,6 +1,6 @@
 import CLibinput
 import TouchRouterCore
-import TouchRouterSeat
+import TouchRouterLibseat
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -21,7 +21,7 @@ public final class LibinputBackend {
     private let context: OpaquePointer
     /// The udev backend's: its udev context, and the seat that opens its devices.
     private var udev: OpaquePointer?
-    private var seat: SeatSession?
+    private var seat: LibseatSession?
     /// Called with each device's settings when it is added (per-device libinput settings);
     /// what it returns (settings a device does not take) goes to standard error.
     public var configureDevice: ((InputDeviceHandle) -> [String])?
@@ -58,7 +58,7 @@ public final class LibinputBackend {
 
     /// libinput's udev backend on the seat: every input device of `seat.name`, added and
     /// removed as udev sees them, each opened through the seat manager.
-    public init(seat: SeatSession, absoluteArea: Rect<GlobalSpace>, firstDevice: UInt32 = 1000) throws(LibinputError) {
+    public init(seat: LibseatSession, absoluteArea: Rect<GlobalSpace>, firstDevice: UInt32 = 1000) throws(LibinputError) {
         guard let udev = udev_new() else { throw LibinputError(description: "udev_new failed: is /sys mounted?") }
         guard let context = libinput_udev_create_context(Self.interface, Unmanaged.passUnretained(seat).toOpaque(), udev) else {
             udev_unref(udev)
@@ -268,7 +268,7 @@ public final class LibinputBackend {
     }
 
     /// libinput asks its host to open and close device nodes: the udev backend's userdata is
-    /// its SeatSession, which asks the seat manager; the path backend's is nil, and opens them
+    /// its LibseatSession, which asks the seat manager; the path backend's is nil, and opens them
     /// directly. Allocated once, since libinput keeps the address for the context's life.
     nonisolated(unsafe) private static let interface: UnsafePointer<libinput_interface> = {
         let table = UnsafeMutablePointer<libinput_interface>.allocate(capacity: 1)
@@ -278,7 +278,7 @@ public final class LibinputBackend {
                     let fd = open(path!, flags | O_CLOEXEC)
                     return fd < 0 ? -errno : fd
                 }
-                let seat = Unmanaged<SeatSession>.fromOpaque(userdata).takeUnretainedValue()
+                let seat = Unmanaged<LibseatSession>.fromOpaque(userdata).takeUnretainedValue()
                 do {
                     return try seat.openDevice(String(cString: path!))
                 } catch {
@@ -288,7 +288,7 @@ public final class LibinputBackend {
             },
             close_restricted: { fd, userdata in
                 guard let userdata else { _ = close(fd); return }
-                Unmanaged<SeatSession>.fromOpaque(userdata).takeUnretainedValue().closeDevice(fd: fd)
+                Unmanaged<LibseatSession>.fromOpaque(userdata).takeUnretainedValue().closeDevice(fd: fd)
             }))
         return UnsafePointer(table)
     }()

@@ -37,7 +37,7 @@ struct CompositionTests {
     @Test("Random moves, restacks, removals, additions, scale and buffer-transform changes and pixel changes with their damage: each update equals a full composition", arguments: [1, 2, 3, 4] as [UInt64])
     func incrementalEqualsFull(seed: UInt64) throws {
         var g = Generator(state: seed)
-        let compositor = OutputCompositor(width: 160, height: 120)
+        let compositor = OutputComposer(width: 160, height: 120)
         var layers = (0..<5).map { Self.layer(UInt64($0), &g) }
         var nextKey: UInt64 = 5
         var partialRepaints = 0
@@ -79,7 +79,7 @@ struct CompositionTests {
 
     @Test("Nothing changed: nothing repainted; one surface's damage: that rectangle, at the surface's place and scale")
     func damageIsSmall() throws {
-        let compositor = OutputCompositor(width: 200, height: 100)
+        let compositor = OutputComposer(width: 200, height: 100)
         var layer = CompositionLayer(pixels: Array(repeating: 0xff10_2030, count: 80 * 60), width: 80, height: 60, scale: 2, origin: Offset(dx: 50, dy: 20), key: 7)
         try compositor.update([layer])
         #expect(compositor.lastRepaint == nil, "the first composition paints everything")
@@ -112,7 +112,7 @@ struct CompositionTests {
                                                                       PixelRect(x: 0, y: 0, width: Int.max, height: 3)])
         #expect(rgb(framebuffer.pixel(63, 2)) == SoftwareComposer.background & 0xff_ffff)
         // Damage far outside a buffer, at Int's ends.
-        let compositor = OutputCompositor(width: 64, height: 48)
+        let compositor = OutputComposer(width: 64, height: 48)
         var layer = CompositionLayer(pixels: Array(repeating: 0xff00_00ff, count: 100), width: 10, height: 10, origin: Offset(dx: 5, dy: 5), key: 1)
         try compositor.update([layer])
         layer.damage = [PixelRect(x: Int.min, y: Int.min, width: Int.max, height: Int.max), PixelRect(x: Int.max, y: 3, width: Int.max, height: 1),
@@ -153,7 +153,7 @@ struct ViewportCompositionTests {
 
     @Test("a 1x1 buffer with a destination covers the whole destination; damage to it repaints all of it")
     func singlePixelScaled() throws {
-        let compositor = OutputCompositor(width: 30, height: 20)
+        let compositor = OutputComposer(width: 30, height: 20)
         let viewport = LayerViewport(source: [0, 0, 1, 1], unscaled: Size(width: 1, height: 1), destination: Size(width: 25, height: 12))
         var layer = CompositionLayer(pixels: [0xff20_4060], width: 1, height: 1, opaque: true, origin: Offset(dx: 2, dy: 3), key: 1, viewport: viewport)
         try compositor.update([layer])

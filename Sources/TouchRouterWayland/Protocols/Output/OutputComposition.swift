@@ -271,7 +271,7 @@ public enum SoftwareComposer {
 
 /// One output's framebuffer and what it showed at its last composition, so that the next
 /// repaints only what changed.
-public final class OutputCompositor {
+public final class OutputComposer {
     public private(set) var framebuffer: Framebuffer
     /// What each layer was at the last composition, bottom first; nil before the first.
     private var painted: [Record]?
@@ -424,19 +424,19 @@ extension WaylandServer {
     /// what changed since its last composition.
     public func compose(output name: String? = nil) throws(CompositionError) -> (name: String, framebuffer: Framebuffer) {
         let output = try outputForComposition(named: name)
-        let compositor: OutputCompositor
-        if let kept = protocols.output.compositors[output.id], kept.framebuffer.width == output.rect.width, kept.framebuffer.height == output.rect.height {
-            compositor = kept
+        let composer: OutputComposer
+        if let kept = protocols.output.composers[output.id], kept.framebuffer.width == output.rect.width, kept.framebuffer.height == output.rect.height {
+            composer = kept
         } else {
-            compositor = OutputCompositor(width: output.rect.width, height: output.rect.height)
-            protocols.output.compositors[output.id] = compositor
+            composer = OutputComposer(width: output.rect.width, height: output.rect.height)
+            protocols.output.composers[output.id] = composer
         }
         let layers = compositionLayers(of: output.id)
-        try compositor.update(layers)
-        protocols.output.unpresented[output.id]?.add(compositor.lastRepaint)
+        try composer.update(layers)
+        protocols.output.unpresented[output.id]?.add(composer.lastRepaint)
         // Taken now that it is painted: a failed update repaints everything next time anyway.
         for layer in layers { protocols.surface.surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
-        return (output.name, compositor.framebuffer)
+        return (output.name, composer.framebuffer)
     }
 
     /// Composes the output and writes it to `path` as a PNG, here and now.
@@ -462,9 +462,9 @@ public struct ScreenshotJob: Sendable {
     let layers: [CompositionLayer]
 
     public func run(writingTo path: String) throws(CompositionError) -> (name: String, width: Int, height: Int) {
-        let compositor = OutputCompositor(width: width, height: height)
-        try compositor.update(layers)
-        try PNGWriter.write(compositor.framebuffer, to: path)
+        let composer = OutputComposer(width: width, height: height)
+        try composer.update(layers)
+        try PNGWriter.write(composer.framebuffer, to: path)
         return (output, width, height)
     }
 }

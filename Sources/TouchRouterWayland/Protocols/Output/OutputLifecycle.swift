@@ -75,7 +75,7 @@ extension WaylandServer {
         do { try tree.removeOutput(output.id) } catch { report("output \(name): \(error)") }
         protocols.output.presenters[output.id] = nil
         protocols.output.unpresented[output.id] = nil
-        protocols.output.compositors[output.id] = nil
+        protocols.output.composers[output.id] = nil
         retire(output)
         report("output \(name) removed; its windows are on \(heir.name)")
         router.dispatchAll()

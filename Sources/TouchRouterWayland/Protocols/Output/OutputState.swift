@@ -10,7 +10,7 @@ final class OutputState {
     var retirementTimer: OneShotTimer?
     var nextOutput: UInt32 = 1
     /// Each output's software framebuffer, made at its first composition.
-    var compositors: [OutputID: OutputCompositor] = [:]
+    var composers: [OutputID: OutputComposer] = [:]
     /// Where each output's composed frames go, for outputs a backend shows.
     var presenters: [OutputID: OutputPresenter] = [:]
     var unpresented: [OutputID: UnpresentedDamage] = [:]

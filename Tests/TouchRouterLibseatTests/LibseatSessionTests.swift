@@ -1,5 +1,5 @@
 import Testing
-import TouchRouterSeat
+import TouchRouterLibseat
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,13 +7,13 @@ import Glibc
 /// libseat's noop backend needs no seat manager: it opens devices itself, as the
 /// seat manager would, so the wrapper's bookkeeping and errors can be checked anywhere.
 /// seatd, logind and hotplug are the VM's (Tests/KernelInputVM/guest/hotplug.sh).
-@Suite("SeatSession", .serialized)
-struct SeatSessionTests {
+@Suite("LibseatSession", .serialized)
+struct LibseatSessionTests {
     init() { setenv("LIBSEAT_BACKEND", "noop", 1) }
 
     @Test("a seat opens enabled, named, with a descriptor to watch; a device opens and closes through it")
     func openAndClose() throws {
-        let seat = try SeatSession()
+        let seat = try LibseatSession()
         #expect(seat.isActive)
         #expect(seat.name == "noop", "the noop backend names its seat so")
         #expect(seat.fd >= 0)
@@ -41,7 +41,7 @@ struct SeatSessionTests {
 
     @Test("a device that cannot be opened is an error naming it and the fix")
     func openFailure() throws {
-        let seat = try SeatSession()
+        let seat = try LibseatSession()
         #expect {
             _ = try seat.openDevice("/dev/no-such-card9")
         } throws: { error in
@@ -53,7 +53,7 @@ struct SeatSessionTests {
 
     @Test("dispatch with nothing pending leaves the seat enabled and calls no hook")
     func dispatchIdle() throws {
-        let seat = try SeatSession()
+        let seat = try LibseatSession()
         var calls = 0
         seat.onDisable = { calls += 1 }
         let id = seat.addListener(disable: { calls += 1 }, enable: { calls += 1 })

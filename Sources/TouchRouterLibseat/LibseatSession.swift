@@ -19,7 +19,7 @@ public struct SeatError: Error, CustomStringConvertible, Sendable {
 /// On a disable, the listeners added with `addListener` run (last added first), then
 /// `onDisable`; then the seat is released with libseat_disable_seat, after which devices must
 /// not be used until the enable, when `onEnable` and the listeners (first added first) run.
-public final class SeatSession {
+public final class LibseatSession {
     private let seat: OpaquePointer
     /// Each open device's libseat id, by its descriptor.
     private var devices: [Int32: Int32] = [:]
@@ -38,7 +38,7 @@ public final class SeatSession {
         // libseat keeps the listener's address and the userdata for the seat's life; the
         // listener is one static table, the userdata this object, which outlives the seat.
         let box = SeatCallbacks()
-        guard let seat = libseat_open_seat(SeatSession.listener, Unmanaged.passUnretained(box).toOpaque()) else {
+        guard let seat = libseat_open_seat(LibseatSession.listener, Unmanaged.passUnretained(box).toOpaque()) else {
             throw SeatError("no seat: libseat_open_seat failed (\(Self.errnoText())): \(SeatError.fix)")
         }
         self.seat = seat
@@ -171,6 +171,6 @@ public func warn(_ message: String) {
 /// What libseat's userdata points at: set once the session exists, since libseat may call
 /// back from inside libseat_open_seat, before `self` is complete.
 private final class SeatCallbacks {
-    weak var session: SeatSession?
+    weak var session: LibseatSession?
     var enabledEarly = false
 }
