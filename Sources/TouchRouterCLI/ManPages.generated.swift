@@ -91,7 +91,9 @@ pixel. Errors: as *pick*.
 ## screenshot FILE.png [OUTPUT]
 
 Composes the output (the first when none is named) and writes it as an 8-bit
-RGB PNG.
+RGB PNG. Both are done on a thread of their own, so that the session goes on
+answering clients and other requests meanwhile; the reply comes when the file
+is written. One screenshot is taken at a time.
 
 ```
 {"ok":true,"file":"/path/shot.png","output":"HEADLESS-1",
@@ -99,8 +101,8 @@ RGB PNG.
 ```
 
 _FILE_ must be absolute (*touch-router msg* makes a relative one so). Errors:
-not one or two words, a relative path, an unknown output, a path that cannot
-be created, a FIFO, a failed write.
+not one or two words, a relative path, an unknown output, a screenshot being
+taken already, a path that cannot be created, a FIFO, a failed write.
 
 ## inject EVENT
 
@@ -369,6 +371,8 @@ input to surfaces as UIKit delivers events
 
 *touch-router bench* _hit-test_|_route_|_compose_|_touch-map_|_e2e_ [_options_...]
 
+*touch-router help* _commands_|_config_|_control_
+
 *touch-router help* [_subcommand_...]
 
 # DESCRIPTION
@@ -381,7 +385,7 @@ file (see *touch-router*(5)). *touch-router msg* talks to a running session
 file without a session, and *touch-router bench* measures.
 
 Every subcommand takes *-h* or *--help*; *touch-router help* _subcommand_ prints
-the same.
+the same. *touch-router help* _topic_ shows a man page (see *HELP*).
 
 # RUN
 
@@ -529,6 +533,29 @@ when it is a terminal).
 	*--rounds*: interleaved rounds (default 10). *--keep*: keep every log in
 	_dir_. *--report-receipts*: the session's clients report when they read
 	each frame, so that *msg stats* gains the received stage.
+
+# HELP
+
+*touch-router help* _topic_
+
+Shows one of the man pages in the terminal. The binary carries their scdoc
+sources: with *scdoc* and *man* on *PATH*, the page is built and shown with
+*man -l*, which pages it as any man page (*MANPAGER*, *PAGER*); where either
+is missing, or fails, the scdoc source is printed as it is. The topics, each
+with the other words that name it:
+
+*commands* (or *touch-router*, *touch-router.1*)
+	This page: the commands and their options.
+
+*config* (or *configuration*, *touch-router.5*)
+	*touch-router*(5): the configuration file.
+
+*control* (or *ipc*, *touch-router-msg*, *touch-router-msg.7*)
+	*touch-router-msg*(7): the control socket's requests.
+
+Any other word after *help*, or more than one, asks for a subcommand's help:
+*touch-router help run* prints what *touch-router run --help* does.
+*touch-router --help* lists the topics.
 
 # GLOBALS
 
@@ -694,6 +721,7 @@ touch-router run -- wayland-info
 touch-router run --kiosk --config kiosk.toml -- chromium --kiosk URL
 touch-router run --output 800x600,transform=90 --output 1280x720@30
 touch-router msg inject touch down 0 100 200
+touch-router help config
 ```
 
 # SEE ALSO
