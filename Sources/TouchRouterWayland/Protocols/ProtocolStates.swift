@@ -55,8 +55,8 @@ struct ProtocolGlobal: @unchecked Sendable {
     var privilege: Privilege? = nil
 }
 
-/// The state of each protocol that has a room under Protocols/ (a folder with its state
-/// object and its handler protocol), and the globals they register, in order.
+/// The state object of each protocol family's room (Protocols/<Family>/), and what the
+/// registry filter needs to know of the globals made from the table in Globals.swift.
 final class ProtocolStates {
     /// The globals made from `globals` that only a kiosk shows, and those a privilege
     /// gates, by the global libwayland made (Privileges.swift filters them).
