@@ -57,7 +57,7 @@ public final class WaylandServer {
     let display: WaylandDisplay
     public let tree = SurfaceTree()
     /// The protocols that have a room of their own (Protocols/).
-    let protocols = ProtocolStates()
+    let protocols: ProtocolStates
     public private(set) var router: Router!
     public let clock = CounterClock()
     /// Every routed event's timeline in HDR histograms, for `msg stats` (TouchRouterStats).
@@ -68,7 +68,6 @@ public final class WaylandServer {
     /// Hears each client's receipt report with the events it matched (`seq`s), while the
     /// control socket traces.
     var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
-    var keymap: Keymap
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: ServerShell!
     var outputs: [VirtualOutput] = []
@@ -93,9 +92,6 @@ public final class WaylandServer {
     var clientsBySocket: [Int32: OpaquePointer] = [:]
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     var privilegedSockets: PrivilegedSockets?
-    /// The keymap the focused client's keyboards are to have: the seat's, or a virtual
-    /// keyboard's since it last typed (SeatDevices.swift).
-    var activeKeymap: Keymap
     private let seatTracker = SeatTracker()
     /// The device `inject` speaks for; real devices come from libinput.
     public static let injectionDevice = DeviceID(1)
@@ -105,8 +101,7 @@ public final class WaylandServer {
     public init(options: Options) throws(WaylandError) {
         self.options = options
         display = try WaylandDisplay()
-        keymap = try Keymap(layout: options.keyboardLayout)
-        activeKeymap = keymap
+        protocols = ProtocolStates(keymap: try Keymap(layout: options.keyboardLayout))
         cursor = CursorVisibility()
         router = Router(tree: tree, delivery: self, clock: clock)
         router.focusPolicy = .onPress

@@ -12,7 +12,7 @@ extension ServerShell {
     func takesKey(_ key: UInt32, state: KeyState) -> Bool {
         if state == .released { return swallowedKeys.remove(key) != nil }
         guard !keyBindings.isEmpty else { return false }
-        let keymap = server.keymap
+        let keymap = server.protocols.seat.keymap
         let chord = KeyChord(modifiers: keymap.chordModifiers, keysym: keymap.firstLevelKeysym(evdev: key), text: "")
         guard let binding = keyBindings[chord] else { return false }
         swallowedKeys.insert(key)

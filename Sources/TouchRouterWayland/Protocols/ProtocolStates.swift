@@ -73,9 +73,13 @@ final class ProtocolStates {
     let foreignToplevel = ForeignToplevelState()
     let output = OutputState()
     let surface = SurfaceRegistry()
-    let seat = SeatState()
+    let seat: SeatState
     let virtualInput = VirtualInputState()
     let textInput = TextInputState()
     let selection = SelectionState()
     let shell = ShellState()
+
+    init(keymap: Keymap) {
+        seat = SeatState(keymap: keymap)
+    }
 }

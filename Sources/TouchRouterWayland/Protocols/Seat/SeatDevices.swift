@@ -32,16 +32,16 @@ extension WaylandServer {
     /// A reloaded configuration's keyboard: every keyboard gets the new keymap, and the
     /// focused client the modifiers of its fresh state.
     func replaceKeymap(_ new: Keymap) {
-        keymap = new
+        protocols.seat.keymap = new
         // Every keyboard has the seat's keymap again, a virtual keyboard's included.
-        activeKeymap = new
+        protocols.seat.activeKeymap = new
         for record in clients.values {
             for keyboard in record.devices(.keyboard) {
-                send(keymap, to: keyboard)
+                send(protocols.seat.keymap, to: keyboard)
                 sendRepeatInfo(to: keyboard)
             }
         }
-        keyboardModifiersChanged(keymap.modifiers)
+        keyboardModifiersChanged(protocols.seat.keymap.modifiers)
     }
 
     private func send(_ keymap: Keymap, to keyboard: SeatDevice) {
@@ -57,15 +57,15 @@ extension WaylandServer {
 
     /// The keymap a device's keys are read with: a virtual keyboard's own, else the seat's.
     func keymap(of device: DeviceID) -> Keymap {
-        protocols.virtualInput.virtualKeyboards[device]?.keymap ?? keymap
+        protocols.virtualInput.virtualKeyboards[device]?.keymap ?? protocols.seat.keymap
     }
 
     /// The keyboard that types changed, as wlroots' seat sees it: the focused client's
     /// keyboards are sent its keymap (before its key), and its modifiers. Other clients
     /// are sent it when they get the focus.
     func activate(_ typing: Keymap) {
-        guard typing !== activeKeymap else { return }
-        activeKeymap = typing
+        guard typing !== protocols.seat.activeKeymap else { return }
+        protocols.seat.activeKeymap = typing
         guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
         let keyboards = record.devices(.keyboard)
         for keyboard in keyboards where keyboard.sentKeymap !== typing { send(typing, to: keyboard) }
@@ -75,8 +75,8 @@ extension WaylandServer {
     /// A virtual keyboard's keymap request: if it was the one typing, the focused client
     /// has the new keymap at once, as with wlroots.
     func virtualKeymapReplaced(_ old: Keymap?, with new: Keymap) {
-        guard let old, old === activeKeymap else { return }
-        activeKeymap = keymap
+        guard let old, old === protocols.seat.activeKeymap else { return }
+        protocols.seat.activeKeymap = protocols.seat.keymap
         activate(new)
     }
 
@@ -85,7 +85,7 @@ extension WaylandServer {
     /// straight to the client, between the keys the router has dispatched.
     func virtualModifiers(_ typing: Keymap, changed: KeyboardModifiers?) {
         router.dispatchAll()
-        if typing !== activeKeymap {
+        if typing !== protocols.seat.activeKeymap {
             activate(typing)
         } else if let changed {
             keyboardModifiersChanged(changed)
@@ -101,7 +101,7 @@ extension WaylandServer {
     }
 
     private func sendKeymap(to device: SeatDevice) {
-        send(activeKeymap, to: device)
+        send(protocols.seat.activeKeymap, to: device)
         sendRepeatInfo(to: device)
         // A keyboard bound after focus arrived gets its enter now.
         if let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], tree.client(of: focus) == device.clientID {
@@ -119,7 +119,7 @@ extension WaylandServer {
     /// The typing keyboard's modifiers changed: the focused client hears them, and the real
     /// keyboards' LEDs follow the seat's keymap.
     func keyboardModifiersChanged(_ modifiers: KeyboardModifiers) {
-        let lit = keymap.leds
+        let lit = protocols.seat.keymap.leds
         if lit != keyboardLEDs {
             keyboardLEDs = lit
             onKeyboardLEDs?(lit)
@@ -143,9 +143,9 @@ extension WaylandServer {
             if let slot = wl_array_add(&keys, MemoryLayout<UInt32>.size) { slot.storeBytes(of: key, as: UInt32.self) }
         }
         // The client that gets the focus has the typing keyboard's keymap first, as with wlroots.
-        let modifiers = activeKeymap.modifiers
+        let modifiers = protocols.seat.activeKeymap.modifiers
         for keyboard in keyboards where wl_resource_get_client(keyboard.resource) == wl_resource_get_client(surface.resource) {
-            if keyboard.sentKeymap !== activeKeymap { send(activeKeymap, to: keyboard) }
+            if keyboard.sentKeymap !== protocols.seat.activeKeymap { send(protocols.seat.activeKeymap, to: keyboard) }
             wl_keyboard_send_enter(keyboard.resource, serial, surface.resource, &keys)
             wl_keyboard_send_modifiers(keyboard.resource, serial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
         }

@@ -55,10 +55,10 @@ extension WaylandServer {
         guard let inputMethod = grab.inputMethod, inputMethod === self.protocols.textInput.inputMethod, !inputMethod.unavailable,
               protocols.textInput.inputMethodGrab == nil else { return }
         protocols.textInput.inputMethodGrab = grab
-        grab.send(keymap)
+        grab.send(protocols.seat.keymap)
         let rate = shell?.keyboard.repeatRate ?? 25, delay = shell?.keyboard.repeatDelay ?? 600
         zwp_input_method_keyboard_grab_v2_send_repeat_info(grab.resource, Int32(clamping: rate), Int32(clamping: delay))
-        grab.send(keymap.modifiers)
+        grab.send(protocols.seat.keymap.modifiers)
     }
 
     /// Hands a keyboard's key to the input method's grab; false when there is no grab, its
