@@ -330,19 +330,26 @@ public final class SurfaceTree {
         collectPostOrder(node, into: &removed)
         for gone in removed { nodes[gone] = nil }
         let formerParent = node.parent?.id
+        // Found and taken out, not filtered: a filter visits, retains and releases every
+        // sibling, which made a client's thousands of layer surfaces leave in quadratic time.
         if let parent = node.parent {
-            parent.below.removeAll { $0 === node }
-            parent.above.removeAll { $0 === node }
-            parent.popups.removeAll { $0 === node }
+            _ = Self.take(node, from: &parent.below) || Self.take(node, from: &parent.above) || Self.take(node, from: &parent.popups)
             node.parent = nil
             index.refreshToplevel(parent.toplevel)
         } else if let output = node.output {
             index.removeToplevel(node)
-            output.toplevels.removeAll { $0 === node }
+            Self.take(node, from: &output.toplevels)
             node.output = nil
         }
         observer?.surfaceTree(self, didRemove: removed, from: formerParent)
         return removed
+    }
+
+    @discardableResult
+    private static func take(_ node: SurfaceNode, from list: inout [SurfaceNode]) -> Bool {
+        guard let i = list.firstIndex(where: { $0 === node }) else { return false }
+        list.remove(at: i)
+        return true
     }
 
     /// Children before their parents, front to back, as a loop: a tree is never deep,
