@@ -155,8 +155,7 @@ extension WaylandServer {
         guard let output = outputs.first(where: { $0.id == outputID }) else { return }
         let whole = Rect<OutputSpace>(x: 0, y: 0, width: output.rect.width, height: output.rect.height)
         var areas = protocols.layerShell.areas[outputID] ?? LayerAreas(whole: whole)
-        var placement = layer.current
-        if layer.oskHidden, placement.exclusiveZone > 0 { placement.exclusiveZone = 0 }
+        let placement = layer.arrangedPlacement
         let rect = placement.rect(in: areas.area(for: placement, on: layer.layer)).clampedToInt32
         layer.box = rect
         configure(layer, size: Size(width: rect.width, height: rect.height))
@@ -186,12 +185,7 @@ extension WaylandServer {
         guard let output = outputs.first(where: { $0.id == outputID }) else { return }
         let whole = Rect<OutputSpace>(x: 0, y: 0, width: output.rect.width, height: output.rect.height)
         let layers = protocols.layerShell.surfaces(on: outputID).filter { $0.initialized && !$0.closed && $0.surface != nil }
-        // A hidden on-screen keyboard keeps its place but takes no room from the windows.
-        let placements = layers.map { layer in
-            var placement = layer.current
-            if layer.oskHidden, placement.exclusiveZone > 0 { placement.exclusiveZone = 0 }
-            return placement
-        }
+        let placements = layers.map(\.arrangedPlacement)
         let (rects, usable) = LayerPlacement.arrange(placements, on: whole)
         var areas = LayerAreas(whole: whole)
         for (layer, placement) in zip(layers, placements) { areas.take(placement, on: layer.layer) }

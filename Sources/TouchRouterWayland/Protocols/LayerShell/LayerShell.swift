@@ -106,6 +106,14 @@ final class LayerSurfaceObject: WaylandObject {
         server.layerSurfaceGone(self)
     }
 
+    /// The committed placement as arrangements take it: a hidden on-screen keyboard keeps its
+    /// place but takes no room from the windows.
+    var arrangedPlacement: LayerPlacement {
+        var placement = current
+        if oskHidden, placement.exclusiveZone > 0 { placement.exclusiveZone = 0 }
+        return placement
+    }
+
     func check(_ ok: Bool, _ code: UInt32, _ request: String, _ message: @autoclosure () -> String) -> Bool {
         if !ok { postError(code, "\(name).\(request): \(message())") }
         return ok
