@@ -43,6 +43,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case claimedByGesture
     /// The sequence had the configured number of fingers down: it is the compositor's.
     case fingerLimit
+    /// It went down on a dark output and woke it, or belongs to the sequence that did.
+    case wokeOutput
 
     public var description: String {
         switch self {
@@ -61,6 +63,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .outsideGrab: "outside the grabbing client's surfaces: the grab is dismissed"
         case .claimedByGesture: "claimed by a gesture recognizer"
         case .fingerLimit: "the sequence reached the finger limit"
+        case .wokeOutput: "it woke the output"
         }
     }
 }

@@ -44,6 +44,7 @@ public final class Router {
         var ignoring = IgnoringState()
         var trace = TraceState()
         var arena = ArenaState()
+        var waking = WakingState()
     }
 
     let state: UncheckedState<State>
@@ -106,7 +107,9 @@ public final class Router {
         deliveredTo = nil
         var arenaAt: RouterTime?
         let outcome: RouteOutcome
-        if event.isInteraction, ignoreInteractionDepth > 0, !event.isTouchSequenceContinuation {
+        if state.pointee.waking.active, let woke = routeWaking(event) {
+            outcome = woke
+        } else if event.isInteraction, ignoreInteractionDepth > 0, !event.isTouchSequenceContinuation {
             ignoredInteractionEvents += 1
             outcome = ignore(event)
         } else if state.pointee.arena.enabled, event.isArenaTouch {
