@@ -39,7 +39,7 @@ enum ManualHelp {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-help-\(getpid())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let page = directory.appendingPathComponent(name)
-        FileManager.default.createFile(atPath: page.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: page.path, contents: nil)
         let output = try FileHandle(forWritingTo: page)
         defer { try? output.close() }
         let process = Process()
