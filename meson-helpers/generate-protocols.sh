@@ -48,6 +48,7 @@ xdg-activation-v1
 single-pixel-buffer-v1
 idle-inhibit-unstable-v1
 idle
+ext-idle-notify-v1
 '
 # The protocols a client of ours binds, which get a client header too: xdg-shell (the wayland
 # backend, the bench client), input-timestamps and touch-router-input (the bench client), the
@@ -94,6 +95,7 @@ if $check; then
     for pair in \
         xdg-decoration-unstable-v1:/usr/share/wayland-protocols/unstable/xdg-decoration \
         idle-inhibit-unstable-v1:/usr/share/wayland-protocols/unstable/idle-inhibit \
+        ext-idle-notify-v1:/usr/share/wayland-protocols/staging/ext-idle-notify \
         viewporter:/usr/share/wayland-protocols/stable/viewporter \
         presentation-time:/usr/share/wayland-protocols/stable/presentation-time \
         fractional-scale-v1:/usr/share/wayland-protocols/staging/fractional-scale \

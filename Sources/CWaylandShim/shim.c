@@ -91,6 +91,8 @@ const struct wl_interface *tr_zwp_idle_inhibit_manager_v1_interface(void) { retu
 const struct wl_interface *tr_zwp_idle_inhibitor_v1_interface(void) { return &zwp_idle_inhibitor_v1_interface; }
 const struct wl_interface *tr_org_kde_kwin_idle_interface(void) { return &org_kde_kwin_idle_interface; }
 const struct wl_interface *tr_org_kde_kwin_idle_timeout_interface(void) { return &org_kde_kwin_idle_timeout_interface; }
+const struct wl_interface *tr_ext_idle_notifier_v1_interface(void) { return &ext_idle_notifier_v1_interface; }
+const struct wl_interface *tr_ext_idle_notification_v1_interface(void) { return &ext_idle_notification_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void) { return &zwp_virtual_keyboard_v1_interface; }
 

@@ -48,7 +48,7 @@ U32_EDGES = [0, 1, 2, 2**31 - 1, 2**31, 2**31 + 1, 2**32 - 1, 2**32 - 2, 2**32, 
 GLOBALS = ["wl_compositor", "wl_subcompositor", "wl_shm", "xdg_wm_base", "wl_seat", "wl_data_device_manager", "wl_output",
            "touch_router_input_manager_v1", "zxdg_decoration_manager_v1", "org_kde_kwin_server_decoration_manager", "wp_viewporter",
            "wp_presentation", "wp_fractional_scale_manager_v1", "xdg_activation_v1", "wp_single_pixel_buffer_manager_v1",
-           "zwp_idle_inhibit_manager_v1", "org_kde_kwin_idle"]
+           "zwp_idle_inhibit_manager_v1", "org_kde_kwin_idle", "ext_idle_notifier_v1"]
 MALFORMED = ["short-size", "long-size", "size-below-header", "size-over-buffer", "unknown-opcode", "unknown-object",
              "skipped-new-id", "reused-new-id", "zero-new-id", "server-range-id", "wrong-interface-object", "missing-fd",
              "truncated-header", "bad-enum", "bad-bind", "use-after-destroy", "string-without-nul", "array-overrun",

@@ -170,7 +170,7 @@ struct SessionTests {
             #expect(run.status == 0, "\(run.errors)")
             for (interface, version) in [("wl_compositor", 5), ("wl_subcompositor", 1), ("wl_shm", 1), ("xdg_wm_base", 5), ("wl_seat", 8), ("wl_data_device_manager", 3), ("wl_output", 4), ("zwp_input_timestamps_manager_v1", 1), ("zxdg_output_manager_v1", 3),
                                         ("zwp_idle_inhibit_manager_v1", 1),
-                                        ("wp_fractional_scale_manager_v1", 1), ("xdg_activation_v1", 1), ("wp_viewporter", 1), ("wp_single_pixel_buffer_manager_v1", 1), ("wp_presentation", 1), ("org_kde_kwin_idle", 1)] {
+                                        ("wp_fractional_scale_manager_v1", 1), ("xdg_activation_v1", 1), ("wp_viewporter", 1), ("wp_single_pixel_buffer_manager_v1", 1), ("wp_presentation", 1), ("org_kde_kwin_idle", 1), ("ext_idle_notifier_v1", 1)] {
                 #expect(run.output.range(of: "interface: '\(interface)',\\s+version:\\s+\(version),", options: .regularExpression) != nil, "\(interface) v\(version) in:\n\(run.output)")
             }
             #expect(run.output.contains("name: HEADLESS-1"))

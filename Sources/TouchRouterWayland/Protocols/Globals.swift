@@ -56,5 +56,5 @@ extension ProtocolStates {
 
     /// The rooms' globals (Protocols/<Name>/).
     private static let rooms: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
-        + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals + KdeIdleState.globals
+        + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals + KdeIdleState.globals + IdleNotifyState.globals
 }

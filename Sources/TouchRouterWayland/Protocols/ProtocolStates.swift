@@ -69,6 +69,7 @@ final class ProtocolStates {
     let viewporter = ViewporterState()
     let presentation = PresentationState()
     let kdeIdle = KdeIdleState()
+    let idleNotify = IdleNotifyState()
     let layerShell = LayerShellState()
     let foreignToplevel = ForeignToplevelState()
     let output = OutputState()

@@ -1,0 +1,55 @@
+import CWaylandShim
+import TouchRouterCore
+
+// ext-idle-notify-v1 (protocols/ext-idle-notify-v1.xml, wayland-protocols' staging): what
+// swayidle 1.8 binds first. A client asks to hear `idled` when the seat has had no input for
+// its timeout, and `resumed` at the next input. Inhibitors hold it back, as version 1 says.
+// The seat argument names the one seat there is.
+
+final class IdleNotifyState {
+    let timeouts = IdleTimeouts()
+
+    static let globals = [ProtocolGlobal(interface: tr_ext_idle_notifier_v1_interface, version: IdleNotifier.version, bind: IdleNotifier.bind)]
+}
+
+enum IdleNotifier {
+    static let version: Int32 = 1
+
+    static let bind: wl_global_bind_func_t = { client, data, version, id in
+        WaylandServer.bindGlobal(client, data, version, id, tr_ext_idle_notifier_v1_interface(), table)
+    }
+
+    nonisolated(unsafe) static let table = implementation(ext_idle_notifier_v1_interface(
+        destroy: destroyRequest,
+        get_idle_notification: { client, resource, id, milliseconds, _ in
+            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            guard let created = createResource(client, tr_ext_idle_notification_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
+            let state = manager.server.protocols.idleNotify
+            let notification = IdleNotificationObject(resource: created, server: manager.server, state: state,
+                                                      nanoseconds: Int64(milliseconds) * 1_000_000, started: manager.server.clock.now())
+            WaylandObject.install(notification, implementation: IdleNotificationObject.table)
+            state.timeouts.add(notification)
+        }))
+}
+
+/// ext_idle_notification_v1: idled after its time without input, resumed at the next input.
+final class IdleNotificationObject: WaylandObject, IdleTimeout {
+    let nanoseconds: Int64
+    let started: RouterTime
+    var idle = false
+    private unowned let state: IdleNotifyState
+
+    init(resource: OpaquePointer, server: WaylandServer, state: IdleNotifyState, nanoseconds: Int64, started: RouterTime) {
+        self.state = state
+        self.nanoseconds = nanoseconds
+        self.started = started
+        super.init(resource: resource, server: server)
+    }
+
+    func sendIdle() { ext_idle_notification_v1_send_idled(resource) }
+    func sendResumed() { ext_idle_notification_v1_send_resumed(resource) }
+
+    override func resourceDestroyed() { state.timeouts.remove(self) }
+
+    nonisolated(unsafe) static let table = implementation(ext_idle_notification_v1_interface(destroy: destroyRequest))
+}

@@ -1,0 +1,81 @@
+import TouchRouterCore
+
+/// A client's request to hear when the seat has had no input for its time, and when input
+/// comes again: ext-idle-notify's notification and KDE's idle timeout.
+protocol IdleTimeout: AnyObject {
+    var nanoseconds: Int64 { get }
+    var started: RouterTime { get }
+    var idle: Bool { get set }
+    func sendIdle()
+    func sendResumed()
+}
+
+/// The idle timeouts of one protocol, checked at each frame tick, so an idle event comes up
+/// to one refresh late. Input is what the seat's tracker sees: touch downs, keys, pointer
+/// motion, buttons and scrolling (a finger already down moving is not, as it is not for the
+/// cursor). While an inhibitor's surface is shown no timeout goes idle, and the time without
+/// input counts again from the inhibitor's end.
+final class IdleTimeouts {
+    private var timeouts: [ObjectIdentifier: any IdleTimeout] = [:]
+    /// When the seat last had input, or an inhibition ended; the server's start before any.
+    private var lastActivity: RouterTime?
+    private var anyIdle = false
+    private var held = false
+    /// No timeout is due before this: the frame tick looks at none until then, so that a
+    /// client's thousands of timeouts cost a scan only when one may be due.
+    private var nextDue: Int64?
+    /// The shortest timeout made; kept when it goes, which only makes checks earlier.
+    private var shortest = Int64.max
+
+    var isEmpty: Bool { timeouts.isEmpty }
+
+    /// Input on the seat: every idle timeout resumes and starts again.
+    func activity(at time: RouterTime) {
+        restart(at: time)
+        guard anyIdle else { return }
+        anyIdle = false
+        for timeout in timeouts.values where timeout.idle {
+            timeout.idle = false
+            timeout.sendResumed()
+        }
+    }
+
+    /// At each frame tick: the timeouts whose time without input has passed hear idle.
+    func tick(at now: RouterTime, inhibited: Bool) {
+        if inhibited {
+            held = true
+            return
+        }
+        if held {
+            held = false
+            restart(at: now)
+        }
+        guard let due = nextDue, now.nanoseconds >= due else { return }
+        nextDue = nil
+        for timeout in timeouts.values where !timeout.idle {
+            let since = max(lastActivity ?? timeout.started, timeout.started)
+            let deadline = since.nanoseconds &+ timeout.nanoseconds
+            guard now.nanoseconds >= deadline else {
+                nextDue = min(nextDue ?? deadline, deadline)
+                continue
+            }
+            timeout.idle = true
+            anyIdle = true
+            timeout.sendIdle()
+        }
+    }
+
+    func add(_ timeout: any IdleTimeout) {
+        timeouts[ObjectIdentifier(timeout)] = timeout
+        shortest = min(shortest, timeout.nanoseconds)
+        let deadline = timeout.started.nanoseconds &+ timeout.nanoseconds
+        nextDue = min(nextDue ?? deadline, deadline)
+    }
+
+    func remove(_ timeout: any IdleTimeout) { timeouts[ObjectIdentifier(timeout)] = nil }
+
+    private func restart(at time: RouterTime) {
+        lastActivity = max(lastActivity ?? time, time)
+        if shortest != .max { nextDue = time.nanoseconds &+ shortest }
+    }
+}
