@@ -53,14 +53,15 @@ The outputs and the surface tree.
 
 ```
 {"ok":true,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
-  "toplevels":[SURFACE...]}],
+  "power":"on","toplevels":[SURFACE...]}],
   "idle_inhibitors":[{"surface":ID,"shown":B}]}
 ```
 
 SURFACE is *{"id","role","client","label","position":[x,y],"size":[w,h],
 "mapped","hidden","children":[SURFACE...]}*; *role* is toplevel, subsurface or
 popup; *hidden* is true for a minimized window, or an on-screen keyboard no
-text field wants.
+text field wants. An output's *power* is on, dimmed or off, as the idle timer
+left it (*idle*).
 
 ## pick X Y
 
@@ -175,8 +176,8 @@ own after the events it covers:
 ## subscribe [TYPE...]
 
 Streams the shell's events of the types named, every type without one, until
-the peer closes. The types are gesture, action, emit, focus, client, unhandled
-and reload.
+the peer closes. The types are gesture, action, emit, focus, client, unhandled,
+reload and idle.
 
 ```
 {"ok":true,"subscribed":["gesture","focus"]}
@@ -195,13 +196,29 @@ Then one object a line:
 {"type":"client","change":"connected","client":N,"pid":PID}
 {"type":"unhandled","event":"touch down 0 5 5"}
 {"type":"reload","ok":true,"file":"/path"}
+{"type":"idle","state":"blanked",...}
 ```
 
 A gesture's *edge* and *direction* appear only for kinds that have them; an
 emit action carries *event*. A focus line comes after the loop round in which
 the keyboard focus moved; its fields may be null. A client is connected when it
 first binds a global, and its *change* is connected or disconnected. A failed
-reload is *{"type":"reload","ok":false,"error":"..."}*. Errors: an unknown type.
+reload is *{"type":"reload","ok":false,"error":"..."}*. An idle line is *msg idle*'s
+reply without *ok*, sent when the phase changes or an inhibitor begins or ends
+holding the timer. Errors: an unknown type.
+
+## idle
+
+The seat's idle timer (*touch-router*(5), *[idle]*): its phase (active, dimmed
+or blanked), the milliseconds since the last input (or since the count last
+started), whether an inhibitor holds it, its settings, the dark outputs, and
+every idle inhibitor with whether its surface is shown.
+
+```
+{"ok":true,"type":"idle","state":"blanked","idle_ms":4978,"inhibited":false,
+  "dim_after_ms":null,"blank_after_ms":2000,"blanking":"power-off",
+  "dark_outputs":["HEADLESS-1"],"inhibitors":[]}
+```
 
 ## reload
 
@@ -772,7 +789,7 @@ Lengths are layout pixels; durations are milliseconds. A _number_ may be an
 integer or a float; an _integer_ must be whole. A _boolean_ is true or false.
 
 The top-level tables are *[gestures]*, *[hold]*, *[[recognizer]]*, *[[bind]]*,
-*[app]*, *[keyboard]*, *[cursor]*, *[stats]*, *[privileges]*,
+*[app]*, *[keyboard]*, *[cursor]*, *[idle]*, *[stats]*, *[privileges]*,
 *[environment]*, *[[touchscreen]]* and *[[input]]*. Each is optional.
 
 # RELOADING
@@ -1010,6 +1027,39 @@ its app id changes, and on reload.
 *hide-after-ms* = _number_, 0 to 3600000
 	The compositor's cursor hides after this long without pointer activity; 0
 	keeps it until a touch. Default: 5000.
+
+# IDLE
+
+*[idle]*
+
+The seat's idle timer. Input is a touch down, a key, pointer motion, a button or
+scrolling; a finger already down moving is not. An idle inhibitor
+(zwp_idle_inhibit_manager_v1) on a shown surface holds the timer, and its time
+counts again from the inhibitor's end. Nothing dims or goes dark by default.
+
+*dim-after* = _number_, 0 to 2592000
+	Seconds without input before the outputs dim; 0 never. On every backend
+	this is a state that *msg tree* shows (*"power":"dimmed"*); nothing is
+	drawn darker yet. Input brings the outputs back, and reaches its client.
+	Default: 0.
+
+*blank-after* = _number_, 0 to 2592000
+	Seconds without input before the outputs go dark; 0 never. The touch
+	sequence that wakes a dark output, from its first down to its last up,
+	reaches no client and no recognizer; the trace says "it woke the output". A
+	touch on a lit output beside a dark one is routed as usual. A key, button or
+	pointer motion wakes every dark output. Default: 0.
+
+*blanking* = "power-off" | "black"
+	What dark is. *power-off*: on *drm* the CRTC is turned off (DPMS) and its
+	page flips stop, and frame callbacks of surfaces on it wait; elsewhere it
+	is the state only. *black*: the screen stays on and shows black, for panels
+	slow to come back from off. Default: "power-off".
+
+*waking-keys* = "swallow" | "deliver"
+	Whether a key or button that wakes a dark output reaches its client
+	(its release goes with it). Pointer motion and scrolling always do.
+	Default: "swallow".
 
 # STATS
 

@@ -15,7 +15,7 @@ extension SessionConfiguration {
         return nil
     }
 
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "stats", "privileges", "environment"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "idle", "stats", "privileges", "environment"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -98,6 +98,16 @@ extension SessionConfiguration {
             // 0 keeps the cursor until a touch.
             if let hideAfter = try cursorReader.milliseconds("hide-after-ms", in: 0...3_600_000) { configuration.cursor.hideAfter = hideAfter == 0 ? nil : hideAfter }
             try cursorReader.finish(allowed: ["hide-after-ms"])
+        }
+        if let idle = try reader.table("idle") {
+            var idleReader = TableReader(document, idle, path: [.key("idle")], name: "[idle]")
+            // 0 turns it off; at most 30 days, which keeps the nanoseconds well inside Int64.
+            let seconds = { (value: Double) -> Int64? in value == 0 ? nil : Int64((value * 1_000_000_000).rounded()) }
+            if let dim = try idleReader.number("dim-after", in: 0...2_592_000, unit: " s") { configuration.idle.dimAfter = seconds(dim) }
+            if let blank = try idleReader.number("blank-after", in: 0...2_592_000, unit: " s") { configuration.idle.blankAfter = seconds(blank) }
+            if let blanking = try idleReader.choice("blanking", [("power-off", IdleBlanking.powerOff), ("black", .black)]) { configuration.idle.blanking = blanking }
+            if let wakeKeys = try idleReader.choice("waking-keys", [("swallow", false), ("deliver", true)]) { configuration.idle.letWakingKeysThrough = wakeKeys }
+            try idleReader.finish(allowed: ["dim-after", "blank-after", "blanking", "waking-keys"])
         }
         if let stats = try reader.table("stats") {
             var statsReader = TableReader(document, stats, path: [.key("stats")], name: "[stats]")

@@ -14,6 +14,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var oskNamespace: String?
     /// `[cursor]`: when the compositor's cursor hides.
     public var cursor = CursorSettings()
+    /// `[idle]`: when the outputs dim and go dark without input, and what waking swallows.
+    public var idle = IdleSettings()
     /// `[stats]`: which events `msg stats slow` keeps.
     public var stats = StatsSettings()
     /// `[privileges]`: which programs may see the globals that let a client inject input.
@@ -32,7 +34,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard && a.oskNamespace == b.oskNamespace
-            && a.cursor == b.cursor && a.stats == b.stats && a.privileges == b.privileges
+            && a.cursor == b.cursor && a.idle == b.idle && a.stats == b.stats && a.privileges == b.privileges
             && a.touchscreens == b.touchscreens && a.inputs == b.inputs && a.environment == b.environment
     }
 }
@@ -163,6 +165,30 @@ public enum KioskWindowState: String, Sendable, CaseIterable {
 public struct CursorSettings: Sendable, Equatable {
     public var hideAfter: Int64? = 5_000_000_000
     public init() {}
+}
+
+/// `[idle]`: the seat's idle timer. Neither time is set by default: a kiosk stays lit until
+/// its configuration says otherwise, as cage and sway do without swayidle.
+public struct IdleSettings: Sendable, Equatable {
+    /// `dim-after`, in nanoseconds (seconds in the file); nil: never.
+    public var dimAfter: Int64?
+    /// `blank-after`, in nanoseconds (seconds in the file); nil: never.
+    public var blankAfter: Int64?
+    public var blanking = IdleBlanking.powerOff
+    /// `waking-keys = "deliver"`: a key or button that wakes a dark output reaches its
+    /// client; by default (`"swallow"`) it reaches nobody, as a waking touch never does.
+    public var letWakingKeysThrough = false
+    public init() {}
+
+    public var timer: IdleConfiguration { IdleConfiguration(dimAfter: dimAfter, blankAfter: blankAfter) }
+}
+
+/// `blanking`: what a dark output is.
+public enum IdleBlanking: String, Sendable {
+    /// On `drm`, the CRTC goes off (DPMS) and its page flips stop; elsewhere, the state only.
+    case powerOff = "power-off"
+    /// The output stays on and shows black: for panels that take long to come back from off.
+    case black
 }
 
 /// `[stats]`: events whose arrival to flushed took longer than `slowThreshold`

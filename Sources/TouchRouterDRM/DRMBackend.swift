@@ -152,6 +152,8 @@ public final class DRMBackend {
     public func resume() {
         for scanout in scanouts {
             scanout.active = true
+            // A screen the idle timer turned off stays off until input wakes it.
+            guard scanout.powered else { continue }
             do { try scanout.setCRTC() } catch { server?.report("\(error)") }
         }
         server?.redrawPresentedOutputs()

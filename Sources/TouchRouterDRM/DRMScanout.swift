@@ -44,7 +44,26 @@ final class DRMScanout: OutputPresenter {
         }
     }
 
-    var readyForFrame: Bool { active && !flipPending }
+    var readyForFrame: Bool { active && powered && !flipPending }
+
+    /// False while the idle timer has the screen off: the CRTC is off and nothing flips.
+    private(set) var powered = true
+
+    /// Off, the CRTC is disabled (legacy DPMS off: no framebuffer, no connector, so the
+    /// panel gets no signal); on, the mode is set again and the next frame is drawn whole.
+    func setPowered(_ powered: Bool) throws {
+        guard powered != self.powered else { return }
+        if powered {
+            try setCRTC()
+            flipPending = false
+            previousDamage = nil
+        } else {
+            guard drmModeSetCrtc(device.fd, crtc, 0, 0, 0, nil, 0, nil) == 0 else {
+                throw DRMError.errno("cannot turn off \(connector.name)'s CRTC")
+            }
+        }
+        self.powered = powered
+    }
 
     /// The output the session shows here: the mode as the layout sees it, turned.
     var outputMode: OutputMode {

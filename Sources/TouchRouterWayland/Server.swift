@@ -112,6 +112,8 @@ public final class WaylandServer {
         seatTracker.server = self
         router.addMonitor(seatTracker)
         router.pressObserver = seatTracker
+        router.wakeObserver = protocols.seat.idle
+        protocols.seat.idle.handler = self
         protocols.foreignToplevel.handler = self
         shell = ServerShell(server: self)
         var x = 0
@@ -219,7 +221,13 @@ public final class WaylandServer {
         arrangeWaitingLayers()
         if !protocols.output.presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
-        protocols.kdeIdle.tick(at: clock.now())
+        let now = clock.now()
+        if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {
+            let inhibited = idleInhibited
+            protocols.kdeIdle.timeouts.tick(at: now, inhibited: inhibited)
+            protocols.idleNotify.timeouts.tick(at: now, inhibited: inhibited)
+        }
+        protocols.seat.idle.tick(at: now)
         guard !protocols.surface.pendingFrames.isEmpty else { return }
         // A surface on a screen whose frame is still on its way waits for that frame to be
         // shown: clients draw at the pace of the screen they are on.

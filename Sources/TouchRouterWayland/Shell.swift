@@ -122,6 +122,8 @@ public final class ServerShell {
             server.replaceKeymap(keymap)
         }
         server.cursor.hideAfter = new.cursor.hideAfter
+        server.protocols.seat.idle.configure(new.idle, at: server.clock.now())
+        server.router.letWakingKeysThrough = new.idle.letWakingKeysThrough
         server.stats.slowThreshold = new.stats.slowThreshold
         applyPolicies()
         server.router.dispatchAll()

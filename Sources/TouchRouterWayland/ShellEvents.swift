@@ -18,6 +18,9 @@ public enum ShellTopic: String, CaseIterable, Sendable {
     case unhandled
     /// A reload, and whether it worked.
     case reload
+    /// The seat's idle phase changed (active, dimmed, blanked), or an inhibitor began or
+    /// ended holding it: the same object `msg idle` answers.
+    case idle
 
     public static let names = allCases.map(\.rawValue).joined(separator: ", ")
 }

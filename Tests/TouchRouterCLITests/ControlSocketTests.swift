@@ -26,7 +26,7 @@ struct ControlSocketTests {
         #expect(replies[0].hasPrefix("{\"ok\":true,\"outputs\":"))
         #expect(replies[1].hasPrefix("{\"ok\":true,\"keyboard\":"))
         #expect(replies[2].hasPrefix("{\"ok\":true,\"surface\":null"))
-        #expect(replies[3] == "{\"ok\":false,\"error\":\"unknown request 'no-such-request': expected tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, play, focus, ignore-interaction, grant-socket or revoke-socket\"}")
+        #expect(replies[3] == "{\"ok\":false,\"error\":\"unknown request 'no-such-request': expected tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, idle, play, focus, ignore-interaction, grant-socket or revoke-socket\"}")
         #expect(replies[4] == "{\"ok\":true,\"event\":\"touch down 1 5 5\"}")
         #expect(replies[5] == "{\"ok\":true,\"event\":\"touch up 1\"}")
     }

@@ -16,6 +16,8 @@ public enum ControlRequest: Sendable {
     case subscribe(Set<ShellTopic>)
     /// Reads the configuration file again.
     case reload
+    /// The seat's idle phase, the time without input, the dark outputs and the inhibitors.
+    case idle
     /// The host's input devices: for a touchscreen, what it maps to and why.
     case devices
     /// Composes an output (the first when none is named) and writes it as a PNG to an absolute path.
@@ -39,7 +41,7 @@ public enum ControlRequest: Sendable {
     /// Stops accepting on a grant socket and removes it; its clients keep what they have.
     case revokeSocket(String)
 
-    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, play, focus, ignore-interaction, grant-socket or revoke-socket"
+    public static let names = "tree, pick, pixel, screenshot, inject, trace, subscribe, reload, devices, output, stats, idle, play, focus, ignore-interaction, grant-socket or revoke-socket"
 
     /// Reads one line, without its newline. `time` stamps an injected event.
     public static func parse(_ line: String, time: RouterTime = RouterTime(nanoseconds: 0), device: DeviceID = DeviceID(0)) throws(ControlRequestError) -> ControlRequest {
@@ -51,6 +53,7 @@ public enum ControlRequest: Sendable {
         case "trace": return try noArguments(.trace, words)
         case "reload": return try noArguments(.reload, words)
         case "devices": return try noArguments(.devices, words)
+        case "idle": return try noArguments(.idle, words)
         case "stats":
             switch (words.count, words.count > 1 ? words[1] : "") {
             case (1, _): return .stats

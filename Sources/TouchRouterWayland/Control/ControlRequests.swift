@@ -22,6 +22,8 @@ extension ControlServer {
                 "outputs": .array(server.tree.outputs.map(outputJSON)),
                 "idle_inhibitors": .array(inhibitors.map { ["surface": .number($0.surface.raw), "shown": .bool($0.shown)] }),
             ])
+        case .idle:
+            return JSONReply.ok(merging: server.idleReport().json)
         case .pick(let point):
             let hit = server.tree.hitTest(point)
             let chain = server.router.fallbackChain(at: point).map { JSONValue.string($0.description) }
@@ -174,6 +176,7 @@ extension ControlServer {
             "id": .number(output.id.raw),
             "name": .string(output.name),
             "rect": [.number(rect.x), .number(rect.y), .number(rect.width), .number(rect.height)],
+            "power": .string((server.protocols.output.power[output.id] ?? .on).rawValue),
             "toplevels": .array(output.toplevels.map(surfaceJSON)),
         ]
     }

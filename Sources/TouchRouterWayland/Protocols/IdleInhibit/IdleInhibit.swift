@@ -2,9 +2,9 @@ import CWaylandShim
 import TouchRouterCore
 
 // idle-inhibit-unstable-v1 (protocols/idle-inhibit-unstable-v1.xml): a video or presentation
-// app asks that the screen not blank while its surface is shown. The session keeps the
-// inhibitors and shows them (`msg idle`); the idle timer that they hold back is the kiosk
-// operations' (an inhibitor counts while its surface is shown, as the protocol says).
+// app asks that the screen not blank while its surface is shown. An inhibitor holds the
+// seat's idle timer (`[idle]`, SeatIdle.swift) and the clients' idle notifications while its
+// surface is shown, as the protocol says; `msg idle` lists them.
 
 /// The inhibitors alive, oldest first.
 final class IdleInhibitState {
@@ -17,6 +17,13 @@ final class IdleInhibitState {
             guard let surface = inhibitor.surface else { return nil }
             return (surface.id, shown(surface.id))
         }
+    }
+
+    /// Whether one inhibitor's surface is shown: the seat's idle timer asks at each frame
+    /// tick while it runs, so this walks without building a list.
+    func anyShown(shown: (SurfaceID) -> Bool) -> Bool {
+        guard !inhibitors.isEmpty else { return false }
+        return inhibitors.values.contains { inhibitor in inhibitor.surface.map { shown($0.id) } ?? false }
     }
 
     fileprivate func add(_ inhibitor: IdleInhibitorObject) {

@@ -17,10 +17,14 @@ public protocol OutputPresenter: AnyObject {
     /// When the last frame it took reached the screen (CLOCK_MONOTONIC); nil where it cannot
     /// tell, and presentation feedback then takes the frame tick's time.
     var lastShown: RouterTime? { get }
+    /// Turns the screen off (DPMS: the CRTC off, its page flips stopped) or on again. Off,
+    /// it is not ready for frames; on, it takes a whole frame next.
+    func setPowered(_ powered: Bool) throws
 }
 
 extension OutputPresenter {
     public var lastShown: RouterTime? { nil }
+    public func setPowered(_ powered: Bool) throws {}
 }
 
 /// What changed in an output since its presenter last got a frame.
@@ -64,6 +68,13 @@ extension WaylandServer {
     func presentFrames() {
         for output in outputs {
             guard let presenter = protocols.output.presenters[output.id], presenter.readyForFrame else { continue }
+            if protocols.output.power[output.id] == .off {
+                // Blanked to black (a screen left powered): one black frame, then nothing.
+                guard protocols.output.unpresented[output.id]?.isEmpty == false else { continue }
+                protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
+                presenter.present(Framebuffer(width: output.rect.width, height: output.rect.height), damage: nil)
+                continue
+            }
             do {
                 let (_, framebuffer) = try compose(output: output.name)
                 guard let damage = protocols.output.unpresented[output.id], !damage.isEmpty else { continue }

@@ -14,4 +14,6 @@ final class OutputState {
     /// Where each output's composed frames go, for outputs a backend shows.
     var presenters: [OutputID: OutputPresenter] = [:]
     var unpresented: [OutputID: UnpresentedDamage] = [:]
+    /// Outputs the idle timer dimmed or darkened; the others are on.
+    var power: [OutputID: OutputPower] = [:]
 }

@@ -177,7 +177,9 @@ final class SeatTracker: EventMonitor, PressObserver {
     func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
         guard let server else { return }
         server.cursor.observe(event, at: arrival)
-        server.protocols.kdeIdle.activity(at: arrival)
+        server.protocols.kdeIdle.timeouts.activity(at: arrival)
+        server.protocols.idleNotify.timeouts.activity(at: arrival)
+        server.protocols.seat.idle.input(at: arrival)
         // The hit test must see the layer surfaces where this round's commits put them.
         if case .key = event {} else { server.arrangeWaitingLayers() }
         switch event {

@@ -7,6 +7,7 @@ final class SeatState {
     var keymap: Keymap
     var activeKeymap: Keymap
     var pointerConstraints: [PointerConstraintObject] = []
+    let idle = SeatIdle()
 
     init(keymap: Keymap) {
         self.keymap = keymap

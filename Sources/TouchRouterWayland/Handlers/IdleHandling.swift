@@ -1,0 +1,47 @@
+import TouchRouterConfig
+import TouchRouterCore
+
+/// What the seat's idle timer may ask of the server (Protocols/Seat/SeatIdle.swift).
+extension WaylandServer: IdleHandler {
+    var idleOutputs: [OutputID] { outputs.map(\.id) }
+
+    var idleInhibited: Bool { protocols.idleInhibit.anyShown(shown: tree.isShown) }
+
+    func powerOutputs(_ ids: [OutputID], to power: OutputPower, blanking: IdleBlanking) {
+        for id in ids {
+            let old = protocols.output.power[id] ?? .on
+            protocols.output.power[id] = power == .on ? nil : power
+            guard old != power else { continue }
+            if power == .off || old == .off {
+                // A screen coming back shows everything again.
+                protocols.output.unpresented[id] = UnpresentedDamage()
+                if blanking == .powerOff, let presenter = protocols.output.presenters[id] {
+                    do { try presenter.setPowered(power != .off) } catch { report("output \(id.raw): cannot turn it \(power == .off ? "off" : "on"): \(error)") }
+                }
+            }
+        }
+        router.setOutputs(ids, dark: power == .off)
+    }
+
+    func idleChanged(_ idle: SeatIdle) {
+        shell.publish(.idle) { idleReport().json }
+    }
+
+    /// `msg idle` and the `idle` topic's events: the phase, the time without input, and the
+    /// inhibitors.
+    func idleReport() -> JSONValue {
+        let idle = protocols.seat.idle
+        let inhibitors = protocols.idleInhibit.report(shown: tree.isShown)
+        return [
+            "type": .string("idle"),
+            "state": .string(idle.phase.rawValue),
+            "idle_ms": .number(idle.idleMilliseconds(at: clock.now())),
+            "inhibited": .bool(idle.timer.inhibited),
+            "dim_after_ms": .optional(idle.settings.dimAfter) { .number($0 / 1_000_000) },
+            "blank_after_ms": .optional(idle.settings.blankAfter) { .number($0 / 1_000_000) },
+            "blanking": .string(idle.settings.blanking.rawValue),
+            "dark_outputs": .array(outputs.filter { router.darkOutputs.contains($0.id) }.map { .string($0.name) }),
+            "inhibitors": .array(inhibitors.map { ["surface": .number($0.surface.raw), "shown": .bool($0.shown)] }),
+        ]
+    }
+}

@@ -1,0 +1,79 @@
+import TouchRouterConfig
+import TouchRouterCore
+
+/// What the seat's idle timer may ask of the server (Handlers/IdleHandling.swift).
+protocol IdleHandler: AnyObject {
+    /// Every output now.
+    var idleOutputs: [OutputID] { get }
+    /// Whether an idle inhibitor on a shown surface holds the timer.
+    var idleInhibited: Bool { get }
+    /// The outputs' screens go to `power`. Dark outputs are the router's to light again:
+    /// the input that wakes one reaches nobody (`Router.setOutputs(_:dark:)`).
+    func powerOutputs(_ outputs: [OutputID], to power: OutputPower, blanking: IdleBlanking)
+    /// The phase changed, or an inhibitor came or went: subscribers hear it.
+    func idleChanged(_ idle: SeatIdle)
+}
+
+/// A screen as the idle timer left it.
+enum OutputPower: String {
+    case on, dimmed, off
+}
+
+/// The seat's idle timer, as `[idle]` sets it: it dims the outputs, then darkens them, and
+/// hears from the router when input woke them. Input counts as `SeatTracker` sees it: touch
+/// downs, keys, pointer motion, buttons and scrolling.
+final class SeatIdle: WakeObserver {
+    private(set) var timer = IdleTimer(configuration: .never, start: .zero)
+    private(set) var settings = IdleSettings()
+    /// Weak: the server owns the seat's state.
+    weak var handler: (any IdleHandler)?
+
+    var phase: IdlePhase { timer.phase }
+
+    /// A new `[idle]`: the count starts again now.
+    func configure(_ settings: IdleSettings, at now: RouterTime) {
+        guard settings != self.settings else { return }
+        self.settings = settings
+        let inhibited = timer.inhibited
+        timer = IdleTimer(configuration: settings.timer, start: now)
+        _ = timer.setInhibited(inhibited, at: now)
+        // A lit phase starts over: outputs dimmed or dark stay until input, as before.
+    }
+
+    /// Input on the seat, before it is routed. A dimmed screen comes back here; a dark one
+    /// comes back when the router says the input woke it.
+    func input(at time: RouterTime) {
+        guard let old = timer.input(at: time) else { return }
+        if old == .dimmed, let handler { handler.powerOutputs(handler.idleOutputs, to: .on, blanking: settings.blanking) }
+        handler?.idleChanged(self)
+    }
+
+    /// At each frame tick.
+    func tick(at now: RouterTime) {
+        guard settings.timer != .never || timer.inhibited, let handler else { return }
+        let inhibited = handler.idleInhibited
+        if inhibited != timer.inhibited {
+            _ = timer.setInhibited(inhibited, at: now)
+            handler.idleChanged(self)
+        }
+        guard timer.tick(at: now) != nil else { return }
+        switch timer.phase {
+        case .active: break
+        case .dimmed: handler.powerOutputs(handler.idleOutputs, to: .dimmed, blanking: settings.blanking)
+        case .blanked: handler.powerOutputs(handler.idleOutputs, to: .off, blanking: settings.blanking)
+        }
+        handler.idleChanged(self)
+    }
+
+    func outputsWoke(_ outputs: [OutputID], by output: OutputID?, at time: RouterTime) {
+        guard let handler else { return }
+        _ = timer.input(at: time)
+        handler.powerOutputs(outputs, to: .on, blanking: settings.blanking)
+        handler.idleChanged(self)
+    }
+
+    /// The milliseconds since the last input (or since the count last started), at `now`.
+    func idleMilliseconds(at now: RouterTime) -> Int64 {
+        max(0, (now.nanoseconds &- timer.since.nanoseconds) / 1_000_000)
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import TouchRouterConfig
+import TouchRouterCore
+import TouchRouterWayland
+
+/// ext-idle-notify-v1 and the seat's idle timer in process.
+@Suite("Idle in process: ext-idle-notify's notifications, inhibitors, and the output the timer darkens")
+struct IdleProtocolTests {
+    /// Serves rounds until `condition` holds, 3 s at most; the frame tick checks the timers.
+    static func serve(_ fixture: ProtocolFixture, until condition: () -> Bool) {
+        let deadline = Date().addingTimeInterval(3)
+        while !condition(), Date() < deadline {
+            fixture.serveOnce()
+            usleep(2_000)
+        }
+    }
+
+    @Test("a notification is idled after its timeout without input and resumed by a touch; one made with a later timeout is not idled with it")
+    func idledAndResumed() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let client = try fixture.connect()
+        _ = try fixture.mapToplevel(client)
+        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
+        let short = try #require(client.request(notifier, "get_idle_notification", UInt32(50), try client.seat))
+        let long = try #require(client.request(notifier, "get_idle_notification", UInt32(60_000), try client.seat))
+        try fixture.roundtrip(client)
+        Self.serve(fixture) { !client.events(of: short, named: "idled").isEmpty }
+        #expect(client.events(of: short).map(\.name) == ["idled"])
+        #expect(client.events(of: long).isEmpty)
+        fixture.tap(1, x: 50, y: 50)
+        try fixture.roundtrip(client)
+        #expect(client.events(of: short).map(\.name) == ["idled", "resumed"])
+        #expect(client.events(of: long).isEmpty, "a notification that was not idled hears no resumed")
+        Self.serve(fixture) { client.events(of: short, named: "idled").count == 2 }
+        #expect(client.events(of: short).map(\.name) == ["idled", "resumed", "idled"], "idle again after another timeout without input")
+    }
+
+    @Test("an inhibitor on a shown surface holds a notification back; once destroyed, the timeout counts again and it is idled")
+    func inhibited() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let client = try fixture.connect()
+        let window = try fixture.mapToplevel(client)
+        let manager = try client.global("zwp_idle_inhibit_manager_v1", version: 1)
+        let inhibitor = try #require(client.request(manager, "create_inhibitor", window.surface))
+        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
+        let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(30), try client.seat))
+        try fixture.roundtrip(client)
+        let until = Date().addingTimeInterval(0.3)
+        Self.serve(fixture) { Date() > until }
+        try fixture.roundtrip(client)
+        #expect(client.events(of: notification).isEmpty, "held back while the inhibitor's surface is shown")
+        client.request(inhibitor, "destroy")
+        try fixture.roundtrip(client)
+        Self.serve(fixture) { !client.events(of: notification, named: "idled").isEmpty }
+        #expect(client.events(of: notification).map(\.name) == ["idled"])
+    }
+
+    @Test("[idle] blank-after darkens the output; the tap that wakes it reaches the client not at all, the next one does")
+    func wakingTap() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let client = try fixture.connect()
+        _ = try fixture.mapToplevel(client)
+        let touch = try #require(client.request(try client.seat, "get_touch"))
+        try fixture.roundtrip(client)
+        try fixture.server.shell.apply(try SessionConfiguration.parse("[idle]\nblank-after = 0.05\n", file: "idle.toml"))
+        Self.serve(fixture) { !fixture.server.router.darkOutputs.isEmpty }
+        #expect(fixture.server.router.darkOutputs.count == 1)
+        fixture.tap(1, x: 50, y: 50)
+        try fixture.roundtrip(client)
+        #expect(client.events(of: touch).isEmpty, "the waking tap: \(client.events(of: touch).map(\.name))")
+        #expect(fixture.server.router.darkOutputs.isEmpty)
+        fixture.tap(2, x: 50, y: 50)
+        try fixture.roundtrip(client)
+        #expect(client.events(of: touch).map(\.name) == ["down", "frame", "up", "frame"])
+    }
+}
