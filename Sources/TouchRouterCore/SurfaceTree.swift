@@ -258,6 +258,8 @@ public final class SurfaceTree {
         guard nodes[id] == nil else { throw .duplicateSurface(id) }
         guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
         guard let outputNode = outputNode(output) else { throw .unknownOutput(output) }
+        var properties = properties
+        properties.lockedOut = isLocked && layer != .lock
         let node = SurfaceNode(id: id, role: .toplevel, client: client, label: label ?? "\(id)", position: position, size: size, properties: properties)
         node.output = outputNode
         node.layer = layer
@@ -281,6 +283,30 @@ public final class SurfaceTree {
         output.toplevels.removeAll { $0 === node }
         output.toplevels.insert(node, at: Self.topOfLayer(layer, in: output.toplevels))
         index.restackToplevel(node, stack: output.toplevels)
+        if isLocked { setLockedOut(node, layer != .lock) }
+    }
+
+    // MARK: The session lock
+
+    /// While the session is locked (ext-session-lock), only toplevels of the lock layer are
+    /// shown and take input, whatever their own properties say; toplevels added meanwhile
+    /// are locked out as they come.
+    public private(set) var isLocked = false
+
+    public func setLocked(_ locked: Bool) {
+        guard locked != isLocked else { return }
+        isLocked = locked
+        for output in outputNodes {
+            for node in output.toplevels { setLockedOut(node, locked && node.layer != .lock) }
+        }
+    }
+
+    private func setLockedOut(_ node: SurfaceNode, _ lockedOut: Bool) {
+        guard node.properties.lockedOut != lockedOut else { return }
+        node.properties.lockedOut = lockedOut
+        geometryChanged()
+        index.refreshToplevel(node)
+        observer?.surfaceTree(self, didChangePropertiesOf: node.id)
     }
 
     /// Adds a subsurface at the top of its parent's stack, as wl_subcompositor.get_subsurface does,
@@ -396,6 +422,8 @@ public final class SurfaceTree {
 
     public func setProperties(_ id: SurfaceID, _ properties: SurfaceProperties) throws(SurfaceTreeError) {
         let node = try node(id)
+        var properties = properties
+        properties.lockedOut = node.properties.lockedOut
         guard node.properties != properties else { return }
         let hitTestingChanged = node.properties.takesPointerInput != properties.takesPointerInput
         node.properties = properties

@@ -15,6 +15,9 @@ public enum StackingLayer: Int, Sendable, CaseIterable, Comparable {
     case windows
     case top
     case overlay
+    /// ext-session-lock's lock surfaces: while the session is locked, only this layer is
+    /// shown and takes input.
+    case lock
 
     public static func < (a: StackingLayer, b: StackingLayer) -> Bool { a.rawValue < b.rawValue }
 }
@@ -39,6 +42,10 @@ public struct SurfaceProperties: Hashable, Sendable {
     public var ignoresExclusiveTouch = false
     /// UIKit's `multipleTouchEnabled`; on by default because wl_touch clients expect every touch.
     public var multipleTouch = true
+    /// The session is locked and this toplevel is not of the lock layer: hidden from input
+    /// and from the screen. The tree keeps it (`SurfaceTree.setLocked`); a caller's
+    /// properties never change it.
+    public internal(set) var lockedOut = false
 
     public init() {}
 
@@ -47,12 +54,12 @@ public struct SurfaceProperties: Hashable, Sendable {
     /// Touch and pointer input can reach this surface and its descendants.
     @inlinable
     public var takesPointerInput: Bool {
-        mapped && !hidden && opacity >= Self.minimumOpacity && interactionEnabled
+        mapped && !hidden && !lockedOut && opacity >= Self.minimumOpacity && interactionEnabled
     }
 
     /// The surface is on screen, which keyboard focus needs of it and of its ancestors.
     @inlinable
-    public var isShown: Bool { mapped && !hidden }
+    public var isShown: Bool { mapped && !hidden && !lockedOut }
 }
 
 public enum SurfaceTreeError: Error, Equatable, CustomStringConvertible {

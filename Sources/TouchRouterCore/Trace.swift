@@ -45,6 +45,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case fingerLimit
     /// It went down on a dark output and woke it, or belongs to the sequence that did.
     case wokeOutput
+    /// The session is locked: what no lock surface takes reaches nobody.
+    case sessionLocked
 
     public var description: String {
         switch self {
@@ -64,6 +66,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .claimedByGesture: "claimed by a gesture recognizer"
         case .fingerLimit: "the sequence reached the finger limit"
         case .wokeOutput: "it woke the output"
+        case .sessionLocked: "the session is locked"
         }
     }
 }
@@ -129,6 +132,7 @@ public enum FocusChangeCause: String, Sendable {
     case surfaceRemoved = "surface removed"
     case surfaceCannotTakeFocus = "surface can no longer take focus"
     case interactionIgnored = "interaction ignored"
+    case sessionLocked = "session locked"
     /// A popup's grab ended, and the focus went from the popup to its window.
     case grabEnded = "grab ended"
     /// The scene changed under a still pointer.

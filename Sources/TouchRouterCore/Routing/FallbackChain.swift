@@ -71,8 +71,11 @@ extension Router {
     /// The compositor's part of the chain: surface and role links from `surface` (whose
     /// clients have declined), then the output, the shell and the shell delegate.
     func compositorChain(_ event: InputEvent, from surface: SurfaceID?, output: OutputID?, declinedSoFar: Int = 0) -> (RouteOutcome, TouchTarget) {
+        // Locked, the surfaces' and outputs' responders (background bindings among them) are
+        // behind the lock: only the shell's links are asked.
+        let locked = state.pointee.sessionLocked
         var declined = declinedSoFar
-        var current = surface
+        var current = locked ? nil : surface
         while let id = current {
             if let taken = askResponders(event, at: .surface(id)) { return (.handled(by: .surface(id), declined: declined), .compositor(taken, .surface(id))) }
             declined += 1
@@ -82,7 +85,7 @@ extension Router {
             }
             current = tree.parent(of: id)
         }
-        if let output {
+        if let output, !locked {
             if let taken = askResponders(event, at: .output(output)) { return (.handled(by: .output(output), declined: declined), .compositor(taken, .output(output))) }
             declined += 1
         }

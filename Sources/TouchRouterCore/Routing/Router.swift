@@ -45,6 +45,7 @@ public final class Router {
         var trace = TraceState()
         var arena = ArenaState()
         var waking = WakingState()
+        var sessionLocked = false
     }
 
     let state: UncheckedState<State>
@@ -112,7 +113,7 @@ public final class Router {
         } else if event.isInteraction, ignoreInteractionDepth > 0, !event.isTouchSequenceContinuation {
             ignoredInteractionEvents += 1
             outcome = ignore(event)
-        } else if state.pointee.arena.enabled, event.isArenaTouch {
+        } else if state.pointee.arena.enabled, !state.pointee.sessionLocked, event.isArenaTouch {
             let decided = arenaTouch(event, sequence: sequence, arrival: arrival)
             // The arena's stage ends here; what it decided (a claim, a hold) is decided now.
             let now = clock.now()

@@ -1,0 +1,34 @@
+/// ext-session-lock in the router: while the session is locked only the lock layer's
+/// surfaces take input (the tree locks the rest out), no recognizer runs, and of the
+/// compositor's responders only the shell's links are asked (switch bindings marked
+/// while-locked); surfaces' and outputs' responders, background bindings among them, are not.
+extension Router {
+    public var sessionLocked: Bool { state.pointee.sessionLocked }
+
+    /// Locking cancels every live touch and the pointer's grab and focus, as beginning to
+    /// ignore interaction does, so that nothing pressed before the lock goes on reaching a
+    /// client behind it; the keyboard focus leaves the surfaces locked out.
+    public func setSessionLocked(_ locked: Bool) {
+        guard locked != state.pointee.sessionLocked else { return }
+        state.pointee.sessionLocked = locked
+        tree.setLocked(locked)
+        guard locked else {
+            pointerPickRevision = nil
+            return
+        }
+        let now = clock.now()
+        abandonArena(time: now)
+        _ = cancelLiveTouches(time: now) { _ in true }
+        for i in touches.indices { touches[i].target = .swallowed(.sessionLocked) }
+        pointerGrab = nil
+        if let take = pointerTake {
+            pointerTake = nil
+            take.ended()
+        }
+        if pointerFocus != nil {
+            setPointerFocus(nil)
+            flushPointerFrames()
+        }
+        if let focus = keyboardFocus, !tree.canTakeKeyboardFocus(focus) { setKeyboardFocus(nil, cause: .sessionLocked) }
+    }
+}
