@@ -5,6 +5,9 @@
 #   input  kernel touchscreen and keyboard read by path, a 90° output (guest/input.sh)
 #   drm    the drm backend on QEMU's bochs display: a touch on an output turned 90° is drawn
 #          under the finger, as QEMU's own screendump and `msg screenshot` both show (guest/drm.sh)
+#   drm-idle  the drm backend with [idle] blank-after = 2: the CRTC goes off after 2 s without
+#          input (sysfs, debugfs and a black screendump); a touch lights it again and reaches no
+#          client, the next one reaches wev (guest/drm-idle.sh)
 #   drm-hotplug  the drm backend on a two-headed virtio-gpu: screens plugged in and out (guest/drm-hotplug.sh)
 #   vt-switch  the drm backend with udev input on seatd: a VT switch away cancels a live touch and
 #          stops drawing; the switch back draws the screen again and input flows (guest/vt-switch.sh)
@@ -19,7 +22,7 @@ set -euo pipefail
 router=$(realpath "$1")
 shift
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(input drm drm-hotplug vt-switch hotplug)
+((${#scenarios[@]})) || scenarios=(input drm drm-idle drm-hotplug vt-switch hotplug)
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
