@@ -49,6 +49,7 @@ single-pixel-buffer-v1
 idle-inhibit-unstable-v1
 idle
 ext-idle-notify-v1
+ext-session-lock-v1
 '
 # The protocols a client of ours binds, which get a client header too: xdg-shell (the wayland
 # backend, the bench client), input-timestamps and touch-router-input (the bench client), the
@@ -96,6 +97,7 @@ if $check; then
         xdg-decoration-unstable-v1:/usr/share/wayland-protocols/unstable/xdg-decoration \
         idle-inhibit-unstable-v1:/usr/share/wayland-protocols/unstable/idle-inhibit \
         ext-idle-notify-v1:/usr/share/wayland-protocols/staging/ext-idle-notify \
+        ext-session-lock-v1:/usr/share/wayland-protocols/staging/ext-session-lock \
         viewporter:/usr/share/wayland-protocols/stable/viewporter \
         presentation-time:/usr/share/wayland-protocols/stable/presentation-time \
         fractional-scale-v1:/usr/share/wayland-protocols/staging/fractional-scale \

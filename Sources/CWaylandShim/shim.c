@@ -93,6 +93,9 @@ const struct wl_interface *tr_org_kde_kwin_idle_interface(void) { return &org_kd
 const struct wl_interface *tr_org_kde_kwin_idle_timeout_interface(void) { return &org_kde_kwin_idle_timeout_interface; }
 const struct wl_interface *tr_ext_idle_notifier_v1_interface(void) { return &ext_idle_notifier_v1_interface; }
 const struct wl_interface *tr_ext_idle_notification_v1_interface(void) { return &ext_idle_notification_v1_interface; }
+const struct wl_interface *tr_ext_session_lock_manager_v1_interface(void) { return &ext_session_lock_manager_v1_interface; }
+const struct wl_interface *tr_ext_session_lock_v1_interface(void) { return &ext_session_lock_v1_interface; }
+const struct wl_interface *tr_ext_session_lock_surface_v1_interface(void) { return &ext_session_lock_surface_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void) { return &zwp_virtual_keyboard_v1_interface; }
 

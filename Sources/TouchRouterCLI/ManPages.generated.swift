@@ -52,7 +52,7 @@ found '*_word_*'*.
 The outputs and the surface tree.
 
 ```
-{"ok":true,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
+{"ok":true,"locked":false,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
   "power":"on","toplevels":[SURFACE...]}],
   "idle_inhibitors":[{"surface":ID,"shown":B}]}
 ```
@@ -61,7 +61,8 @@ SURFACE is *{"id","role","client","label","position":[x,y],"size":[w,h],
 "mapped","hidden","children":[SURFACE...]}*; *role* is toplevel, subsurface or
 popup; *hidden* is true for a minimized window, or an on-screen keyboard no
 text field wants. An output's *power* is on, dimmed or off, as the idle timer
-left it (*idle*).
+left it (*idle*). *locked* is true while a lock screen (ext-session-lock) holds the
+session; only its surfaces and an on-screen keyboard are shown then.
 
 ## pick X Y
 
@@ -177,7 +178,7 @@ own after the events it covers:
 
 Streams the shell's events of the types named, every type without one, until
 the peer closes. The types are gesture, action, emit, focus, client, unhandled,
-reload and idle.
+reload, idle and lock.
 
 ```
 {"ok":true,"subscribed":["gesture","focus"]}
@@ -197,6 +198,7 @@ Then one object a line:
 {"type":"unhandled","event":"touch down 0 5 5"}
 {"type":"reload","ok":true,"file":"/path"}
 {"type":"idle","state":"blanked",...}
+{"type":"lock","locked":true}
 ```
 
 A gesture's *edge* and *direction* appear only for kinds that have them; an
@@ -965,6 +967,11 @@ Actions:
 *event* = _string_
 	Only for emit, required there: the name subscribers receive.
 
+*while-locked* = _boolean_
+	True: a *keys* or *switch* binding that runs while the session is locked
+	(ext-session-lock). Every other binding, and every gesture, is off while
+	locked; an error on a *gesture* binding. Default: false.
+
 # APPLICATIONS
 
 *[app."*_APP-ID_*"]*
@@ -1091,6 +1098,11 @@ see the key's globals; grant sockets are the other way in (see
 
 *foreign-toplevel* = _array of strings_
 	zwlr_foreign_toplevel_manager_v1.
+
+*session-lock* = _array of strings_
+	ext_session_lock_manager_v1: a lock screen such as swaylock, which hides
+	every other surface and takes all input until it unlocks. An on-screen
+	keyboard whose program has *input-method* is shown above the lock.
 
 # ENVIRONMENT TABLE
 

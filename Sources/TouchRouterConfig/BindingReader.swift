@@ -4,7 +4,7 @@ import TouchRouterCore
 /// `[[bind]]` tables: one trigger (a gesture's state, a key chord, a switch, or a press on
 /// an output's background), and one action.
 enum BindingReader {
-    static let keys = ["gesture", "state", "keys", "switch", "background", "action", "command", "event"]
+    static let keys = ["gesture", "state", "keys", "switch", "background", "action", "command", "event", "while-locked"]
     static let actions = ["exec", "close", "focus-next", "toggle-ignore-interaction", "quit", "emit"]
     static let gestureStates: [GestureState] = [.began, .changed, .ended, .cancelled, .recognized]
     /// What a binding without `state` waits for: the gesture's success, whichever way its
@@ -19,13 +19,19 @@ enum BindingReader {
             var reader = TableReader(document, table, path: path, name: "[[bind]] \(pathText(path))")
             let trigger = try readTrigger(&reader, recognizers: recognizers)
             let action = try readAction(&reader)
+            let whileLocked = try reader.bool("while-locked") ?? false
+            if whileLocked, case .gesture = trigger {
+                throw document.error(value: path + [.key("while-locked")], "\(pathText(path + [.key("while-locked")])): no recognizer runs while the session is locked: expected it on a keys or switch binding")
+            }
             try reader.finish(allowed: keys)
             let position = document.locator.key(path)
             if let earlier = seen[trigger] {
                 throw document.error(key: path, "\(pathText(path)): \(trigger) is bound already at line \(earlier.line): expected each trigger once")
             }
             seen[trigger] = position
-            bindings.append(Binding(trigger: trigger, action: action, position: position))
+            var binding = Binding(trigger: trigger, action: action, position: position)
+            binding.whileLocked = whileLocked
+            bindings.append(binding)
         }
         return bindings
     }

@@ -141,7 +141,13 @@ extension SessionConfiguration {
                 }
                 configuration.privileges.inputMethod = programs
             }
-            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method"])
+            if let programs = try privilegesReader.strings("session-lock", check: Self.programNameProblem) {
+                guard programs.count <= 256 else {
+                    throw document.error(value: [.key("privileges"), .key("session-lock")], "privileges.session-lock: \(programs.count) programs, past 256, the most it may name")
+                }
+                configuration.privileges.sessionLock = programs
+            }
+            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method", "session-lock"])
         }
         if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)

@@ -10,6 +10,8 @@ public enum Privilege: String, CaseIterable, Sendable, Hashable {
     case layerShell = "layer-shell"
     /// zwlr_foreign_toplevel_manager_v1.
     case foreignToplevel = "foreign-toplevel"
+    /// ext_session_lock_manager_v1: a lock screen, which takes every screen and all input.
+    case sessionLock = "session-lock"
 
     /// Every name, in the order replies list them.
     public static let names = allCases.map(\.rawValue).joined(separator: ", ")
@@ -48,6 +50,7 @@ extension PrivilegeSettings {
         case .inputMethod: inputMethod
         case .layerShell: layerShell
         case .foreignToplevel: foreignToplevel
+        case .sessionLock: sessionLock
         }
     }
 }

@@ -112,6 +112,8 @@ public enum Action: Hashable, Sendable, CustomStringConvertible {
 public struct Binding: Hashable, Sendable {
     public var trigger: Trigger
     public var action: Action
+    /// `while-locked`: a key chord or switch that still runs while the session is locked.
+    public var whileLocked = false
     /// Where its `[[bind]]` table starts.
     public var position: SourcePosition
 
@@ -121,7 +123,7 @@ public struct Binding: Hashable, Sendable {
         self.position = position
     }
 
-    public static func == (a: Binding, b: Binding) -> Bool { a.trigger == b.trigger && a.action == b.action }
+    public static func == (a: Binding, b: Binding) -> Bool { a.trigger == b.trigger && a.action == b.action && a.whileLocked == b.whileLocked }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(trigger)
         hasher.combine(action)
@@ -204,6 +206,9 @@ public struct PrivilegeSettings: Sendable, Equatable {
     /// `foreign-toplevel`: zwlr_foreign_toplevel_manager_v1 (task bars and docks, which may
     /// activate, minimize and close every client's windows).
     public var foreignToplevel: [String] = []
+    /// `session-lock`: ext_session_lock_manager_v1 (a lock screen such as swaylock, which takes
+    /// every screen and all input until it unlocks).
+    public var sessionLock: [String] = []
     /// `input-method`: zwp_input_method_manager_v2 (on-screen keyboards and input methods,
     /// which read the focused text field's surrounding text and type into it).
     public var inputMethod: [String] = []

@@ -19,6 +19,7 @@ final class WLCSServer {
         options.layerShellForEveryClient = true
         options.foreignToplevelForEveryClient = true
         options.inputMethodForEveryClient = true
+        options.sessionLockForEveryClient = true
         server = try WaylandServer(options: options)
     }
 }

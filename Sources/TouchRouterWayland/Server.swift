@@ -38,6 +38,8 @@ public final class WaylandServer {
         public var foreignToplevelForEveryClient = false
         /// Shows the input method manager to every client, as `[privileges] input-method` would (WLCS, fuzzing).
         public var inputMethodForEveryClient = false
+        /// ext_session_lock_manager_v1 for every client, whatever `[privileges] session-lock` says.
+        public var sessionLockForEveryClient = false
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
@@ -49,6 +51,7 @@ public final class WaylandServer {
             case .layerShell: layerShellForEveryClient
             case .foreignToplevel: foreignToplevelForEveryClient
             case .inputMethod: inputMethodForEveryClient
+            case .sessionLock: sessionLockForEveryClient
             }
         }
     }
@@ -221,6 +224,7 @@ public final class WaylandServer {
         arrangeWaitingLayers()
         if !protocols.output.presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
+        protocols.sessionLock.frameTick()
         let now = clock.now()
         if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {
             let inhibited = idleInhibited

@@ -14,16 +14,24 @@ extension ServerShell {
         guard !keyBindings.isEmpty else { return false }
         let keymap = server.protocols.seat.keymap
         let chord = KeyChord(modifiers: keymap.chordModifiers, keysym: keymap.firstLevelKeysym(evdev: key), text: "")
-        guard let binding = keyBindings[chord] else { return false }
+        guard let binding = keyBindings[chord], mayRun(binding) else { return false }
         swallowedKeys.insert(key)
         run(binding)
         return true
     }
 
     func switchToggled(_ kind: SwitchKind, _ state: SwitchState) -> Bool {
-        guard let binding = switchBindings[.switchToggle(kind, state)] else { return false }
+        guard let binding = switchBindings[.switchToggle(kind, state)], mayRun(binding) else { return false }
         run(binding)
         return true
+    }
+
+    /// Locked, only bindings marked `while-locked` run: a kiosk's shortcuts are behind the lock.
+    func mayRun(_ binding: Binding) -> Bool { !server.router.sessionLocked || binding.whileLocked }
+
+    /// The session locked or unlocked: subscribers hear it.
+    func sessionLockChanged(_ locked: Bool) {
+        publish(.lock) { "{\"type\":\"lock\",\"locked\":\(locked)}" }
     }
 
     func run(_ binding: Binding) {

@@ -21,6 +21,8 @@ public enum ShellTopic: String, CaseIterable, Sendable {
     /// The seat's idle phase changed (active, dimmed, blanked), or an inhibitor began or
     /// ended holding it: the same object `msg idle` answers.
     case idle
+    /// The session locked or unlocked (ext-session-lock).
+    case lock
 
     public static let names = allCases.map(\.rawValue).joined(separator: ", ")
 }
@@ -67,7 +69,7 @@ final class BackgroundResponder: CompositorResponder {
     func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown, .pointerButton(_, _, _, .pressed):
-            guard let binding = shell.backgroundBindings[output] else { return .notHandled }
+            guard let binding = shell.backgroundBindings[output], shell.mayRun(binding) else { return .notHandled }
             shell.run(binding)
             return .handled
         case .touchMotion, .touchUp, .touchCancel:

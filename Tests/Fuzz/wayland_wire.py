@@ -44,7 +44,7 @@ PROTOCOL_FILES = ["/usr/share/wayland/wayland.xml"] + [os.path.join(REPO, "proto
     "xdg-shell", "touch-router-input-v1",
     # The protocols with rooms of their own (Sources/TouchRouterWayland/Protocols/).
     "xdg-decoration-unstable-v1", "server-decoration", "viewporter", "presentation-time", "fractional-scale-v1",
-    "xdg-activation-v1", "single-pixel-buffer-v1", "idle-inhibit-unstable-v1", "idle", "ext-idle-notify-v1",
+    "xdg-activation-v1", "single-pixel-buffer-v1", "idle-inhibit-unstable-v1", "idle", "ext-idle-notify-v1", "ext-session-lock-v1",
     # Privileged: only the cases whose session grants it bind it.
     "wlr-layer-shell-unstable-v1")]
 

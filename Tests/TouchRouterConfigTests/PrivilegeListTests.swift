@@ -9,14 +9,14 @@ struct PrivilegeListTests {
         #expect(try Privilege.parseList("virtual-input,input-method,layer-shell,foreign-toplevel") == Set(Privilege.allCases))
         #expect(try Privilege.parseList("layer-shell,layer-shell") == [.layerShell])
         #expect(Privilege.sortedNames([.foreignToplevel, .virtualInput]) == ["virtual-input", "foreign-toplevel"])
-        #expect(Privilege.names == "virtual-input, input-method, layer-shell, foreign-toplevel")
+        #expect(Privilege.names == "virtual-input, input-method, layer-shell, foreign-toplevel, session-lock")
     }
 
     @Test("an unknown name is an error naming it and the known ones; so are an empty list and an empty name", arguments: [
-        ("virtual-input,keyboard", "'keyboard' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, separated by commas"),
+        ("virtual-input,keyboard", "'keyboard' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock, separated by commas"),
         ("Virtual-Input", "'Virtual-Input' is not a privilege"),
         ("virtual_input", "'virtual_input' is not a privilege"),
-        ("", "no privilege named: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel"),
+        ("", "no privilege named: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock"),
         ("virtual-input,,layer-shell", "'virtual-input,,layer-shell' has an empty name between commas"),
         ("layer-shell,", "'layer-shell,' has an empty name between commas"),
         (",", "',' has an empty name between commas"),

@@ -37,6 +37,7 @@
 #include "idle-inhibit-unstable-v1-server-protocol.h"
 #include "idle-server-protocol.h"
 #include "ext-idle-notify-v1-server-protocol.h"
+#include "ext-session-lock-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -121,6 +122,9 @@ const struct wl_interface *tr_org_kde_kwin_idle_interface(void);
 const struct wl_interface *tr_org_kde_kwin_idle_timeout_interface(void);
 const struct wl_interface *tr_ext_idle_notifier_v1_interface(void);
 const struct wl_interface *tr_ext_idle_notification_v1_interface(void);
+const struct wl_interface *tr_ext_session_lock_manager_v1_interface(void);
+const struct wl_interface *tr_ext_session_lock_v1_interface(void);
+const struct wl_interface *tr_ext_session_lock_surface_v1_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);

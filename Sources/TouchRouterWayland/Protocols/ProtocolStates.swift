@@ -70,6 +70,7 @@ final class ProtocolStates {
     let presentation = PresentationState()
     let kdeIdle = KdeIdleState()
     let idleNotify = IdleNotifyState()
+    let sessionLock = SessionLockState()
     let layerShell = LayerShellState()
     let foreignToplevel = ForeignToplevelState()
     let output = OutputState()

@@ -19,6 +19,7 @@ final class SurfaceObject: WaylandObject {
     var role = SurfaceRoleKind.none
     weak var xdgSurface: XdgSurfaceObject?
     weak var layerSurface: LayerSurfaceObject?
+    weak var lockSurface: LockSurfaceObject?
     weak var wlShellSurface: WlShellSurfaceObject?
     weak var subsurface: SubsurfaceObject?
     /// Its touch_router_surface_input_v1, if the client made one.

@@ -152,6 +152,7 @@ extension WaylandServer {
         if surface.role == .dndIcon { dragIconCommitted(surface) }
         if let toplevel = surface.xdgSurface?.toplevel, !toplevel.commitSizes() { return }
         if surface.role == .layer, let layer = surface.layerSurface, !layerSurfaceCommitted(surface, layer) { return }
+        if surface.role == .lockSurface, let lockSurface = surface.lockSurface, !lockSurface.committed(surface, handler: self) { return }
         if let xdg = surface.xdgSurface, xdg.toplevel != nil || xdg.popup != nil {
             if !xdg.sentFirstConfigure { xdg.sendConfigure() }
             // Mapping waits for a buffer, not for ack_configure: WLCS's clients attach

@@ -145,4 +145,5 @@ final class BufferReference {
 
 enum SurfaceRoleKind: String {
     case none, toplevel, popup, subsurface, layer = "layer surface", shellSurface = "wl_shell_surface", dndIcon = "dnd_icon"
+    case lockSurface = "ext_session_lock_surface_v1"
 }

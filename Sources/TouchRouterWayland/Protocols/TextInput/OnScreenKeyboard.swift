@@ -24,7 +24,10 @@ extension WaylandServer {
     /// surface has an enabled text input.
     func showOnScreenKeyboard() {
         guard !protocols.layerShell.isEmpty else { return }
-        let wanted = activeTextInput != nil
+        if router.sessionLocked || protocols.sessionLock.keyboardOverLock { raiseOnScreenKeyboardOverLock() }
+        // Locked, it is shown throughout: a lock screen asks for a password whether or not it
+        // has a text input to say so (swaylock has none).
+        let wanted = activeTextInput != nil || router.sessionLocked
         var changedOutputs: [OutputID] = []
         var changedTree = false
         for layer in protocols.layerShell.all {
@@ -46,5 +49,23 @@ extension WaylandServer {
         guard changedTree else { return }
         router.dispatchAll()
         updateActivatedToplevel()
+    }
+
+    /// While the session is locked, the on-screen keyboard of a client granted the input
+    /// method is in the lock layer, above the lock surfaces; unlocked, it goes back to its
+    /// own layer. Without the privilege it is locked out with every other surface.
+    func raiseOnScreenKeyboardOverLock() {
+        let locked = router.sessionLocked
+        protocols.sessionLock.keyboardOverLock = locked
+        for layer in protocols.layerShell.all where isOnScreenKeyboard(layer) {
+            guard let surface = layer.surface, surface.inTree else { continue }
+            let overLock = locked && mayUse(.inputMethod, layer.client)
+            do {
+                try tree.setLayer(surface.id, overLock ? .lock : layer.layer)
+                if overLock, let output = tree.outputOf(surface.id), tree.output(output)?.toplevels.last != surface.id { try tree.raise(surface.id) }
+            } catch {
+                report("the on-screen keyboard \(surface.id) and the lock: \(error)")
+            }
+        }
     }
 }
