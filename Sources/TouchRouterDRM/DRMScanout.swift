@@ -1,4 +1,7 @@
 import CDRM
+#if canImport(Glibc)
+import Glibc
+#endif
 import CDRMShim
 import TouchRouterCore
 import TouchRouterWayland
@@ -22,6 +25,10 @@ final class DRMScanout: OutputPresenter {
     private var previousDamage: [PixelRect]? = nil
     /// False while the seat is away (another VT): nothing is drawn or flipped.
     var active = true
+    /// Where a refused page flip is told: once when flips start failing, again once they
+    /// work and fail anew, so that a screen that stopped changing says why.
+    var reportFailure: ((String) -> Void)?
+    private var flipFailing = false
 
     init(device: DRMDevice, connector: DRMConnector, mode: DRMMode, crtc: UInt32, transform: OutputTransform, background: UInt32) throws(DRMError) {
         self.device = device
@@ -85,10 +92,13 @@ final class DRMScanout: OutputPresenter {
         previousDamage = damage
         let data = Unmanaged.passUnretained(self).toOpaque()
         guard drmModePageFlip(device.fd, crtc, buffer.framebufferID, tr_drm_page_flip_event(), data) == 0 else {
+            if !flipFailing { reportFailure?("\(connector.name): the page flip was refused: \(String(cString: strerror(errno))); the screen keeps its last frame") }
+            flipFailing = true
             // The next frame draws everything again, into whichever buffer.
             previousDamage = nil
             return
         }
+        flipFailing = false
         front = back
         flipPending = true
     }
