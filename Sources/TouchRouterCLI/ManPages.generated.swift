@@ -52,9 +52,9 @@ found '*_word_*'*.
 The outputs and the surface tree.
 
 ```
-{"ok":true,"locked":false,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
+{"ok":true,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
   "power":"on","toplevels":[SURFACE...]}],
-  "idle_inhibitors":[{"surface":ID,"shown":B}]}
+  "idle_inhibitors":[{"surface":ID,"shown":B}],"locked":false}
 ```
 
 SURFACE is *{"id","role","client","label","position":[x,y],"size":[w,h],

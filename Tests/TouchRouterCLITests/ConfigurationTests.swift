@@ -45,7 +45,7 @@ struct ConfigurationSessionTests {
         defer { try? FileManager.default.removeItem(atPath: runtime) }
         let run = try ToolRun(["run", "--config", config.path, "--", "true"], environment: ["XDG_RUNTIME_DIR": runtime])
         #expect(run.status == 1)
-        #expect(run.errors == "touch-router run: \(config.path):4:1: error: unknown key 'when' in [[bind]] bind[0]: expected gesture, state, keys, switch, background, action, command or event\n", "\(run.errors)")
+        #expect(run.errors == "touch-router run: \(config.path):4:1: error: unknown key 'when' in [[bind]] bind[0]: expected gesture, state, keys, switch, background, action, command, event or while-locked\n", "\(run.errors)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: runtime).isEmpty, "no socket was made")
 
         // Without --config, $XDG_CONFIG_HOME/touch-router/config.toml is read when it exists.
@@ -134,7 +134,7 @@ struct ConfigurationSessionTests {
         defer { _ = session.terminate() }
         let refused = try ToolRun(["msg", "--socket", session.controlSocket, "subscribe", "focus", "weather"])
         #expect(refused.status == 1)
-        #expect(refused.output.contains("subscribe: 'weather' is not an event type: expected any of gesture, action, emit, focus, client, unhandled, reload, idle, or none for all"), "\(refused.output)")
+        #expect(refused.output.contains("subscribe: 'weather' is not an event type: expected any of gesture, action, emit, focus, client, unhandled, reload, idle, lock, or none for all"), "\(refused.output)")
 
         let log = try subscribe(session, ["client", "focus"])
         #expect(RunningSession.text(of: log).hasPrefix("{\"ok\":true,\"subscribed\":[\"focus\",\"client\"]}\n"))

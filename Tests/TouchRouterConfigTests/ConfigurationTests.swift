@@ -402,7 +402,7 @@ struct ConfigurationTests {
               2,
             ]
             """
-        #expect(error(text) == "bad.toml:11:1: error: unknown key 'colour' in [[bind]] bind[1]: expected gesture, state, keys, switch, background, action, command or event")
+        #expect(error(text) == "bad.toml:11:1: error: unknown key 'colour' in [[bind]] bind[1]: expected gesture, state, keys, switch, background, action, command, event or while-locked")
         #expect(error("app.\"org.x\".touch = false\napp.\"org.x\".typo = 1\n") == "bad.toml:2:13: error: unknown key 'typo' in [app.\"org.x\"]: expected touch, keyboard-focus, exclusive-touch, multiple-touch, interaction or kiosk-window")
     }
 }

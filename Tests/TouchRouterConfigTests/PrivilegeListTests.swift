@@ -6,7 +6,7 @@ struct PrivilegeListTests {
     @Test("comma-separated names read into their privileges; a name given twice counts once")
     func reads() throws {
         #expect(try Privilege.parseList("virtual-input") == [.virtualInput])
-        #expect(try Privilege.parseList("virtual-input,input-method,layer-shell,foreign-toplevel") == Set(Privilege.allCases))
+        #expect(try Privilege.parseList("virtual-input,input-method,layer-shell,foreign-toplevel,session-lock") == Set(Privilege.allCases))
         #expect(try Privilege.parseList("layer-shell,layer-shell") == [.layerShell])
         #expect(Privilege.sortedNames([.foreignToplevel, .virtualInput]) == ["virtual-input", "foreign-toplevel"])
         #expect(Privilege.names == "virtual-input, input-method, layer-shell, foreign-toplevel, session-lock")
@@ -37,6 +37,7 @@ struct PrivilegeListTests {
         settings.inputMethod = ["b"]
         settings.layerShell = ["c"]
         settings.foreignToplevel = ["d"]
-        #expect(Privilege.allCases.map { settings.programs(for: $0) } == [["a"], ["b"], ["c"], ["d"]])
+        settings.sessionLock = ["e"]
+        #expect(Privilege.allCases.map { settings.programs(for: $0) } == [["a"], ["b"], ["c"], ["d"], ["e"]])
     }
 }

@@ -19,9 +19,9 @@ extension ControlServer {
         case .tree:
             let inhibitors = server.protocols.idleInhibit.report(shown: server.tree.isShown)
             return JSONReply.ok([
-                "locked": .bool(server.router.sessionLocked),
                 "outputs": .array(server.tree.outputs.map(outputJSON)),
                 "idle_inhibitors": .array(inhibitors.map { ["surface": .number($0.surface.raw), "shown": .bool($0.shown)] }),
+                "locked": .bool(server.router.sessionLocked),
             ])
         case .idle:
             return JSONReply.ok(merging: server.idleReport().json)
