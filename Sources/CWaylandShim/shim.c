@@ -96,6 +96,8 @@ const struct wl_interface *tr_ext_idle_notification_v1_interface(void) { return 
 const struct wl_interface *tr_ext_session_lock_manager_v1_interface(void) { return &ext_session_lock_manager_v1_interface; }
 const struct wl_interface *tr_ext_session_lock_v1_interface(void) { return &ext_session_lock_v1_interface; }
 const struct wl_interface *tr_ext_session_lock_surface_v1_interface(void) { return &ext_session_lock_surface_v1_interface; }
+const struct wl_interface *tr_zwlr_screencopy_manager_v1_interface(void) { return &zwlr_screencopy_manager_v1_interface; }
+const struct wl_interface *tr_zwlr_screencopy_frame_v1_interface(void) { return &zwlr_screencopy_frame_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void) { return &zwp_virtual_keyboard_v1_interface; }
 
@@ -125,8 +127,12 @@ void *tr_listener_owner(struct wl_listener *listener) {
     return outer->owner;
 }
 
-void *tr_map_client_memory(int fd, size_t size) {
-    void *data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+void *tr_map_client_memory(int fd, size_t size, int *writable) {
+    // Writable where the file allows it, as libwayland maps pools: screen capture writes into
+    // a client's buffer. A file opened read-only is mapped read-only.
+    void *data = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    *writable = data != MAP_FAILED;
+    if (data == MAP_FAILED) data = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
     return data == MAP_FAILED ? NULL : data;
 }
 

@@ -1104,6 +1104,11 @@ see the key's globals; grant sockets are the other way in (see
 	every other surface and takes all input until it unlocks. An on-screen
 	keyboard whose program has *input-method* is shown above the lock.
 
+*screen-capture* = _array of strings_
+	zwlr_screencopy_manager_v1: the outputs' pictures, for remote support
+	with wayvnc (which also needs *virtual-input* to send its pointer and
+	keys).
+
 # ENVIRONMENT TABLE
 
 *[environment]*

@@ -147,7 +147,13 @@ extension SessionConfiguration {
                 }
                 configuration.privileges.sessionLock = programs
             }
-            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method", "session-lock"])
+            if let programs = try privilegesReader.strings("screen-capture", check: Self.programNameProblem) {
+                guard programs.count <= 256 else {
+                    throw document.error(value: [.key("privileges"), .key("screen-capture")], "privileges.screen-capture: \(programs.count) programs, past 256, the most it may name")
+                }
+                configuration.privileges.screenCapture = programs
+            }
+            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method", "session-lock", "screen-capture"])
         }
         if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)

@@ -12,6 +12,8 @@ public enum Privilege: String, CaseIterable, Sendable, Hashable {
     case foreignToplevel = "foreign-toplevel"
     /// ext_session_lock_manager_v1: a lock screen, which takes every screen and all input.
     case sessionLock = "session-lock"
+    /// zwlr_screencopy_manager_v1: the screens' pictures (remote support with wayvnc).
+    case screenCapture = "screen-capture"
 
     /// Every name, in the order replies list them.
     public static let names = allCases.map(\.rawValue).joined(separator: ", ")
@@ -51,6 +53,7 @@ extension PrivilegeSettings {
         case .layerShell: layerShell
         case .foreignToplevel: foreignToplevel
         case .sessionLock: sessionLock
+        case .screenCapture: screenCapture
         }
     }
 }

@@ -209,6 +209,8 @@ public struct PrivilegeSettings: Sendable, Equatable {
     /// `session-lock`: ext_session_lock_manager_v1 (a lock screen such as swaylock, which takes
     /// every screen and all input until it unlocks).
     public var sessionLock: [String] = []
+    /// `screen-capture`: zwlr_screencopy_manager_v1 (the screens' pictures, for wayvnc).
+    public var screenCapture: [String] = []
     /// `input-method`: zwp_input_method_manager_v2 (on-screen keyboards and input methods,
     /// which read the focused text field's surrounding text and type into it).
     public var inputMethod: [String] = []

@@ -20,6 +20,7 @@ final class WLCSServer {
         options.foreignToplevelForEveryClient = true
         options.inputMethodForEveryClient = true
         options.sessionLockForEveryClient = true
+        options.screenCaptureForEveryClient = true
         server = try WaylandServer(options: options)
     }
 }

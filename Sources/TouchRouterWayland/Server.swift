@@ -40,6 +40,8 @@ public final class WaylandServer {
         public var inputMethodForEveryClient = false
         /// ext_session_lock_manager_v1 for every client, whatever `[privileges] session-lock` says.
         public var sessionLockForEveryClient = false
+        /// zwlr_screencopy_manager_v1 for every client, whatever `[privileges] screen-capture` says.
+        public var screenCaptureForEveryClient = false
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
@@ -52,6 +54,7 @@ public final class WaylandServer {
             case .foreignToplevel: foreignToplevelForEveryClient
             case .inputMethod: inputMethodForEveryClient
             case .sessionLock: sessionLockForEveryClient
+            case .screenCapture: screenCaptureForEveryClient
             }
         }
     }
@@ -225,6 +228,7 @@ public final class WaylandServer {
         if !protocols.output.presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
         protocols.sessionLock.frameTick()
+        protocols.screencopy.frameTick(self)
         let now = clock.now()
         if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {
             let inhibited = idleInhibited

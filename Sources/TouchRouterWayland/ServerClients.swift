@@ -105,6 +105,7 @@ extension WaylandServer {
         router.forgetClient(record.id)
         router.dispatchAll()
         stats.clientDisconnected(record.id)
+        protocols.screencopy.clientGone(record.id)
         shell.clientDisconnected(record)
     }
     var clientsByID: [ClientID: ClientRecord] {

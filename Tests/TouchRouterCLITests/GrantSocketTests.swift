@@ -113,9 +113,9 @@ struct GrantSocketTests {
         let session = try RunningSession()
         var ended = false
         defer { if !ended { _ = session.terminate() } }
-        let unknown = try session.msg("grant-socket", "virtual-input,screen-capture")
+        let unknown = try session.msg("grant-socket", "virtual-input,screen-share")
         #expect(unknown.status == 1)
-        #expect((unknown.json["error"] as? String)?.hasPrefix("grant-socket: 'screen-capture' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock") == true,
+        #expect((unknown.json["error"] as? String)?.hasPrefix("grant-socket: 'screen-share' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock, screen-capture") == true,
                 "\(unknown.json)")
         let none = try session.msg("grant-socket")
         #expect(none.status == 1 && (none.json["error"] as? String)?.contains("expected one comma-separated list of privileges") == true, "\(none.json)")

@@ -38,6 +38,7 @@
 #include "idle-server-protocol.h"
 #include "ext-idle-notify-v1-server-protocol.h"
 #include "ext-session-lock-v1-server-protocol.h"
+#include "wlr-screencopy-unstable-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -125,6 +126,8 @@ const struct wl_interface *tr_ext_idle_notification_v1_interface(void);
 const struct wl_interface *tr_ext_session_lock_manager_v1_interface(void);
 const struct wl_interface *tr_ext_session_lock_v1_interface(void);
 const struct wl_interface *tr_ext_session_lock_surface_v1_interface(void);
+const struct wl_interface *tr_zwlr_screencopy_manager_v1_interface(void);
+const struct wl_interface *tr_zwlr_screencopy_frame_v1_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);
@@ -141,7 +144,7 @@ void *tr_listener_owner(struct wl_listener *listener);
 
 // A client's shared-memory file mapped read-only and shared; NULL with errno on failure
 // (mmap's MAP_FAILED is a macro).
-void *tr_map_client_memory(int fd, size_t size);
+void *tr_map_client_memory(int fd, size_t size, int *writable);
 // The mapping grown to `new_size`, perhaps moved; NULL with errno (mremap is variadic).
 void *tr_remap_client_memory(void *address, size_t old_size, size_t new_size);
 // Copies `rows` rows of `row_length` bytes from a client's shared memory, which the client

@@ -71,6 +71,7 @@ final class ProtocolStates {
     let kdeIdle = KdeIdleState()
     let idleNotify = IdleNotifyState()
     let sessionLock = SessionLockState()
+    let screencopy = ScreencopyState()
     let layerShell = LayerShellState()
     let foreignToplevel = ForeignToplevelState()
     let output = OutputState()

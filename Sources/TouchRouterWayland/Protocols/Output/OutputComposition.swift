@@ -434,6 +434,7 @@ extension WaylandServer {
         let layers = compositionLayers(of: output.id)
         try composer.update(layers)
         protocols.output.unpresented[output.id]?.add(composer.lastRepaint)
+        protocols.screencopy.composed(output.id, repaint: composer.lastRepaint)
         // Taken now that it is painted: a failed update repaints everything next time anyway.
         for layer in layers { protocols.surface.surfaces[SurfaceID(UInt32(truncatingIfNeeded: layer.key))]?.unpaintedDamage.removeAll() }
         return (output.name, composer.framebuffer)

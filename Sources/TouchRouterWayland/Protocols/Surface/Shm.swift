@@ -8,16 +8,20 @@ import Glibc
 // whose create_buffer checks a stride only against the width in pixels: a buffer must be
 // refused at creation when its rows cannot hold its pixels.
 
-/// A client's shared-memory file, mapped read-only. Its buffers keep it mapped after
-/// the pool is destroyed, as the protocol allows.
+/// A client's shared-memory file, mapped for reading, and for writing where the file allows
+/// it (screen capture writes into a client's buffer). Its buffers keep it mapped after the
+/// pool is destroyed, as the protocol allows.
 /// Counted against its client's `ClientLimits.mappedBytes` while it is mapped.
 final class ClientMemory {
     private(set) var data: UnsafeMutableRawPointer
     private(set) var size: Int
+    let writable: Bool
     private weak var owner: ClientRecord?
 
     init(fd: Int32, size: Int, owner: ClientRecord) throws(WaylandError) {
-        guard let data = tr_map_client_memory(fd, size) else { throw WaylandError.errno("mmap of \(size) bytes") }
+        var writable: Int32 = 0
+        guard let data = tr_map_client_memory(fd, size, &writable) else { throw WaylandError.errno("mmap of \(size) bytes") }
+        self.writable = writable != 0
         self.data = data
         self.size = size
         self.owner = owner
@@ -160,6 +164,21 @@ final class ShmBuffer: WaylandObject {
         let destination = UnsafeMutableRawPointer(pixels.baseAddress!.advanced(by: area.y * size.width + area.x)).assumingMemoryBound(to: UInt8.self)
         let copied = tr_guarded_copy_rows(destination, size.width * 4, source, stride, area.width * 4, area.height)
         guard copied == 0 else {
+            postError(WL_SHM_ERROR_INVALID_FD.rawValue, "wl_buffer@\(wl_resource_get_id(resource)): its pool's file is shorter than the pool (\(memory.size) bytes)")
+            return false
+        }
+        return true
+    }
+
+    /// Writes `rows` rows of `rowWords` XRGB words from `source` (rows `sourceStride` words
+    /// apart) into the buffer from its top left. False, with the buffer unchanged or part
+    /// written, when its file is read-only or shorter than its pool (the client then ends
+    /// with `invalid_fd`).
+    func write(from source: UnsafeBufferPointer<UInt32>, sourceStride: Int, rowWords: Int, rows: Int) -> Bool {
+        guard memory.writable, rowWords * 4 <= stride, rows <= size.height, rowWords <= size.width else { return false }
+        let destination = memory.data.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
+        let bytes = UnsafeRawPointer(source.baseAddress!).assumingMemoryBound(to: UInt8.self)
+        guard tr_guarded_copy_rows(destination, stride, bytes, sourceStride * 4, rowWords * 4, rows) == 0 else {
             postError(WL_SHM_ERROR_INVALID_FD.rawValue, "wl_buffer@\(wl_resource_get_id(resource)): its pool's file is shorter than the pool (\(memory.size) bytes)")
             return false
         }
