@@ -51,6 +51,7 @@ idle
 ext-idle-notify-v1
 ext-session-lock-v1
 wlr-screencopy-unstable-v1
+wlr-output-power-management-unstable-v1
 '
 # The protocols a client of ours binds, which get a client header too: xdg-shell (the wayland
 # backend, the bench client), input-timestamps and touch-router-input (the bench client), the

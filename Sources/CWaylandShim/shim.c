@@ -98,6 +98,8 @@ const struct wl_interface *tr_ext_session_lock_v1_interface(void) { return &ext_
 const struct wl_interface *tr_ext_session_lock_surface_v1_interface(void) { return &ext_session_lock_surface_v1_interface; }
 const struct wl_interface *tr_zwlr_screencopy_manager_v1_interface(void) { return &zwlr_screencopy_manager_v1_interface; }
 const struct wl_interface *tr_zwlr_screencopy_frame_v1_interface(void) { return &zwlr_screencopy_frame_v1_interface; }
+const struct wl_interface *tr_zwlr_output_power_manager_v1_interface(void) { return &zwlr_output_power_manager_v1_interface; }
+const struct wl_interface *tr_zwlr_output_power_v1_interface(void) { return &zwlr_output_power_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_manager_v1_interface(void) { return &zwp_virtual_keyboard_manager_v1_interface; }
 const struct wl_interface *tr_zwp_virtual_keyboard_v1_interface(void) { return &zwp_virtual_keyboard_v1_interface; }
 

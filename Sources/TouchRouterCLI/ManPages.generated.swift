@@ -1109,6 +1109,11 @@ see the key's globals; grant sockets are the other way in (see
 	with wayvnc (which also needs *virtual-input* to send its pointer and
 	keys).
 
+*output-power* = _array of strings_
+	zwlr_output_power_manager_v1: turning outputs off and on, as wlopm does.
+	Off is the idle timer's dark (see *[idle]*): a touch on it wakes it and
+	reaches nobody.
+
 # ENVIRONMENT TABLE
 
 *[environment]*

@@ -153,7 +153,13 @@ extension SessionConfiguration {
                 }
                 configuration.privileges.screenCapture = programs
             }
-            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method", "session-lock", "screen-capture"])
+            if let programs = try privilegesReader.strings("output-power", check: Self.programNameProblem) {
+                guard programs.count <= 256 else {
+                    throw document.error(value: [.key("privileges"), .key("output-power")], "privileges.output-power: \(programs.count) programs, past 256, the most it may name")
+                }
+                configuration.privileges.outputPower = programs
+            }
+            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method", "session-lock", "screen-capture", "output-power"])
         }
         if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)

@@ -14,6 +14,8 @@ public enum Privilege: String, CaseIterable, Sendable, Hashable {
     case sessionLock = "session-lock"
     /// zwlr_screencopy_manager_v1: the screens' pictures (remote support with wayvnc).
     case screenCapture = "screen-capture"
+    /// zwlr_output_power_manager_v1: turning screens off and on.
+    case outputPower = "output-power"
 
     /// Every name, in the order replies list them.
     public static let names = allCases.map(\.rawValue).joined(separator: ", ")
@@ -54,6 +56,7 @@ extension PrivilegeSettings {
         case .foreignToplevel: foreignToplevel
         case .sessionLock: sessionLock
         case .screenCapture: screenCapture
+        case .outputPower: outputPower
         }
     }
 }

@@ -211,6 +211,8 @@ public struct PrivilegeSettings: Sendable, Equatable {
     public var sessionLock: [String] = []
     /// `screen-capture`: zwlr_screencopy_manager_v1 (the screens' pictures, for wayvnc).
     public var screenCapture: [String] = []
+    /// `output-power`: zwlr_output_power_manager_v1 (a kiosk's own tools turning screens off and on).
+    public var outputPower: [String] = []
     /// `input-method`: zwp_input_method_manager_v2 (on-screen keyboards and input methods,
     /// which read the focused text field's surrounding text and type into it).
     public var inputMethod: [String] = []

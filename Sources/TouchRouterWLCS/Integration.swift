@@ -21,6 +21,7 @@ final class WLCSServer {
         options.inputMethodForEveryClient = true
         options.sessionLockForEveryClient = true
         options.screenCaptureForEveryClient = true
+        options.outputPowerForEveryClient = true
         server = try WaylandServer(options: options)
     }
 }

@@ -42,6 +42,8 @@ public final class WaylandServer {
         public var sessionLockForEveryClient = false
         /// zwlr_screencopy_manager_v1 for every client, whatever `[privileges] screen-capture` says.
         public var screenCaptureForEveryClient = false
+        /// zwlr_output_power_manager_v1 for every client, whatever `[privileges] output-power` says.
+        public var outputPowerForEveryClient = false
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
@@ -55,6 +57,7 @@ public final class WaylandServer {
             case .inputMethod: inputMethodForEveryClient
             case .sessionLock: sessionLockForEveryClient
             case .screenCapture: screenCaptureForEveryClient
+            case .outputPower: outputPowerForEveryClient
             }
         }
     }

@@ -115,7 +115,7 @@ struct GrantSocketTests {
         defer { if !ended { _ = session.terminate() } }
         let unknown = try session.msg("grant-socket", "virtual-input,screen-share")
         #expect(unknown.status == 1)
-        #expect((unknown.json["error"] as? String)?.hasPrefix("grant-socket: 'screen-share' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock, screen-capture") == true,
+        #expect((unknown.json["error"] as? String)?.hasPrefix("grant-socket: 'screen-share' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock, screen-capture, output-power") == true,
                 "\(unknown.json)")
         let none = try session.msg("grant-socket")
         #expect(none.status == 1 && (none.json["error"] as? String)?.contains("expected one comma-separated list of privileges") == true, "\(none.json)")

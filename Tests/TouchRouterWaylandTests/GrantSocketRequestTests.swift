@@ -19,7 +19,7 @@ struct GrantSocketRequestTests {
     }
 
     @Test("what grant-socket and revoke-socket refuse, each named", arguments: [
-        ("grant-socket virtual-input,teleport", "grant-socket: 'teleport' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock, screen-capture"),
+        ("grant-socket virtual-input,teleport", "grant-socket: 'teleport' is not a privilege: expected one or more of virtual-input, input-method, layer-shell, foreign-toplevel, session-lock, screen-capture, output-power"),
         ("grant-socket", "grant-socket: expected one comma-separated list of privileges"),
         ("grant-socket virtual-input layer-shell", "grant-socket: expected one comma-separated list of privileges"),
         ("revoke-socket", "revoke-socket: expected the socket's path"),

@@ -39,6 +39,7 @@
 #include "ext-idle-notify-v1-server-protocol.h"
 #include "ext-session-lock-v1-server-protocol.h"
 #include "wlr-screencopy-unstable-v1-server-protocol.h"
+#include "wlr-output-power-management-unstable-v1-server-protocol.h"
 
 // Interface descriptions, by address: a Swift pointer to a C global can be a copy.
 const struct wl_interface *tr_wl_compositor_interface(void);
@@ -128,6 +129,8 @@ const struct wl_interface *tr_ext_session_lock_v1_interface(void);
 const struct wl_interface *tr_ext_session_lock_surface_v1_interface(void);
 const struct wl_interface *tr_zwlr_screencopy_manager_v1_interface(void);
 const struct wl_interface *tr_zwlr_screencopy_frame_v1_interface(void);
+const struct wl_interface *tr_zwlr_output_power_manager_v1_interface(void);
+const struct wl_interface *tr_zwlr_output_power_v1_interface(void);
 
 // wl_resource_post_error is variadic.
 void tr_resource_post_error(struct wl_resource *resource, uint32_t code, const char *message);

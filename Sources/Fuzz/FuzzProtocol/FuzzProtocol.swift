@@ -99,7 +99,8 @@ func learnInterfaces() {
                       tr_touch_router_input_manager_v1_interface(), tr_zwp_input_timestamps_manager_v1_interface(),
                       tr_zwlr_virtual_pointer_manager_v1_interface(), tr_zwp_virtual_keyboard_manager_v1_interface(),
                       tr_zwlr_layer_shell_v1_interface(), tr_zxdg_output_manager_v1_interface(), tr_zxdg_shell_v6_interface(),
-                      tr_ext_idle_notifier_v1_interface(), tr_ext_session_lock_manager_v1_interface(), tr_zwlr_screencopy_manager_v1_interface()] {
+                      tr_ext_idle_notifier_v1_interface(), tr_ext_session_lock_manager_v1_interface(), tr_zwlr_screencopy_manager_v1_interface(),
+                      tr_zwlr_output_power_manager_v1_interface()] {
         if let interface { learn(interface) }
     }
 }
@@ -429,6 +430,7 @@ func server() -> WaylandServer {
     options.inputMethodForEveryClient = true
     options.sessionLockForEveryClient = true
     options.screenCaptureForEveryClient = true
+    options.outputPowerForEveryClient = true
     do {
         let server = try WaylandServer(options: options)
         try server.start()

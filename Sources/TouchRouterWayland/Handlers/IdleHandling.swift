@@ -12,6 +12,7 @@ extension WaylandServer: IdleHandler {
             let old = protocols.output.power[id] ?? .on
             protocols.output.power[id] = power == .on ? nil : power
             guard old != power else { continue }
+            if power == .off || old == .off { protocols.outputPower.powerChanged(id, on: power != .off) }
             if power == .off || old == .off {
                 // A screen coming back shows everything again.
                 protocols.output.unpresented[id] = UnpresentedDamage()

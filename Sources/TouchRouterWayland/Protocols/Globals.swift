@@ -57,5 +57,5 @@ extension ProtocolStates {
     /// The rooms' globals (Protocols/<Name>/).
     private static let rooms: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
         + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals + KdeIdleState.globals + IdleNotifyState.globals
-        + SessionLockState.globals + ScreencopyState.globals
+        + SessionLockState.globals + ScreencopyState.globals + OutputPowerState.globals
 }

@@ -72,6 +72,7 @@ final class ProtocolStates {
     let idleNotify = IdleNotifyState()
     let sessionLock = SessionLockState()
     let screencopy = ScreencopyState()
+    let outputPower = OutputPowerState()
     let layerShell = LayerShellState()
     let foreignToplevel = ForeignToplevelState()
     let output = OutputState()

@@ -137,7 +137,7 @@ struct SignatureArgument {
 enum WireInterfaces {
     nonisolated(unsafe) static let byName: [String: UnsafePointer<wl_interface>] = {
         let all: [UnsafePointer<wl_interface>?] = [
-            tr_gtk_primary_selection_device_manager_interface(), tr_org_kde_kwin_idle_interface(), tr_ext_idle_notifier_v1_interface(), tr_ext_session_lock_manager_v1_interface(), tr_zwlr_screencopy_manager_v1_interface(),
+            tr_gtk_primary_selection_device_manager_interface(), tr_org_kde_kwin_idle_interface(), tr_ext_idle_notifier_v1_interface(), tr_ext_session_lock_manager_v1_interface(), tr_zwlr_screencopy_manager_v1_interface(), tr_zwlr_output_power_manager_v1_interface(),
             tr_org_kde_kwin_server_decoration_manager_interface(), tr_touch_router_input_manager_v1_interface(), tr_wl_compositor_interface(),
             tr_wl_data_device_manager_interface(), tr_wl_output_interface(), tr_wl_seat_interface(), tr_wl_shell_interface(), tr_wl_shm_interface(),
             tr_wl_subcompositor_interface(), tr_wp_fractional_scale_manager_v1_interface(), tr_wp_presentation_interface(),

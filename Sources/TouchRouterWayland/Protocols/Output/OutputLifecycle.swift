@@ -109,6 +109,10 @@ extension WaylandServer {
     private func retire(_ output: VirtualOutput) {
         output.retired = true
         output.bindings.removeAll()
+        // Its power state goes with it: its control fails, and it is no longer dark.
+        protocols.outputPower.outputRemoved(output.id)
+        protocols.output.power[output.id] = nil
+        router.setOutputs([output.id], dark: false)
         guard let global = output.global else { return }
         wl_global_remove(global)
         output.retiredAt = clock.now()

@@ -1,0 +1,14 @@
+import TouchRouterCore
+
+/// What output power control may ask of the server (Protocols/OutputPower/).
+extension WaylandServer: OutputPowerHandler {
+    func outputPowerIsOn(_ output: OutputID) -> Bool? {
+        guard outputs.contains(where: { $0.id == output && !$0.retired }) else { return nil }
+        return protocols.output.power[output] != .off
+    }
+
+    func setOutputPower(_ output: OutputID, on: Bool) {
+        powerOutputs([output], to: on ? .on : .off, blanking: protocols.seat.idle.settings.blanking)
+        router.dispatchAll()
+    }
+}
