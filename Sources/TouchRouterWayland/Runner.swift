@@ -110,10 +110,18 @@ public final class ServerRunner {
         }
         if app.isEmpty {
             notifyReady("the session is up")
-        } else {
+        } else if supervisor == nil {
             child = try spawnApp()
+        } else {
             supervisor?.started(at: server.clock.now())
-            if supervisor != nil { server.report("supervising \(app.joined(separator: " ")) (process \(child))") }
+            do {
+                child = try spawnApp()
+                server.report("supervising \(app.joined(separator: " ")) (process \(child))")
+            } catch {
+                // Supervised, a command that cannot start is a failure like any other (127, as a shell says).
+                server.report("\(error)")
+                appExited(pid: 0, status: 127 << 8)
+            }
         }
         server.run()
         for pid in [child, fallbackChild] where pid > 0 {
@@ -193,13 +201,13 @@ public final class ServerRunner {
         case .restart(let after):
             let ms = (after + 999_999) / 1_000_000
             next = String(ms)
-            server.report("app \(pid) \(what); restart \(supervisor.restarts + 1) in \(ms) ms")
+            server.report("\(pid > 0 ? "app \(pid)" : "the app") \(what); restart \(supervisor.restarts + 1) in \(ms) ms")
             restartTimer?.arm(milliseconds: Int32(clamping: max(1, ms)))
         case .end(let code):
-            server.report("app \(pid) \(what); restart = \"\(supervisor.settings.restart.rawValue)\" does not restart a clean exit: the session ends")
+            server.report("\(pid > 0 ? "app \(pid)" : "the app") \(what); restart = \"\(supervisor.settings.restart.rawValue)\" does not restart a clean exit: the session ends")
             childStatus = code
         case .fallback:
-            server.report("app \(pid) \(what)")
+            server.report("\(pid > 0 ? "app \(pid)" : "the app") \(what)")
         }
         server.shell.publish(.app) {
             "{\"type\":\"app\",\"change\":\"exited\",\"pid\":\(pid),\"status\":\(Self.json(status)),\"signal\":\(Self.json(signal)),\"hung\":\(hung),"

@@ -134,6 +134,23 @@ struct SupervisionTests {
         #expect(errors(session).contains("(the supervised app) is hung"), "\(errors(session))")
     }
 
+    @Test("an app whose socket stays full (it stops reading while it is sent events) is disconnected as before, reported hung with reason socket-full, and with on-hang = restart killed and started again")
+    func socketFullRestarted() throws {
+        let (session, gate) = try session(app: "exec python3 \(HostileClientTests.hostileClient) stops-reading",
+                                          settings: "hang-after = 0\non-hang = \"restart\"\nbackoff-initial = 0.2")
+        defer { _ = session.terminate() }
+        let log = try session.subscribe(["app"])
+        FileManager.default.createFile(atPath: gate.path, contents: nil)
+        try session.wait(for: "the app to be found hung") { !appEvents(log, "hung").isEmpty }
+        let hung = appEvents(log, "hung")[0]
+        #expect(hung["reason"] as? String == "socket-full" && hung["supervised"] as? Bool == true && hung["app_id"] as? String == "stops-reading", "\(hung)")
+        try session.wait(for: "the app to be restarted") { !appEvents(log, "restarted").isEmpty }
+        let exited = appEvents(log, "exited").first
+        #expect(exited?["signal"] as? Int == 9 && exited?["hung"] as? Bool == true, "\(String(describing: exited))")
+        #expect(errors(session).contains("its socket stayed full"), "\(errors(session))")
+        #expect(errors(session).contains("is hung: it left its socket full for 5 s; on-hang = restart"), "\(errors(session))")
+    }
+
     @Test("sd_notify: READY=1 once the app maps a window, and WATCHDOG=1 every half WATCHDOG_USEC, on a socket the test binds")
     func systemdNotify() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("notify-\(getpid()).sock").path
