@@ -30,6 +30,8 @@ public struct ServerLaunch {
     public var commandGrants: Set<Privilege>?
     public var configuration: SessionConfiguration
     public var source: ConfigurationSource?
+    /// `--supervise` or `[supervise] command`: the command is restarted when it exits.
+    public var supervise: SupervisionSettings?
 
     public init(backend: BackendKind, options: WaylandServer.Options, outputOptions: [String], inputDevices: [String], input: InputKind?,
                 command: [String], commandGrants: Set<Privilege>?, configuration: SessionConfiguration, source: ConfigurationSource?) {
@@ -57,7 +59,7 @@ public struct ServerLaunch {
         // One seat for the process: the drm backend opens its card through it, udev input its devices.
         let seat = inputKind == .udev || backend == .drm ? try LibseatSession() : nil
         let display = try DisplayBackendSetup.prepare(backend, options: &options, outputOptions: outputOptions, seat: seat)
-        let runner = try ServerRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source)
+        let runner = try ServerRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source, supervise: supervise)
         let server = runner.server
         try display.attach(to: server)
         if let hostInput = display.inputSource { try server.addInputSource(hostInput) }

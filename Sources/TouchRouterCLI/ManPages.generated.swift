@@ -178,7 +178,7 @@ own after the events it covers:
 
 Streams the shell's events of the types named, every type without one, until
 the peer closes. The types are gesture, action, emit, focus, client, unhandled,
-reload, idle and lock.
+reload, idle, lock and app.
 
 ```
 {"ok":true,"subscribed":["gesture","focus"]}
@@ -199,6 +199,14 @@ Then one object a line:
 {"type":"reload","ok":true,"file":"/path"}
 {"type":"idle","state":"blanked",...}
 {"type":"lock","locked":true}
+{"type":"app","change":"exited","pid":PID,"status":3,"signal":null,"hung":false,
+  "restarts":1,"failures":2,"next_in_ms":2000}
+{"type":"app","change":"restarted","pid":PID,"restarts":2}
+{"type":"app","change":"failed","reason":"...","restarts":2,"failures":3}
+{"type":"app","change":"fallback","pid":PID,"command":["..."],"reason":"..."}
+{"type":"app","change":"hung","client":N,"pid":PID,"app_id":"...","reason":"ping",
+  "policy":"restart","supervised":true}
+{"type":"app","change":"responsive","client":N,"pid":PID,"app_id":"...","supervised":true}
 ```
 
 A gesture's *edge* and *direction* appear only for kinds that have them; an
@@ -207,7 +215,16 @@ the keyboard focus moved; its fields may be null. A client is connected when it
 first binds a global, and its *change* is connected or disconnected. A failed
 reload is *{"type":"reload","ok":false,"error":"..."}*. An idle line is *msg idle*'s
 reply without *ok*, sent when the phase changes or an inhibitor begins or ends
-holding the timer. Errors: an unknown type.
+holding the timer. App lines come from supervision (*run --supervise*,
+*[supervise]* in *touch-router*(5)): *exited* gives the status or the signal
+(the other null), whether the session killed it as hung, the restarts so far,
+the failures within the window, and the delay before the next start (null when
+there is none: the session ends, or *failed* and *fallback* follow); *fallback*'s
+pid is null when no fallback is configured or it could not start, and
+*fallback-exited* says when the fallback ended. *hung* names a client that left a
+ping unanswered for *hang-after* (*reason* "ping") or whose socket stayed full
+("socket-full"), the policy applied, and whether it is the supervised app;
+*responsive* says it answered again. Errors: an unknown type.
 
 ## idle
 
@@ -411,7 +428,7 @@ the same. *touch-router help* _topic_ shows a man page (see *HELP*).
 *touch-router run* [*--backend* _drm_|_wayland_|_headless_] [*--output* _mode_]...
 \[*--kiosk*] [*--keyboard-layout* _layout_] [*--config* _file_]
 \[*--input-device* _node_]... [*--input* _udev_|_path_] [*--grant* _list_]
-\[*--* _command_ [_args_...]]
+\[*--supervise*] [*--* _command_ [_args_...]]
 
 With a command, the session exports *WAYLAND_DISPLAY* and *TOUCH_ROUTER_SOCKET*
 to it, and ends when the command exits, with its exit status. Without one, it
@@ -468,6 +485,22 @@ column.
 	layer-shell, foreign-toplevel. The command's first connection is a socket
 	the session hands it in *WAYLAND_SOCKET*; that client sees exactly these
 	privileged globals, whatever *[privileges]* says.
+
+*--supervise*
+	Supervises the command: when it exits it is started again after a delay
+	that doubles with each quick failure (*[supervise]* in *touch-router*(5):
+	1 s doubling to 30 s by default), and after too many failures in a window
+	the *fallback* command runs instead, or, without one, the session stays up
+	showing nothing and says why on standard error and to *msg subscribe app*
+	readers. The session no longer ends with the command (under *restart =
+	"on-failure"* or *"never"*, a clean exit still ends it with 0). The
+	command leads a process group of its own. Clients with a mapped toplevel
+	are pinged (xdg_wm_base.ping); one that leaves a ping unanswered for
+	*hang-after* seconds is hung: its windows take no touch or pointer input
+	until it answers, and *on-hang* says whether it is restarted, killed or
+	only reported. Without a command, *[supervise]* *command* is run (and then
+	the session prints its sockets as without a command). See also
+	*NOTIFY_SOCKET* below.
 
 # MSG
 
@@ -663,6 +696,14 @@ The session reads:
 *TOUCH_ROUTER_SOCKET*
 	The control socket *touch-router msg* talks to, unless *--socket* says.
 
+*NOTIFY_SOCKET*, *WATCHDOG_USEC*, *WATCHDOG_PID*
+	systemd's notification socket (a path, or an abstract name after *@*):
+	*run* sends READY=1 (with a STATUS= line) once the first window is mapped
+	(at once without a command; when a supervised app fails for good, with
+	the reason), and WATCHDOG=1 every half *WATCHDOG_USEC* from its loop. It
+	removes the three from the environment its programs get. See
+	*contrib/touch-router-kiosk.service*.
+
 The session sets, for the programs it starts (its command and *exec* actions),
 each only where its own environment leaves it unset:
 
@@ -729,6 +770,8 @@ _$XDG_RUNTIME_DIR/touch-router.PID.wayland-N.grant-K.sock_
 
 *run* exits with its command's status (128 plus the signal's number for a
 command killed by one); SIGINT or SIGTERM sends the command SIGTERM first.
+Under *--supervise* it exits 0 after SIGINT or SIGTERM, or when the policy
+does not restart a clean exit.
 Without a command it exits 0 after SIGINT or SIGTERM. It exits 1 when the
 configuration, a backend or a device cannot be set up. *msg* exits 1 when
 the reply is an error. A *quit* binding ends the session with status 0.
@@ -738,6 +781,7 @@ the reply is an error. A *quit* binding ends the session with status 0.
 ```
 touch-router run -- wayland-info
 touch-router run --kiosk --config kiosk.toml -- chromium --kiosk URL
+touch-router run --kiosk --supervise -- chromium --kiosk URL
 touch-router run --output 800x600,transform=90 --output 1280x720@30
 touch-router msg inject touch down 0 100 200
 touch-router help config
@@ -792,7 +836,7 @@ integer or a float; an _integer_ must be whole. A _boolean_ is true or false.
 
 The top-level tables are *[gestures]*, *[hold]*, *[[recognizer]]*, *[[bind]]*,
 *[app]*, *[keyboard]*, *[cursor]*, *[idle]*, *[stats]*, *[privileges]*,
-*[environment]*, *[[touchscreen]]* and *[[input]]*. Each is optional.
+*[environment]*, *[supervise]*, *[[touchscreen]]* and *[[input]]*. Each is optional.
 
 # RELOADING
 
@@ -804,8 +848,8 @@ stays, and the error is logged on standard error and given to *msg reload* and
 to *reload* subscribers. Touches already down keep their arena.
 
 Every table applies on reload, except *[[touchscreen]]* (checked, but devices
-keep the mapping they were added with) and *[[input]]* (read when a device is
-added).
+keep the mapping they were added with), *[[input]]* (read when a device is
+added) and *[supervise]* (checked, but read only when the session starts).
 
 # GESTURES
 
@@ -1067,6 +1111,68 @@ counts again from the inhibitor's end. Nothing dims or goes dark by default.
 	Whether a key or button that wakes a dark output reaches its client
 	(its release goes with it). Pointer motion and scrolling always do.
 	Default: "swallow".
+
+# SUPERVISE
+
+*[supervise]*
+
+The app *touch-router run --supervise* restarts when it exits, and when a client
+counts as hung. With *command* and no command after *--*, the session supervises
+*command* without *--supervise*. Durations here are seconds.
+
+*command* = _string_ | [_string_, ...]
+	The app, when *run* is given none: a string runs through /bin/sh -c, an
+	array is the program and its arguments.
+
+*restart* = "always" | "on-failure" | "never"
+	*always*: after every exit. *on-failure*: after an exit with a status
+	other than 0 or by a signal; a clean exit ends the session with 0.
+	*never*: a failure shows the fallback at once. Default: "always".
+
+*backoff-initial* = _number_, 0 to 86400
+	The first restart's delay. Default: 1.
+
+*backoff-max* = _number_, 0 to 86400
+	Each failure soon after a start doubles the delay, up to this; at least
+	*backoff-initial*. Default: 30.
+
+*reset-after* = _number_, 0 to 86400
+	An app that ran this long before it exited ran well: the next delay is
+	*backoff-initial* again. Default: 10.
+
+*max-failures* = _integer_, 1 to 1000
+	This many failures (an exit with a status other than 0, by a signal, or
+	killed as hung) within *window* and the app is not started again: the
+	*fallback* runs. Default: 5.
+
+*window* = _number_, 0 to 86400
+	Default: 60.
+
+*fallback* = _string_ | [_string_, ...]
+	What runs when the app failed *max-failures* times (a string through
+	/bin/sh -c). Without it the session stays up showing nothing but the
+	outputs' background; the reason is on standard error and in an *app*
+	event (*touch-router-msg*(7)). Default: none.
+
+*hang-after* = _number_, 0 to 3600
+	A client with a mapped xdg_toplevel (stable xdg-shell) is pinged; one
+	that leaves a ping unanswered this long is hung (5 s is Android's ANR
+	rule). While hung, none of its surfaces takes touch or pointer input:
+	a touch on its window stops there and reaches the compositor's side of
+	the chain (an *unhandled* event), as for a client without wl_touch; its
+	pong gives them back. 0: no pings. Default: 5.
+
+*ping-every* = _number_, 0.1 to 3600
+	How often a client is pinged, one ping at a time. Default: 2.
+
+*on-hang* = "restart" | "kill" | "report"
+	What a hung client costs it. *restart*: the supervised app (its whole
+	process group) is killed with SIGKILL and started again as after a
+	failure; any other client is killed. *kill*: the hung process is killed
+	(the supervised app then restarts as after any failure). *report*: only
+	reported. A client whose socket stays full for 5 s is disconnected in any
+	case (hardening); it is then reported hung too, and *restart* and *kill*
+	apply to its process. Default: "restart".
 
 # STATS
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TouchRouterBackends
 import TouchRouterConfig
+import TouchRouterCore
 import TouchRouterLibinput
 import TouchRouterLibseat
 import TouchRouterWayland
@@ -37,6 +38,9 @@ struct Run: ParsableCommand {
 
     @Option(help: "Where input devices come from: udev (every input device of the seat, added and removed as they come and go, opened through libseat: seatd, logind, or LIBSEAT_BACKEND=builtin as root) or path (only the --input-device nodes). Default: udev on the drm backend without --input-device, else path.")
     var input: InputKind?
+
+    @Flag(help: "Restart the command when it exits, with a growing delay, and show [supervise] fallback after too many failures; ping clients' windows and act on hung ones ([supervise] in touch-router(5)). The session no longer ends with the command. Without a command, [supervise] command is run.")
+    var supervise = false
 
     @Option(help: "Privileges for the command alone, comma-separated: virtual-input, input-method, layer-shell, foreign-toplevel. Its first connection is a socket the session hands it (WAYLAND_SOCKET), whose client sees exactly these privileged globals, whatever [privileges] says.")
     var grant: String?
@@ -75,9 +79,18 @@ struct Run: ParsableCommand {
             } catch let error as ConfigurationError {
                 throw Failure(description: "touch-router run: \(error)")
             }
+            // [supervise] command alone supervises too; --supervise needs a command from somewhere.
+            var supervision: SupervisionSettings?
+            if supervise || configuration.supervise.map({ !$0.command.isEmpty && command.isEmpty }) == true {
+                supervision = configuration.supervise ?? SupervisionSettings()
+                if command.isEmpty, supervision?.command.isEmpty != false {
+                    throw Failure(description: "touch-router run: --supervise: there is no command to supervise (touch-router run --supervise -- COMMAND, or [supervise] command in the configuration)")
+                }
+            }
             do {
-                let launch = ServerLaunch(backend: kind, options: options, outputOptions: outputs, inputDevices: inputDevices, input: input,
+                var launch = ServerLaunch(backend: kind, options: options, outputOptions: outputs, inputDevices: inputDevices, input: input,
                                            command: command, commandGrants: commandGrants, configuration: configuration, source: source)
+                launch.supervise = supervision
                 let status = try launch.run()
                 if status != 0 { throw ExitCode(status) }
             } catch let error as WaylandError {
@@ -101,7 +114,7 @@ struct Msg: ParsableCommand {
             Requests: tree; pick X Y; pixel X Y; screenshot FILE.png [OUTPUT] (a PNG of what the output, the first by \
             default, shows); inject EVENT (the script syntax without the time, for example \
             'inject touch down 0 100 200'); focus; ignore-interaction on|off; trace (streams until interrupted); \
-            subscribe [gesture|action|emit|focus|client|unhandled|reload ...] (streams JSON lines until interrupted; \
+            subscribe [gesture|action|emit|focus|client|unhandled|reload|idle|lock|app ...] (streams JSON lines until interrupted; \
             every type without one); reload (reads the configuration file again); devices (each input device: \
             its kinds and node, and for a touchscreen the output or region it maps to, why, and its calibration); \
             output create WxH[@Hz][,transform=T] (a new virtual output, HEADLESS-N, right of the others); \

@@ -100,13 +100,13 @@ enum BindingReader {
     }
 
     /// A string runs through /bin/sh -c; an array is the program and its arguments.
-    private static func command(_ reader: inout TableReader) throws(ConfigurationError) -> [String] {
-        guard reader.has("command") else { throw reader.missing("command", "a string for /bin/sh -c, or an array of the program and its arguments") }
-        if reader.table["command"]?.type == .array {
-            return try reader.strings("command", nonEmpty: true) { $0.contains("\0") ? "a string without NUL" : nil }!
+    static func command(_ reader: inout TableReader, key: String = "command") throws(ConfigurationError) -> [String] {
+        guard reader.has(key) else { throw reader.missing(key, "a string for /bin/sh -c, or an array of the program and its arguments") }
+        if reader.table[key]?.type == .array {
+            return try reader.strings(key, nonEmpty: true) { $0.contains("\0") ? "a string without NUL" : nil }!
         }
-        guard let line = try reader.string("command") else { throw reader.missing("command", "a string") }
-        guard !line.contains("\0") else { throw reader.document.error(value: reader.keyPath("command"), "\(pathText(reader.keyPath("command"))): expected a command without NUL") }
+        guard let line = try reader.string(key) else { throw reader.missing(key, "a string") }
+        guard !line.contains("\0") else { throw reader.document.error(value: reader.keyPath(key), "\(pathText(reader.keyPath(key))): expected a command without NUL") }
         return ["/bin/sh", "-c", line]
     }
 }

@@ -15,7 +15,7 @@ extension SessionConfiguration {
         return nil
     }
 
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "idle", "stats", "privileges", "environment"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "idle", "stats", "privileges", "environment", "supervise"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -162,10 +162,41 @@ extension SessionConfiguration {
             try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method", "session-lock", "screen-capture", "output-power"])
         }
         if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
+        if let supervise = try reader.table("supervise") { configuration.supervise = try readSupervise(supervise, document) }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)
         try reader.finish(allowed: topLevelKeys.map { ["recognizer", "bind", "touchscreen", "input"].contains($0) ? "[[\($0)]]" : "[\($0)]" })
         return configuration
+    }
+
+    /// `[supervise]`: the app `run --supervise` restarts, and how (docs/supervision.md).
+    private static func readSupervise(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> SupervisionSettings {
+        var reader = TableReader(document, table, path: [.key("supervise")], name: "[supervise]")
+        var settings = SupervisionSettings()
+        // Seconds, at most a day, as nanoseconds; the ranges keep every sum and doubling inside Int64.
+        func seconds(_ key: String, in range: ClosedRange<Double>) throws(ConfigurationError) -> Int64? {
+            guard let value = try reader.number(key, in: range, unit: " s") else { return nil }
+            return Int64((value * 1_000_000_000).rounded())
+        }
+        if reader.has("command") { settings.command = try BindingReader.command(&reader) }
+        if reader.has("fallback") { settings.fallback = try BindingReader.command(&reader, key: "fallback") }
+        settings.restart = try reader.choice("restart", RestartPolicy.allCases.map { ($0.rawValue, $0) }) ?? settings.restart
+        settings.backoffInitial = try seconds("backoff-initial", in: 0...86_400) ?? settings.backoffInitial
+        settings.backoffMax = try seconds("backoff-max", in: 0...86_400) ?? settings.backoffMax
+        settings.resetAfter = try seconds("reset-after", in: 0...86_400) ?? settings.resetAfter
+        settings.maxFailures = try reader.integer("max-failures", in: 1...1_000) ?? settings.maxFailures
+        settings.window = try seconds("window", in: 0...86_400) ?? settings.window
+        // 0 turns pinging off.
+        if let hangAfter = try seconds("hang-after", in: 0...3_600) { settings.hangAfter = hangAfter == 0 ? nil : hangAfter }
+        settings.pingEvery = try seconds("ping-every", in: 0.1...3_600) ?? settings.pingEvery
+        settings.onHang = try reader.choice("on-hang", HangPolicy.allCases.map { ($0.rawValue, $0) }) ?? settings.onHang
+        if settings.backoffMax < settings.backoffInitial {
+            throw document.error(value: [.key("supervise"), .key("backoff-max")],
+                                 "supervise.backoff-max: expected at least backoff-initial (\(AppSupervisorText.seconds(settings.backoffInitial)) s), found \(AppSupervisorText.seconds(settings.backoffMax))")
+        }
+        try reader.finish(allowed: ["command", "restart", "backoff-initial", "backoff-max", "reset-after", "max-failures", "window",
+                                    "fallback", "hang-after", "ping-every", "on-hang"])
+        return settings
     }
 
     private static func readGestures(_ table: TOMLTable, into gestures: inout GestureConfiguration, _ document: Document) throws(ConfigurationError) {

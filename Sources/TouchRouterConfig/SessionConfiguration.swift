@@ -26,6 +26,9 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var inputs: [InputRule] = []
     /// `[environment]`: variables set for every program the session starts, over its defaults.
     public var environment: [String: String] = [:]
+    /// `[supervise]`: the app `run --supervise` restarts, and when a client counts as hung;
+    /// nil without the table. Read when the session starts; a reload does not change it.
+    public var supervise: SupervisionSettings?
     /// The file it was read from, and where its recognizers were declared, for the errors
     /// that only the core's own validation finds.
     public var source = SourceNotes()
@@ -35,7 +38,7 @@ public struct SessionConfiguration: Sendable, Equatable {
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard && a.oskNamespace == b.oskNamespace
             && a.cursor == b.cursor && a.idle == b.idle && a.stats == b.stats && a.privileges == b.privileges
-            && a.touchscreens == b.touchscreens && a.inputs == b.inputs && a.environment == b.environment
+            && a.touchscreens == b.touchscreens && a.inputs == b.inputs && a.environment == b.environment && a.supervise == b.supervise
     }
 }
 
@@ -270,4 +273,8 @@ public struct ConfigurationError: Error, Equatable, Sendable, CustomStringConver
     }
 
     public var description: String { "\(file):\(position.line):\(position.column): error: \(message)" }
+}
+
+enum AppSupervisorText {
+    static func seconds(_ nanoseconds: Int64) -> String { formatted(Double(nanoseconds) / 1_000_000_000) }
 }

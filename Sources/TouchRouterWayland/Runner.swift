@@ -1,28 +1,52 @@
 import CWaylandShim
 import TouchRouterConfig
 import TouchRouterCore
+import TouchRouterReplay
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// `touch-router run`: a session, its control socket, and optionally a command that
-/// lives in it; like cage, the session ends when the command does.
+/// lives in it; like cage, the session ends when the command does, unless it is supervised
+/// (`--supervise`, `[supervise]`): then it is started again when it exits, with a growing
+/// delay, until it fails too often and the fallback is shown (docs/supervision.md).
 public final class ServerRunner {
     public let server: WaylandServer
     public let control: ControlServer
+    /// The command given after `--`; empty: the session prints its sockets.
     private let command: [String]
     /// What the command's own connection is granted (`run --grant`); nil: it connects to WAYLAND_DISPLAY as any client.
     private let commandGrants: Set<Privilege>?
     private var child: pid_t = 0
     private var childStatus: Int32 = 0
+    /// Supervision, when asked for: its settings and decisions, and the app it runs.
+    private var supervisor: AppSupervisor?
+    private var app: [String] = []
+    private var restartTimer: OneShotTimer?
+    private var fallbackChild: pid_t = 0
+    /// The app was killed for not answering pings, or for a socket that stayed full.
+    private var killedForHang = false
+    /// NOTIFY_SOCKET, taken from the environment (and removed from it, so that the app does
+    /// not speak for the session); READY=1 is sent once.
+    private let notifier: SystemdNotifier?
+    private var readySent = false
+    private var notifyFailed = false
 
     /// `configuration` was read from `source` already (a bad file stops the command
     /// before anything starts); it is applied before any socket opens, so that what only
-    /// the core can refuse stops it as early.
+    /// the core can refuse stops it as early. `supervise`: restart the command (or, without
+    /// one, `supervise.command`) when it exits.
     public init(options: WaylandServer.Options, command: [String], commandGrants: Set<Privilege>? = nil,
-                configuration: SessionConfiguration = SessionConfiguration(), source: ConfigurationSource? = nil) throws(WaylandError) {
+                configuration: SessionConfiguration = SessionConfiguration(), source: ConfigurationSource? = nil,
+                supervise: SupervisionSettings? = nil) throws(WaylandError) {
         signal(SIGPIPE, SIG_IGN)
         Self.raiseDescriptorLimit()
+        var environment: [String: String] = [:]
+        for name in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+            unsetenv(name)
+        }
+        notifier = SystemdNotifier(environment: environment)
         server = try WaylandServer(options: options)
         server.shell.source = source
         server.shell.childEnvironment = ChildEnvironment()
@@ -42,6 +66,22 @@ public final class ServerRunner {
         try server.onSignal(SIGCHLD) { [unowned self] in self.reap() }
         // A failed reload keeps the old configuration; reload() logs why.
         try server.onSignal(SIGHUP) { [unowned self] in _ = try? self.server.shell.reload() }
+        if let supervise {
+            app = command.isEmpty ? supervise.command : command
+            guard !app.isEmpty else { throw WaylandError("--supervise: there is no command to supervise (touch-router run --supervise -- COMMAND, or [supervise] command)") }
+            supervisor = AppSupervisor(settings: supervise)
+            restartTimer = try server.display.oneShotTimer { [unowned self] in self.restartApp() }
+            server.onResponsiveness = { [unowned self] client, hung in self.responsivenessChanged(client, hung: hung) }
+            if let hangAfter = supervise.hangAfter { try server.watchHangs(every: supervise.pingEvery, hangAfter: hangAfter) }
+        } else {
+            app = command
+        }
+        if let notifier {
+            server.onToplevelMapped = { [unowned self] pid in self.notifyReady("a window of process \(pid) is mapped") }
+            if let interval = notifier.watchdogMilliseconds {
+                try server.display.every(milliseconds: interval) { [unowned self] in self.notify("WATCHDOG=1") }
+            }
+        }
     }
 
     /// Every client costs a descriptor or more (its socket, its pools until mapped, its
@@ -61,31 +101,53 @@ public final class ServerRunner {
     }
 
     /// Runs until the command exits (returning its status) or a signal stops the session (0).
+    /// A supervised command ends the session only by a clean exit its restart policy does not restart.
     public func run() throws(WaylandError) -> Int32 {
         if command.isEmpty {
             print("WAYLAND_DISPLAY=\(server.socketName)")
             print("TOUCH_ROUTER_SOCKET=\(control.path)")
             fflush(nil)
-        } else if let commandGrants {
+        }
+        if app.isEmpty {
+            notifyReady("the session is up")
+        } else if supervisor == nil {
+            child = try spawnApp()
+        } else {
+            supervisor?.started(at: server.clock.now())
+            do {
+                child = try spawnApp()
+                server.report("supervising \(app.joined(separator: " ")) (process \(child))")
+            } catch {
+                // Supervised, a command that cannot start is a failure like any other (127, as a shell says).
+                server.report("\(error)")
+                appExited(pid: 0, status: 127 << 8)
+            }
+        }
+        server.run()
+        for pid in [child, fallbackChild] where pid > 0 {
+            // A supervised app leads a process group of its own: its children go with it.
+            kill(supervisor != nil ? -pid : pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            if pid == child, supervisor == nil { childStatus = exitCode(status) }
+        }
+        child = 0
+        fallbackChild = 0
+        control.close()
+        server.shutdown()
+        return childStatus
+    }
+
+    private func spawnApp() throws(WaylandError) -> pid_t {
+        let group = supervisor != nil
+        if let commandGrants {
             // The command's first connection is one end of a socket pair whose client holds
             // the grants (PrivilegedSockets.swift), as sway hands swaybar its WAYLAND_SOCKET.
             let end = try server.addGrantedClient(commandGrants)
             defer { close(end) }
-            child = try spawnProcess(command, waylandSocket: end)
-        } else {
-            child = try spawnProcess(command)
+            return try spawnProcess(app, waylandSocket: end, newProcessGroup: group)
         }
-        server.run()
-        if child > 0 {
-            kill(child, SIGTERM)
-            var status: Int32 = 0
-            waitpid(child, &status, 0)
-            childStatus = exitCode(status)
-            child = 0
-        }
-        control.close()
-        server.shutdown()
-        return childStatus
+        return try spawnProcess(app, newProcessGroup: group)
     }
 
     private func reap() {
@@ -94,11 +156,163 @@ public final class ServerRunner {
             let pid = waitpid(-1, &status, WNOHANG)
             guard pid > 0 else { return }
             if pid == child {
-                childStatus = exitCode(status)
                 child = 0
-                server.stop()
+                if supervisor != nil {
+                    appExited(pid: pid, status: status)
+                } else {
+                    childStatus = exitCode(status)
+                    server.stop()
+                }
+            } else if pid == fallbackChild {
+                fallbackChild = 0
+                let (code, signal) = Self.split(status)
+                server.report("the fallback (process \(pid)) \(Self.describe(status: code, signal: signal)); the session stays up")
+                server.shell.publish(.app) {
+                    "{\"type\":\"app\",\"change\":\"fallback-exited\",\"pid\":\(pid),\"status\":\(Self.json(code)),\"signal\":\(Self.json(signal))}"
+                }
             }
         }
+    }
+
+    // MARK: Supervision
+
+    private static func split(_ status: Int32) -> (status: Int32?, signal: Int32?) {
+        let signal = status & 0x7f
+        return signal == 0 ? ((status >> 8) & 0xff, nil) : (nil, signal)
+    }
+
+    private static func describe(status: Int32?, signal: Int32?) -> String {
+        if let signal { return "was killed by signal \(signal)" }
+        return "exited with status \(status ?? 0)"
+    }
+
+    private static func json(_ value: Int32?) -> String { value.map { String($0) } ?? "null" }
+
+    private func appExited(pid: pid_t, status raw: Int32) {
+        guard var supervisor else { return }
+        let (status, signal) = Self.split(raw)
+        let hung = killedForHang
+        killedForHang = false
+        let decision = supervisor.exited(status: status, signal: signal, hung: hung, at: server.clock.now())
+        self.supervisor = supervisor
+        let what = Self.describe(status: status, signal: signal) + (hung ? " (killed as hung)" : "")
+        var next = "null"
+        switch decision {
+        case .restart(let after):
+            let ms = (after + 999_999) / 1_000_000
+            next = String(ms)
+            server.report("\(pid > 0 ? "app \(pid)" : "the app") \(what); restart \(supervisor.restarts + 1) in \(ms) ms")
+            restartTimer?.arm(milliseconds: Int32(clamping: max(1, ms)))
+        case .end(let code):
+            server.report("\(pid > 0 ? "app \(pid)" : "the app") \(what); restart = \"\(supervisor.settings.restart.rawValue)\" does not restart a clean exit: the session ends")
+            childStatus = code
+        case .fallback:
+            server.report("\(pid > 0 ? "app \(pid)" : "the app") \(what)")
+        }
+        server.shell.publish(.app) {
+            "{\"type\":\"app\",\"change\":\"exited\",\"pid\":\(pid),\"status\":\(Self.json(status)),\"signal\":\(Self.json(signal)),\"hung\":\(hung),"
+                + "\"restarts\":\(supervisor.restarts),\"failures\":\(supervisor.failures.count),\"next_in_ms\":\(next)}"
+        }
+        switch decision {
+        case .end: server.stop()
+        case .fallback(let reason): showFallback(reason)
+        case .restart: break
+        }
+    }
+
+    private func restartApp() {
+        guard var supervisor else { return }
+        supervisor.restarted(at: server.clock.now())
+        self.supervisor = supervisor
+        do {
+            child = try spawnApp()
+        } catch {
+            // As a shell says of a command it cannot run: 127, a failure like any other.
+            server.report("restart \(supervisor.restarts): \(error)")
+            appExited(pid: 0, status: 127 << 8)
+            return
+        }
+        server.report("app restarted (restart \(supervisor.restarts), process \(child))")
+        server.shell.publish(.app) { "{\"type\":\"app\",\"change\":\"restarted\",\"pid\":\(self.child),\"restarts\":\(supervisor.restarts)}" }
+    }
+
+    /// The app failed too often: the fallback runs, or the session stays up showing nothing.
+    private func showFallback(_ reason: String) {
+        guard let supervisor else { return }
+        server.report("app failed: \(reason); no more restarts")
+        server.shell.publish(.app) {
+            "{\"type\":\"app\",\"change\":\"failed\",\"reason\":\(jsonString(reason)),\"restarts\":\(supervisor.restarts),\"failures\":\(supervisor.failures.count)}"
+        }
+        let fallback = supervisor.settings.fallback
+        var pid: pid_t = 0
+        if fallback.isEmpty {
+            server.report("no fallback is configured ([supervise] fallback): the session stays up with nothing to show until it is stopped")
+        } else {
+            do {
+                pid = try spawnProcess(fallback, newProcessGroup: true)
+                fallbackChild = pid
+                server.report("fallback started: \(fallback.joined(separator: " ")) (process \(pid))")
+            } catch {
+                server.report("the fallback cannot start: \(error); the session stays up with nothing to show")
+            }
+        }
+        server.shell.publish(.app) {
+            "{\"type\":\"app\",\"change\":\"fallback\",\"pid\":\(pid > 0 ? String(pid) : "null"),\"command\":[\(fallback.map(jsonString).joined(separator: ","))],\"reason\":\(jsonString(reason))}"
+        }
+        // A service manager waiting for READY=1 hears why the app is not there instead.
+        notifyReady("app failed: \(reason)")
+    }
+
+    /// Whether `pid` is the supervised app or a process of its group (sh -c's child, a browser's helpers).
+    private func isApp(_ pid: Int32) -> Bool {
+        child > 0 && pid > 0 && (pid == child || getpgid(pid) == child)
+    }
+
+    private func responsivenessChanged(_ client: ClientResponsiveness, hung: Bool) {
+        guard let supervisor else { return }
+        let policy = supervisor.settings.onHang
+        let app = isApp(client.pid)
+        let appID = jsonString(client.appID)
+        if !hung {
+            server.report("client \(client.pid) answers pings again: its windows take touches again")
+            server.shell.publish(.app) {
+                "{\"type\":\"app\",\"change\":\"responsive\",\"client\":\(client.client.raw),\"pid\":\(client.pid),\"app_id\":\(appID),\"supervised\":\(app)}"
+            }
+            return
+        }
+        let why = client.reason == "ping" ? "left a ping unanswered for \(AppSupervisor.seconds(supervisor.settings.hangAfter ?? 0)) s"
+            : "left its socket full for \(ClientLimits.unreadSeconds) s"
+        server.report("client \(client.pid)\(app ? " (the supervised app)" : "") is hung: it \(why); on-hang = \(policy.rawValue)")
+        server.shell.publish(.app) {
+            "{\"type\":\"app\",\"change\":\"hung\",\"client\":\(client.client.raw),\"pid\":\(client.pid),\"app_id\":\(appID),\"reason\":\(jsonString(client.reason)),"
+                + "\"policy\":\(jsonString(policy.rawValue)),\"supervised\":\(app)}"
+        }
+        guard policy != .report, client.pid > 1, client.pid != getpid() else { return }
+        if app {
+            killedForHang = true
+            // restart kills the whole app (its group); kill, only the hung process.
+            kill(policy == .restart ? -child : client.pid, SIGKILL)
+        } else {
+            kill(client.pid, SIGKILL)
+        }
+    }
+
+    // MARK: systemd
+
+    private func notify(_ state: String) {
+        guard let notifier else { return }
+        do {
+            try notifier.send(state)
+        } catch {
+            if !notifyFailed { server.report("\(error)") }
+            notifyFailed = true
+        }
+    }
+
+    private func notifyReady(_ status: String) {
+        guard notifier != nil, !readySent else { return }
+        readySent = true
+        notify("READY=1\nSTATUS=\(status)")
     }
 
     private func exitCode(_ status: Int32) -> Int32 {

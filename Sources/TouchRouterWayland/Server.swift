@@ -106,6 +106,13 @@ public final class WaylandServer {
     public static let injectionDevice = DeviceID(1)
 
     public var socketName: String { display.socketName }
+    /// `[supervise]`'s pings (Pings.swift); nil: clients are never pinged.
+    var pingSettings: PingSettings?
+    /// Hears of a client found hung (true) or answering again (false), and of one
+    /// disconnected for a socket that stayed full (true, reason "socket-full").
+    var onResponsiveness: ((ClientResponsiveness, Bool) -> Void)?
+    /// Hears of each toplevel mapped (for sd_notify's READY=1), with its client's pid.
+    var onToplevelMapped: ((Int32) -> Void)?
 
     public init(options: Options) throws(WaylandError) {
         self.options = options

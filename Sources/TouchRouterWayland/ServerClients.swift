@@ -23,6 +23,10 @@ final class ClientRecord {
     var usage = ClientUsage()
     /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.
     var touchWithheld = false
+    /// Its stable xdg_wm_base, the one it made an xdg_surface from last: what pings go to.
+    weak var wmBase: BoundGlobal?
+    /// Its pings (Pings.swift); while it is hung it takes no touch or pointer.
+    var ping = PingState()
     /// The serials of the latest touch downs sent to the client, and their touches: what
     /// xdg_toplevel.move is checked against. The latest few only.
     var touchDownSerials: [(serial: UInt32, touch: TouchID)] = []
@@ -57,8 +61,8 @@ final class ClientRecord {
         var capabilities: ClientCapabilities = []
         for device in devices {
             switch device.kind {
-            case .touch: if !touchWithheld { capabilities.insert(.touch) }
-            case .pointer: capabilities.insert(.pointer)
+            case .touch: if !touchWithheld, !ping.hung { capabilities.insert(.touch) }
+            case .pointer: if !ping.hung { capabilities.insert(.pointer) }
             case .keyboard: capabilities.insert(.keyboard)
             }
         }

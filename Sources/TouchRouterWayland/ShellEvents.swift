@@ -23,6 +23,9 @@ public enum ShellTopic: String, CaseIterable, Sendable {
     case idle
     /// The session locked or unlocked (ext-session-lock).
     case lock
+    /// The supervised app (`run --supervise`) exited, was restarted, failed too often and
+    /// the fallback ran; or a client was found hung (an unanswered ping) or answering again.
+    case app
 
     public static let names = allCases.map(\.rawValue).joined(separator: ", ")
 }

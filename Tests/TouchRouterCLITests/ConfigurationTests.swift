@@ -134,7 +134,7 @@ struct ConfigurationSessionTests {
         defer { _ = session.terminate() }
         let refused = try ToolRun(["msg", "--socket", session.controlSocket, "subscribe", "focus", "weather"])
         #expect(refused.status == 1)
-        #expect(refused.output.contains("subscribe: 'weather' is not an event type: expected any of gesture, action, emit, focus, client, unhandled, reload, idle, lock, or none for all"), "\(refused.output)")
+        #expect(refused.output.contains("subscribe: 'weather' is not an event type: expected any of gesture, action, emit, focus, client, unhandled, reload, idle, lock, app, or none for all"), "\(refused.output)")
 
         let log = try subscribe(session, ["client", "focus"])
         #expect(RunningSession.text(of: log).hasPrefix("{\"ok\":true,\"subscribed\":[\"focus\",\"client\"]}\n"))

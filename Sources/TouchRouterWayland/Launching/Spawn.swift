@@ -10,7 +10,10 @@ import Glibc
 /// `waylandSocket`, a descriptor of this process, is handed to the child as that same
 /// descriptor, named by WAYLAND_SOCKET, as a compositor hands a client its connection: its
 /// close-on-exec flag is cleared in the child alone (glibc's dup2 of a descriptor onto itself).
-func spawnProcess(_ command: [String], waylandSocket: Int32? = nil) throws(WaylandError) -> pid_t {
+///
+/// `newProcessGroup`: the child leads a process group of its own, so that a supervisor can
+/// end it and everything it started (`kill(-pid, …)`).
+func spawnProcess(_ command: [String], waylandSocket: Int32? = nil, newProcessGroup: Bool = false) throws(WaylandError) -> pid_t {
     guard let program = command.first, !command.contains(where: { $0.contains("\0") }) else {
         throw WaylandError("cannot run an empty command, or one holding NUL")
     }
@@ -24,7 +27,12 @@ func spawnProcess(_ command: [String], waylandSocket: Int32? = nil) throws(Wayla
     sigemptyset(&defaults)
     sigaddset(&defaults, SIGPIPE)
     posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+    if newProcessGroup {
+        posix_spawnattr_setpgroup(&attributes, 0)
+        flags |= POSIX_SPAWN_SETPGROUP
+    }
+    posix_spawnattr_setflags(&attributes, Int16(flags))
     let arguments = command.map { strdup($0) } + [nil]
     defer { for argument in arguments { free(argument) } }
     var actions = posix_spawn_file_actions_t()

@@ -44,6 +44,11 @@ does what no well-behaved toolkit client does on purpose.
                                    after each tap adds or removes touch and timestamps objects
                                    (see touch_devices) and prints the next stage; prints
                                    "NAME down", "NAME up" and "NAME timestamp" as they come
+    raw-client.py hang SECONDS     maps a 200x200 toplevel with a wl_touch, prints "mapped pid PID",
+                                   then reads nothing for SECONDS (0: ever), so that pings go
+                                   unanswered; then prints "reading", answers pings and prints
+                                   "touch NAME" for each wl_touch event
+    raw-client.py crash STATUS     maps a 200x200 toplevel, prints "mapped pid PID" and exits STATUS
 
 Each line it prints is "event OBJECT OPCODE" or a word of its own; it exits 0 when the
 session behaved as the protocol says, 1 otherwise.
@@ -586,8 +591,42 @@ def input_method_grab():
         elif opcode == 3:
             print("grab repeat %d %d" % struct.unpack_from("<ii", payload), flush=True)
 
+def hang(seconds):
+    import time
+    xdg = Xdg()
+    conn = xdg.conn
+    seat = bind(conn, "wl_seat", 5)
+    touch = conn.new_id()
+    conn.send(seat, 2, struct.pack("<I", touch))  # get_touch
+    surface, role, _ = xdg.toplevel()
+    xdg.ack_and_draw(surface, role, 200, 200)
+    print(f"mapped pid {os.getpid()}", flush=True)
+    if seconds == 0:
+        while True:
+            time.sleep(3600)
+    time.sleep(seconds)
+    print("reading", flush=True)
+    names = {0: "down", 1: "up", 2: "motion", 3: "frame", 4: "cancel"}
+    while True:
+        event = xdg.event()
+        if event is None:
+            return 1
+        obj, opcode, _ = event
+        if obj == touch:
+            print("touch " + names.get(opcode, str(opcode)), flush=True)
+
+
+def crash(status):
+    xdg = Xdg()
+    surface, role, _ = xdg.toplevel()
+    xdg.ack_and_draw(surface, role, 200, 200)
+    print(f"mapped pid {os.getpid()}", flush=True)
+    return status
+
+
 if __name__ == "__main__":
     sys.exit({"protocol-error": protocol_error, "truncated-pool": truncated_pool, "stride": stride, "grab": grab,
               "parent-cycle": parent_cycle, "min-over-max": min_over_max, "unconfigured-buffer": unconfigured_buffer,
               "maximize": maximize, "move": move, "resize": lambda: move(int(sys.argv[2])), "parent": parent, "configure": configure,
-              "input-method": input_method, "input-method-grab": input_method_grab, "touch-devices": touch_devices}[sys.argv[1]]())
+              "input-method": input_method, "input-method-grab": input_method_grab, "touch-devices": touch_devices,
+              "hang": lambda: hang(float(sys.argv[2])), "crash": lambda: crash(int(sys.argv[2]))}[sys.argv[1]]())

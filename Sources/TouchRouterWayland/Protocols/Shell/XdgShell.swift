@@ -38,7 +38,10 @@ enum XdgWmBaseGlobal {
         destroy: destroyRequest,
         create_positioner: { client, resource, id in createPositioner(client, resource, id, .stable) },
         get_xdg_surface: { client, resource, id, surfaceResource in getXdgSurface(client, resource, id, surfaceResource, .stable) },
-        pong: { _, _, _ in }))
+        pong: { client, resource, serial in
+            guard let client else { return }
+            WaylandObject.of(resource, as: BoundGlobal.self).server.pong(client, serial: serial)
+        }))
 
     /// xdg_wm_base.create_positioner, zxdg_shell_v6.create_positioner.
     static func createPositioner(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ flavor: XdgFlavor) {
@@ -63,6 +66,7 @@ enum XdgWmBaseGlobal {
         let xdg = XdgSurfaceObject(resource: created, server: base.server, surface: surface, flavor: flavor)
         WaylandObject.install(xdg, implementation: flavor.surfaceTable)
         surface.xdgSurface = xdg
+        if flavor == .stable { base.server.existingRecord(for: base.client)?.wmBase = base }
     }
 }
 

@@ -248,6 +248,11 @@ extension WaylandServer {
         // Activated in the same batch as the commit's answers, not after the round.
         updateActivatedToplevel()
         protocols.foreignToplevel.windowMapped(surface)
+        if let onToplevelMapped {
+            var pid: pid_t = 0
+            wl_client_get_credentials(surface.client, &pid, nil, nil)
+            onToplevelMapped(pid)
+        }
     }
 
     private func mapPopup(_ surface: SurfaceObject, _ popup: XdgPopupObject, parent: SurfaceObject) {
