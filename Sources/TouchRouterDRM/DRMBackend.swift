@@ -155,8 +155,7 @@ public final class DRMBackend {
         for scanout in scanouts {
             scanout.active = true
             // A screen the idle timer turned off stays off until input wakes it.
-            guard scanout.powered else { continue }
-            do { try scanout.setCRTC() } catch { server?.report("\(error)") }
+            do { try scanout.powered ? scanout.setCRTC() : scanout.turnOff() } catch { server?.report("\(error)") }
         }
         server?.redrawPresentedOutputs()
         server?.report("the seat is back: \(device.path) drawn again")

@@ -52,6 +52,7 @@ final class DRMScanout: OutputPresenter {
     }
 
     var readyForFrame: Bool { active && powered && !flipPending }
+    var frameInFlight: Bool { flipPending }
 
     /// False while the idle timer has the screen off: the CRTC is off and nothing flips.
     private(set) var powered = true
@@ -60,16 +61,26 @@ final class DRMScanout: OutputPresenter {
     /// panel gets no signal); on, the mode is set again and the next frame is drawn whole.
     func setPowered(_ powered: Bool) throws {
         guard powered != self.powered else { return }
+        // Away on another VT the CRTC is not ours: what is wanted is set when the seat is back.
+        guard active else {
+            self.powered = powered
+            return
+        }
         if powered {
             try setCRTC()
             flipPending = false
             previousDamage = nil
         } else {
-            guard drmModeSetCrtc(device.fd, crtc, 0, 0, 0, nil, 0, nil) == 0 else {
-                throw DRMError.errno("cannot turn off \(connector.name)'s CRTC")
-            }
+            try turnOff()
         }
         self.powered = powered
+    }
+
+    /// Disables the CRTC (legacy DPMS off).
+    func turnOff() throws(DRMError) {
+        guard drmModeSetCrtc(device.fd, crtc, 0, 0, 0, nil, 0, nil) == 0 else {
+            throw DRMError.errno("cannot turn off \(connector.name)'s CRTC")
+        }
     }
 
     /// The output the session shows here: the mode as the layout sees it, turned.

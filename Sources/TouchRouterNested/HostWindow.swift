@@ -67,6 +67,8 @@ final class HostWindow: OutputPresenter {
 
     // MARK: Frames
 
+    var frameInFlight: Bool { configured && backend.failure == nil && frameCallback != nil }
+
     var readyForFrame: Bool {
         backend.flushIfBehind()
         guard configured, backend.failure == nil, frameCallback == nil else { return false }

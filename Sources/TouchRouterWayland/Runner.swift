@@ -125,10 +125,18 @@ public final class ServerRunner {
         }
         server.run()
         for pid in [child, fallbackChild] where pid > 0 {
-            // A supervised app leads a process group of its own: its children go with it.
-            kill(supervisor != nil ? -pid : pid, SIGTERM)
+            // A supervised app leads a process group of its own: its children go with it. One
+            // that ignores SIGTERM for 2 s is killed, so that the session always ends.
+            let target = supervisor != nil ? -pid : pid
+            kill(target, SIGTERM)
             var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            var waited = 0
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                if waited == 200 { kill(target, SIGKILL) }
+                usleep(10_000)
+                waited += 1
+            }
+            if supervisor != nil { kill(target, SIGKILL) }
             if pid == child, supervisor == nil { childStatus = exitCode(status) }
         }
         child = 0
@@ -158,6 +166,9 @@ public final class ServerRunner {
             if pid == child {
                 child = 0
                 if supervisor != nil {
+                    // What the app left running in its group goes with it, before a restart
+                    // starts another.
+                    kill(-pid, SIGKILL)
                     appExited(pid: pid, status: status)
                 } else {
                     childStatus = exitCode(status)
@@ -289,7 +300,8 @@ public final class ServerRunner {
         }
         guard policy != .report, client.pid > 1, client.pid != getpid() else { return }
         if app {
-            killedForHang = true
+            // Counted as a hang when the app itself goes: its group, or its leading process.
+            if policy == .restart || client.pid == child { killedForHang = true }
             // restart kills the whole app (its group); kill, only the hung process.
             kill(policy == .restart ? -child : client.pid, SIGKILL)
         } else {

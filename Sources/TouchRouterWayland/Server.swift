@@ -235,9 +235,10 @@ public final class WaylandServer {
     private func frameTick() {
         cursor.advanceTime(to: clock.now())
         arrangeWaitingLayers()
+        protocols.sessionLock.sendLocked(screensShown: !protocols.output.presenters.values.contains { $0.frameInFlight })
         if !protocols.output.presenters.isEmpty { presentFrames() }
         protocols.presentation.frameTick(self)
-        protocols.sessionLock.frameTick()
+        protocols.sessionLock.framesComposed()
         protocols.screencopy.frameTick(self)
         let now = clock.now()
         if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {

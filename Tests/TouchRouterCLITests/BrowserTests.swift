@@ -561,6 +561,16 @@ struct BrowserTests {
         // position is its parent's plus its own (the window is at the output's corner anyway).
         let position = dropdown["position"] as? [Int] ?? [0, 0], size = dropdown["size"] as? [Int] ?? [0, 0]
         let option = (x: run.origin.x + position[0] + size[0] / 2, y: run.origin.y + position[1] + size[1] / 2)
+        // Mapped is not drawn: on a loaded machine Chromium maps the dropdown before it has
+        // painted its options, and a tap then is lost. Wait for the option's pixels. (Firefox
+        // draws its dropdown through a viewport that `msg pixel` does not read.)
+        if browser == .chromium { _ = run.wait(for: "the dropdown to draw its options") {
+            let pixel = try run.sessionOrFail.msg("pixel", String(option.x), String(option.y)).json
+            let surface = (pixel["surface"] as? [String: Any])?["id"] as? Int
+            let argb = (pixel["argb"] as? String).flatMap { UInt32($0.dropFirst(2), radix: 16) } ?? 0
+            // The dropdown's surface, or one of its own (Firefox draws into a subsurface).
+            return surface != nil && surface != windowID && argb >> 24 != 0
+        } }
         var focusWhilePressed: Int?
         switch input {
         case .touch:

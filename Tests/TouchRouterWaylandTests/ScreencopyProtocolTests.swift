@@ -93,6 +93,25 @@ struct ScreencopyProtocolTests {
         #expect(client.events(of: outside).map(\.name) == ["failed"])
     }
 
+    @Test("a buffer destroyed after copy and before the frame tick fails the frame; the session goes on")
+    func bufferDestroyed() throws {
+        let fixture = try Self.fixture()
+        defer { fixture.end() }
+        let client = try fixture.connect()
+        let manager = try client.global("zwlr_screencopy_manager_v1", version: 3)
+        let frame = try #require(client.request(manager, "capture_output", Int32(0), try client.global("wl_output", version: 4)))
+        try fixture.roundtrip(client)
+        let buffer = try client.buffer(width: 1920, height: 1080, fill: false)
+        client.request(frame, "copy", buffer)
+        client.request(buffer, "destroy")
+        try fixture.roundtrip(client)
+        Self.serveUntilEnded(fixture, client, frame)
+        #expect(client.events(of: frame).last?.name == "failed")
+        let again = try Self.capture(client, fixture)
+        Self.serveUntilEnded(fixture, client, again.frame)
+        #expect(client.events(of: again.frame).last?.name == "ready")
+    }
+
     @Test("errors: a buffer of the wrong size is invalid_buffer; a second copy of one frame is already_used", arguments: ["invalid_buffer", "already_used"])
     func errors(_ kind: String) throws {
         let fixture = try Self.fixture()

@@ -84,6 +84,11 @@ struct SessionLockProtocolTests {
         try fixture.roundtrip(second)
         #expect(second.events(of: refused).map(\.name) == ["finished"], "one lock at a time")
 
+        // The refused lock's surface is inert: never configured, never shown.
+        let inert = try second.createSurface()
+        let inertRole = try #require(second.request(refused, "get_lock_surface", inert, try second.global("wl_output", version: 4)))
+        try fixture.roundtrip(second)
+        #expect(second.events(of: inertRole).isEmpty, "no configure for a finished lock's surface")
         first.disconnect()
         try fixture.roundtrip(second)
         #expect(fixture.server.router.sessionLocked, "the session stays locked")

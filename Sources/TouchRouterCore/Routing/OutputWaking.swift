@@ -53,6 +53,17 @@ extension Router {
 
     var wakingActive: Bool { state.pointee.waking.active }
 
+    /// A device went: a waking sequence ends with the last of its fingers, and a waking key or
+    /// button whose release will not come is no longer waited for.
+    func wakingDeviceRemoved() {
+        if !touches.contains(where: { if case .swallowed(.wokeOutput) = $0.target { true } else { false } }) {
+            state.pointee.waking.waking.removeAll()
+        }
+        state.pointee.waking.swallowedKeys.removeAll()
+        state.pointee.waking.swallowedButtons.removeAll()
+        state.pointee.waking.updateActive()
+    }
+
     /// The input's outcome when it wakes a dark output or continues the sequence that did;
     /// nil when it routes as usual.
     func routeWaking(_ event: InputEvent) -> RouteOutcome? {

@@ -201,6 +201,7 @@ public final class Router {
         arenaDeviceRemoved(device, time: event.time)
         let cancelledAny = cancelLiveTouches(time: event.time) { $0.device == device }
         touches.removeAll { $0.device == device }
+        wakingDeviceRemoved()
         return cancelledAny ? .delivered(.cancel) : .recorded
     }
 }

@@ -19,7 +19,11 @@ extension Router {
         let now = clock.now()
         abandonArena(time: now)
         _ = cancelLiveTouches(time: now) { _ in true }
-        for i in touches.indices { touches[i].target = .swallowed(.sessionLocked) }
+        // A waking sequence stays one: its fingers are swallowed for waking, to their last up.
+        for i in touches.indices {
+            if case .swallowed(.wokeOutput) = touches[i].target { continue }
+            touches[i].target = .swallowed(.sessionLocked)
+        }
         pointerGrab = nil
         if let take = pointerTake {
             pointerTake = nil

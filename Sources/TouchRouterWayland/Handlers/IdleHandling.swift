@@ -8,20 +8,24 @@ extension WaylandServer: IdleHandler {
     var idleInhibited: Bool { protocols.idleInhibit.anyShown(shown: tree.isShown) }
 
     func powerOutputs(_ ids: [OutputID], to power: OutputPower, blanking: IdleBlanking) {
+        var changed: [OutputID] = []
         for id in ids {
             let old = protocols.output.power[id] ?? .on
+            // Dimming never lights a screen that is off (turned off by a tool, or dark already).
+            guard old != power, !(power == .dimmed && old == .off) else { continue }
+            changed.append(id)
             protocols.output.power[id] = power == .on ? nil : power
-            guard old != power else { continue }
-            if power == .off || old == .off { protocols.outputPower.powerChanged(id, on: power != .off) }
-            if power == .off || old == .off {
-                // A screen coming back shows everything again.
-                protocols.output.unpresented[id] = UnpresentedDamage()
-                if blanking == .powerOff, let presenter = protocols.output.presenters[id] {
-                    do { try presenter.setPowered(power != .off) } catch { report("output \(id.raw): cannot turn it \(power == .off ? "off" : "on"): \(error)") }
-                }
-            }
+            guard power == .off || old == .off else { continue }
+            protocols.outputPower.powerChanged(id, on: power != .off)
+            // A screen coming back shows everything again.
+            protocols.output.unpresented[id] = UnpresentedDamage()
+            guard let presenter = protocols.output.presenters[id] else { continue }
+            // Off only when blanking powers off; on whatever blanking is now, since it may have
+            // changed by a reload while the screen was off.
+            guard power != .off || blanking == .powerOff else { continue }
+            do { try presenter.setPowered(power != .off) } catch { report("output \(id.raw): cannot turn it \(power == .off ? "off" : "on"): \(error)") }
         }
-        router.setOutputs(ids, dark: power == .off)
+        router.setOutputs(changed, dark: power == .off)
     }
 
     func idleChanged(_ idle: SeatIdle) {

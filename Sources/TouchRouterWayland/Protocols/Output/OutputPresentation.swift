@@ -20,11 +20,15 @@ public protocol OutputPresenter: AnyObject {
     /// Turns the screen off (DPMS: the CRTC off, its page flips stopped) or on again. Off,
     /// it is not ready for frames; on, it takes a whole frame next.
     func setPowered(_ powered: Bool) throws
+    /// A frame given to the screen has not reached it yet (a page flip on its way); false for
+    /// a screen off or away, which shows nothing of the session.
+    var frameInFlight: Bool { get }
 }
 
 extension OutputPresenter {
     public var lastShown: RouterTime? { nil }
     public func setPowered(_ powered: Bool) throws {}
+    public var frameInFlight: Bool { false }
 }
 
 /// What changed in an output since its presenter last got a frame.
@@ -32,9 +36,15 @@ struct UnpresentedDamage {
     var all = true
     var rects: [PixelRect] = []
 
+    /// Past this many rectangles the damage is all of it: what waits long (a capture client
+    /// that copies once a day, a dark screen) holds a bounded list.
+    static let maximumRects = 64
+
     mutating func add(_ repaint: [PixelRect]?) {
         guard let repaint else { all = true; rects = []; return }
-        if !all { rects += repaint }
+        guard !all else { return }
+        rects += repaint
+        if rects.count > Self.maximumRects { all = true; rects = [] }
     }
 
     var isEmpty: Bool { !all && rects.isEmpty }

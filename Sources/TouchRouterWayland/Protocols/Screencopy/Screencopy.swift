@@ -49,7 +49,8 @@ final class ScreencopyFrameObject: WaylandObject {
     let output: OutputID
     let rect: Rect<GlobalSpace>
     private(set) var withDamage = false
-    private var buffer: OpaquePointer?
+    /// The client's buffer, let go of when the client destroys it.
+    private var buffer: BufferReference?
     private var used = false
     private var ended = false
     /// What it has not copied is kept per client.
@@ -63,7 +64,7 @@ final class ScreencopyFrameObject: WaylandObject {
         super.init(resource: resource, server: server)
     }
 
-    var isLive: Bool { !ended && buffer != nil }
+    var isLive: Bool { !ended && buffer?.resource != nil }
 
     func fail() {
         guard !ended else { return }
@@ -74,7 +75,8 @@ final class ScreencopyFrameObject: WaylandObject {
 
     /// Writes the picture into the client's buffer, then flags, damage and ready.
     func copy(from framebuffer: Framebuffer, damage: [PixelRect]?, at time: RouterTime) {
-        guard !ended, let buffer, let shm = ShmBuffer.behind(buffer) else { return fail() }
+        // A buffer destroyed since the copy request fails the frame.
+        guard !ended, let bufferResource = buffer?.resource, let shm = ShmBuffer.behind(bufferResource) else { return fail() }
         let written = framebuffer.pixels.withUnsafeBufferPointer { pixels -> Bool in
             let start = rect.y * framebuffer.width + rect.x
             guard rect.maxX <= framebuffer.width, rect.maxY <= framebuffer.height else { return false }
@@ -120,7 +122,12 @@ final class ScreencopyFrameObject: WaylandObject {
         }
         used = true
         guard !ended else { return }
-        buffer = bufferResource
+        guard state.waitingCount(of: clientID) < ScreencopyState.maximumWaitingPerClient else {
+            // Each waiting frame costs a copy of its region at a tick: a client's are bounded.
+            fail()
+            return
+        }
+        buffer = BufferReference(bufferResource)
         self.withDamage = withDamage
         state.wait(self)
     }

@@ -31,6 +31,11 @@ final class ScreencopyState {
 
     var isEmpty: Bool { waiting.isEmpty }
 
+    /// Frames of one client waiting at once, at most; more fail at once.
+    static let maximumWaitingPerClient = 8
+
+    func waitingCount(of client: ClientID) -> Int { waiting.reduce(0) { $0 + ($1.clientID == client ? 1 : 0) } }
+
     func wait(_ frame: ScreencopyFrameObject) { waiting.append(frame) }
     func forget(_ frame: ScreencopyFrameObject) { waiting.removeAll { $0 === frame } }
 
@@ -48,7 +53,10 @@ final class ScreencopyState {
         var framebuffers: [OutputID: Framebuffer?] = [:]
         var still: [ScreencopyFrameObject] = []
         for frame in waiting {
-            guard frame.isLive else { continue }
+            guard frame.isLive else {
+                frame.fail()
+                continue
+            }
             let output = frame.output
             if framebuffers[output] == nil { framebuffers[output] = .some(handler.composeForCapture(output)) }
             guard let framebuffer = framebuffers[output] ?? nil, handler.captureSize(of: output) != nil else {

@@ -35,9 +35,12 @@ final class SeatIdle: WakeObserver {
         guard settings != self.settings else { return }
         self.settings = settings
         let inhibited = timer.inhibited
+        let wasDimmed = timer.phase == .dimmed
         timer = IdleTimer(configuration: settings.timer, start: now)
         _ = timer.setInhibited(inhibited, at: now)
-        // A lit phase starts over: outputs dimmed or dark stay until input, as before.
+        // The count starts over active: dimmed outputs come back now, since no input may come
+        // to bring them back; dark ones stay dark until input wakes them.
+        if wasDimmed, let handler { handler.powerOutputs(handler.idleOutputs, to: .on, blanking: settings.blanking) }
     }
 
     /// Input on the seat, before it is routed. A dimmed screen comes back here; a dark one

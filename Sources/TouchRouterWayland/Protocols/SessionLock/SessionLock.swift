@@ -46,6 +46,9 @@ final class SessionLockObject: WaylandObject {
 
     func surfaceGone(_ output: OutputID) { surfaces[output] = nil }
 
+    /// The lock holding the session, not one refused with finished nor one unlocked.
+    var isInForce: Bool { !finished && state.lock === self }
+
     override func resourceDestroyed() {
         state.lockGone(self)
         for surface in surfaces.values { surface.object?.lockGone() }
@@ -83,10 +86,10 @@ final class SessionLockObject: WaylandObject {
             WaylandObject.install(lockSurface, implementation: LockSurfaceObject.table)
             surface.role = .lockSurface
             surface.lockSurface = lockSurface
-            if let outputID {
+            // A finished lock's surfaces, and one on an output gone already, get no configure:
+            // they are inert, never shown.
+            if let outputID, lock.isInForce {
                 lock.surfaces[outputID] = WeakLockSurface(object: lockSurface)
-                // An output gone already gets no configure: the surface is inert, as an
-                // output removed under a live lock surface leaves it.
                 lockSurface.configure(handler: lock.server)
             }
         },
@@ -138,7 +141,7 @@ final class LockSurfaceObject: WaylandObject {
 
     /// On its surface's commit; false when the commit ended the client.
     func committed(_ surface: SurfaceObject, handler: any SessionLockHandler) -> Bool {
-        guard lock != nil, let output else { return true }
+        guard lock?.isInForce == true, let output else { return true }
         guard let acked else {
             postError(EXT_SESSION_LOCK_SURFACE_V1_ERROR_COMMIT_BEFORE_FIRST_ACK.rawValue, "\(name): wl_surface@\(wl_resource_get_id(surface.resource)).commit before the first ack_configure")
             return false

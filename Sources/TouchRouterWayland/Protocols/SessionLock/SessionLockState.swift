@@ -31,8 +31,8 @@ final class SessionLockState {
     /// Set by the first lock, cleared only by unlock_and_destroy: a lock client that dies
     /// leaves the session locked.
     private(set) var locked = false
-    /// Locks that hear `locked` at the next frame tick.
-    private var waiting: [SessionLockObject] = []
+    /// Locks waiting to hear `locked`, and whether a frame has been composed since they locked.
+    private var waiting: [(lock: SessionLockObject, composed: Bool)] = []
     /// Where the keyboard focus was when the session locked: it goes back there at the unlock.
     var focusBeforeLock: SurfaceID?
     /// The on-screen keyboard was moved into the lock layer, and goes back at the next flush
@@ -53,7 +53,7 @@ final class SessionLockState {
             locked = true
             handler.sessionLockChanged(true)
         }
-        waiting.append(lock)
+        waiting.append((lock, false))
     }
 
     /// unlock_and_destroy from the lock in force.
@@ -66,14 +66,23 @@ final class SessionLockState {
 
     func lockGone(_ lock: SessionLockObject) {
         if self.lock === lock { self.lock = nil }
-        waiting.removeAll { $0 === lock }
+        waiting.removeAll { $0.lock === lock }
     }
 
-    /// At each frame tick, after composition: the locks waiting hear `locked`.
-    func frameTick() {
-        guard !waiting.isEmpty else { return }
-        let due = waiting
-        waiting.removeAll()
-        for lock in due where lock === self.lock { lock.sendLocked() }
+    /// At each frame tick, before the outputs are presented: a lock waiting since a frame
+    /// was composed under it hears `locked` once every screen has shown that frame (no page
+    /// flip still on its way), so that nothing unlocked is on a screen when a client that
+    /// suspends the machine on `locked` acts.
+    func sendLocked(screensShown: Bool) {
+        guard !waiting.isEmpty, screensShown else { return }
+        let due = waiting.filter(\.composed)
+        guard !due.isEmpty else { return }
+        waiting.removeAll { $0.composed }
+        for (lock, _) in due where lock === self.lock { lock.sendLocked() }
+    }
+
+    /// At each frame tick, after the outputs were composed and presented.
+    func framesComposed() {
+        for index in waiting.indices { waiting[index].composed = true }
     }
 }
