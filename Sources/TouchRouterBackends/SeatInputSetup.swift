@@ -56,13 +56,16 @@ public func configureInput(_ backend: LibinputBackend, server: WaylandServer, co
     server.onKeyboardLEDs = { [weak backend] leds in backend?.setKeyboardLEDs(leds.rawValue) }
 }
 
-/// Chooses each touchscreen's mapping as it is added (docs/session.md, "Mapping touchscreens
-/// to outputs") and reports every device to `msg devices`: its kinds, and for a touchscreen its
-/// mapping and why. The rules are the start-up configuration's.
+/// Chooses each touchscreen's mapping as it is added, and again when an output comes or goes
+/// or a reload changes the rules (docs/session.md, "Mapping touchscreens to outputs"), and
+/// reports every device to `msg devices`: its kinds, and for a touchscreen its mapping and why.
+/// The rules are the configuration's at that moment (`rules` before the shell has one).
 public func mapTouchscreens(_ backend: LibinputBackend, server: WaylandServer, rules: [TouchscreenRule]) {
     final class Reports { var byDevice: [DeviceID: String] = [:] }
     let reports = Reports()
     backend.mapTouchscreen = { [unowned server] device in
+        // The shell holds the configuration in force (applied before any device is added).
+        let rules = server.shell?.configuration.touchscreens ?? rules
         let assignment = TouchscreenAssignment(device: device.name, vendor: device.vendor, product: device.product, calibration: device.calibration,
                                                udevOutput: device.udevOutput, rules: rules, outputs: server.outputPlacements)
         let area = assignment.mapping.area
@@ -71,6 +74,11 @@ public func mapTouchscreens(_ backend: LibinputBackend, server: WaylandServer, r
             + "\"calibration\":[\(assignment.mapping.calibration.array.map { "\($0)" }.joined(separator: ","))],"
             + "\"calibration_source\":\(jsonString(assignment.calibrationSource))"
         return assignment.mapping
+    }
+    let previous = server.onTouchscreenLayoutChanged
+    server.onTouchscreenLayoutChanged = { [weak backend] in
+        previous?()
+        backend?.remapTouchscreens()
     }
     server.deviceReport = { [unowned backend] in
         backend.devices.map { device in

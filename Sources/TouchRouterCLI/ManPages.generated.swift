@@ -1239,7 +1239,8 @@ _NAME_ = _string_
 
 How a touchscreen maps onto the layout. The first table that matches a device
 wins; without one, udev's WL_OUTPUT, the built-in panel (eDP or DSI) or the only
-output, else the first output.
+output, else the first output. The mapping is chosen when the device is added,
+and again when an output comes or goes and when a reload changes these tables.
 
 *match* = _string_
 	Required, once per device: a device name as libinput reports it (*msg

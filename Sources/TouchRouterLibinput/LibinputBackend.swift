@@ -40,6 +40,9 @@ public final class LibinputBackend {
     public var mapTouchscreen: ((TouchscreenDevice) -> TouchMapping)?
     /// Each touchscreen's mapping, chosen when it was added.
     public private(set) var touchMappings: [DeviceID: TouchMapping] = [:]
+    /// Each touchscreen as it was added, its calibration read then (libinput's is set to
+    /// identity after), for choosing its mapping again.
+    private var touchscreens: [DeviceID: TouchscreenDevice] = [:]
 
     /// Opens each path; a path libinput cannot take is an error naming it. Devices are
     /// numbered from `firstDevice`, apart from those the host numbers itself.
@@ -126,6 +129,7 @@ public final class LibinputBackend {
             deviceIDs[handle] = nil
             devices.removeAll { $0.id == device }
             touchMappings[device] = nil
+            touchscreens[device] = nil
             return .deviceRemoved(device: device, time: .zero)
         case LIBINPUT_EVENT_TOUCH_DOWN, LIBINPUT_EVENT_TOUCH_MOTION:
             let touch = libinput_event_get_touch_event(event)!
@@ -241,7 +245,16 @@ public final class LibinputBackend {
                                             vendor: UInt16(truncatingIfNeeded: libinput_device_get_id_vendor(device)),
                                             product: UInt16(truncatingIfNeeded: libinput_device_get_id_product(device)),
                                             calibration: calibration, udevOutput: udevProperty(device, "WL_OUTPUT"))
+        touchscreens[id] = description
         return mapTouchscreen?(description) ?? TouchMapping(area: absoluteArea, calibration: calibration)
+    }
+
+    /// Chooses every touchscreen's mapping again: an output came or went, or the rules changed
+    /// (cage PR #531, Ubuntu Frame #173). A finger down meanwhile goes on in the new mapping.
+    public func remapTouchscreens() {
+        for (id, description) in touchscreens {
+            touchMappings[id] = mapTouchscreen?(description) ?? TouchMapping(area: absoluteArea, calibration: description.calibration)
+        }
     }
 
     private func id(of device: OpaquePointer) -> DeviceID {

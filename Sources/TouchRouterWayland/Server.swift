@@ -85,6 +85,9 @@ public final class WaylandServer {
     /// Called when the keymap's state lights other LEDs (Caps Lock pressed), for the input
     /// backend to set them on the keyboards.
     public var onKeyboardLEDs: ((KeyboardLEDs) -> Void)?
+    /// Called when an output came or went, or a reload may have changed the `[[touchscreen]]`
+    /// rules: the input backends choose their touchscreens' mappings again.
+    public var onTouchscreenLayoutChanged: (() -> Void)?
     /// The LEDs lit now.
     public internal(set) var keyboardLEDs: KeyboardLEDs = []
     /// Whether the compositor's cursor is drawn (Cursor.swift).

@@ -103,6 +103,7 @@ public final class ServerShell {
         } catch {
             throw coreRejection(error, in: new)
         }
+        let old = configuration
         configuration = new
         childEnvironment?.apply(new.environment)
         keyBindings = [:]
@@ -122,6 +123,7 @@ public final class ServerShell {
             server.replaceKeymap(keymap)
         }
         server.cursor.hideAfter = new.cursor.hideAfter
+        if new.touchscreens != old.touchscreens { server.onTouchscreenLayoutChanged?() }
         server.protocols.seat.idle.configure(new.idle, at: server.clock.now())
         server.router.letWakingKeysThrough = new.idle.letWakingKeysThrough
         server.stats.slowThreshold = new.stats.slowThreshold

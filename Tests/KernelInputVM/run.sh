@@ -8,7 +8,9 @@
 #   drm-idle  the drm backend with [idle] blank-after = 2: the CRTC goes off after 2 s without
 #          input (sysfs, debugfs and a black screendump); a touch lights it again and reaches no
 #          client, the next one reaches wev (guest/drm-idle.sh)
-#   drm-hotplug  the drm backend on a two-headed virtio-gpu: screens plugged in and out (guest/drm-hotplug.sh)
+#   drm-hotplug  the drm backend on a two-headed virtio-gpu: screens plugged in and out, and a
+#          touchscreen's [[touchscreen]] mapping chosen again as they come and go and on a
+#          reload (msg reload, SIGHUP) that changes the table (guest/drm-hotplug.sh)
 #   vt-switch  the drm backend with udev input on seatd: a VT switch away cancels a live touch and
 #          stops drawing; the switch back draws the screen again and input flows (guest/vt-switch.sh)
 #   hotplug  libinput's udev backend through libseat (seatd) with systemd-udevd: a touchscreen

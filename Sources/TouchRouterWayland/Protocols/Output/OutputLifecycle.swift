@@ -55,6 +55,7 @@ extension WaylandServer {
         try createGlobal(for: output)
         shell.outputAdded(output)
         report("output \(identity.name) added: \(mode) at \(rect.x),\(rect.y)")
+        onTouchscreenLayoutChanged?()
         display.settleAndFlush()
         return identity.name
     }
@@ -78,6 +79,7 @@ extension WaylandServer {
         protocols.output.composers[output.id] = nil
         retire(output)
         report("output \(name) removed; its windows are on \(heir.name)")
+        onTouchscreenLayoutChanged?()
         router.dispatchAll()
         display.settleAndFlush()
     }
