@@ -93,7 +93,7 @@ public final class DRMBackend {
     public func attach(to server: WaylandServer) throws(WaylandError) {
         self.server = server
         for (scanout, output) in zip(scanouts, outputs) {
-            scanout.reportFailure = { [weak server] in server?.report($0) }
+            scanout.reportFailure = { [unowned(unsafe) server] in server.report($0) }
             try server.setPresenter(scanout, forOutput: output.identity.name)
         }
         try server.watchDisplayDevice(fd: device.fd) { [unowned self] in
@@ -135,7 +135,7 @@ public final class DRMBackend {
                 guard let scanout = try Self.drive(connector, wanted: wanted, device: device, crtcs: crtcs, busy: Set(scanouts.map(\.crtc)),
                                                    warn: { server.report($0) }) else { continue }
                 if kept == nil { try server.addOutput(scanout.identity, mode: scanout.outputMode) }
-                scanout.reportFailure = { [weak server] in server?.report($0) }
+                scanout.reportFailure = { [unowned(unsafe) server] in server.report($0) }
                 try server.setPresenter(scanout, forOutput: connector.name)
                 scanouts.append(scanout)
             } catch {

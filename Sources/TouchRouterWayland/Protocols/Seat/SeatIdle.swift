@@ -25,8 +25,10 @@ enum OutputPower: String {
 final class SeatIdle: WakeObserver {
     private(set) var timer = IdleTimer(configuration: .never, start: .zero)
     private(set) var settings = IdleSettings()
-    /// Weak: the server owns the seat's state.
-    weak var handler: (any IdleHandler)?
+    /// Unowned and unchecked, as `SeatTracker.server`: the server owns the seat's state, so it
+    /// outlives every call; a weak reference would give the server a side table, and every
+    /// retain and release of it, on every routed event, would take the slow path.
+    unowned(unsafe) var handler: (any IdleHandler)?
 
     var phase: IdlePhase { timer.phase }
 
