@@ -17,9 +17,7 @@ extension WaylandServer: SessionLockHandler {
         shell.sessionLockChanged(locked)
     }
 
-    func lockOutputSize(_ output: OutputID) -> Size? {
-        outputs.first { $0.id == output && !$0.retired }.map { Size(width: $0.rect.width, height: $0.rect.height) }
-    }
+    func lockOutputSize(_ output: OutputID) -> Size? { liveOutputSize(output) }
 
     var nextSerial: UInt32 { display.nextSerial }
 

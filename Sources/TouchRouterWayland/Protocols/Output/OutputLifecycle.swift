@@ -62,6 +62,11 @@ extension WaylandServer {
 
     /// Removes the output named `name`; its windows move to the first output that stays.
     /// The last output cannot go: the session would have nowhere to show anything.
+    /// The output's size in the layout; nil for one removed or never made.
+    func liveOutputSize(_ output: OutputID) -> Size? {
+        outputs.first { $0.id == output && !$0.retired }.map { Size(width: $0.rect.width, height: $0.rect.height) }
+    }
+
     public func removeOutput(named name: String) throws(WaylandError) {
         guard let index = outputs.firstIndex(where: { $0.name == name }) else {
             throw WaylandError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
