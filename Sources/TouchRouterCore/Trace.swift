@@ -47,6 +47,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case wokeOutput
     /// The session is locked: what no lock surface takes reaches nobody.
     case sessionLocked
+    /// A key's release whose press went to the lock before the session unlocked.
+    case pressedUnderLock
 
     public var description: String {
         switch self {
@@ -67,6 +69,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .fingerLimit: "the sequence reached the finger limit"
         case .wokeOutput: "it woke the output"
         case .sessionLocked: "the session is locked"
+        case .pressedUnderLock: "it was pressed while the session was locked"
         }
     }
 }

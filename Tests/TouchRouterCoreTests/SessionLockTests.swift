@@ -48,6 +48,32 @@ struct SessionLockTests {
         #expect(h.delivery.take() == [.touchDown(late, TouchID(6), Point(500, 500))])
     }
 
+    @Test("a key still down when the session unlocks was typed into the lock: the window given the focus back hears neither it in its enter nor its release; a key pressed again after the unlock reaches it")
+    func keyHeldAcrossUnlock() throws {
+        let h = Harness()
+        let app = h.toplevel(1, 0, 0, 1000, 1000)
+        h.router.setKeyboardFocus(app)
+        h.router.setSessionLocked(true)
+        try h.tree.addToplevel(SurfaceID(9), client: ClientID(900), output: h.output, position: Offset(dx: 0, dy: 0),
+                               size: Size(width: 1000, height: 1000), label: "lock", layer: .lock)
+        #expect(h.router.setKeyboardFocus(SurfaceID(9)))
+        h.key(EvdevCode.keyLeftShift, .pressed)
+        h.key(28, .pressed)
+        _ = h.delivery.take()
+        h.router.setSessionLocked(false)
+        try h.tree.remove(SurfaceID(9))
+        #expect(h.router.setKeyboardFocus(app))
+        #expect(h.delivery.take().contains(.keyboardEnter(app, [])), "the enter lists no key pressed under the lock")
+        #expect(h.router.modifiers.depressed == 0, "Shift held from the lock is no modifier of the app's")
+        h.key(28, .released)
+        h.key(EvdevCode.keyLeftShift, .released)
+        #expect(h.delivery.take() == [], "the releases of keys pressed under the lock reach nobody")
+        #expect(h.log.records.suffix(2).map(\.outcome) == [.dropped(.pressedUnderLock), .dropped(.pressedUnderLock)])
+        h.key(28, .pressed)
+        h.key(28, .released)
+        #expect(h.delivery.take() == [.key(app, 28, .pressed), .key(app, 28, .released)])
+    }
+
     @Test("a caller's properties never unlock a surface; moving a toplevel into the lock layer shows it, out of it hides it")
     func propertiesAndLayers() throws {
         let h = Harness()

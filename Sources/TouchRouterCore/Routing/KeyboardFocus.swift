@@ -29,6 +29,9 @@ struct KeyboardState {
     var focusClient: ClientID?
     var focusHistory: [SurfaceID] = []
     var pressedKeys: [UInt32] = []
+    /// Keys still down when the session unlocked: they were typed into the lock, so the
+    /// window that gets the focus back hears neither them nor their release.
+    var heldAtUnlock: Set<UInt32> = []
     var modifiers = KeyboardModifiers()
 }
 

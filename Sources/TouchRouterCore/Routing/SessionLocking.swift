@@ -14,6 +14,11 @@ extension Router {
         tree.setLocked(locked)
         guard locked else {
             pointerPickRevision = nil
+            // The key that unlocked (swaylock's Enter) is often still down: taken out of
+            // the keys the returning focus hears of, and its release swallowed.
+            state.pointee.keyboard.heldAtUnlock.formUnion(pressedKeys)
+            pressedKeys.removeAll(keepingCapacity: true)
+            _ = updateModifiers(key: 0, state: .released)
             return
         }
         let now = clock.now()
