@@ -330,6 +330,35 @@ public final class HitTestIndex {
     /// Adds an output after the others, with its grid; returns the grid.
     func addOutput(_ id: OutputID, rect: Rect<GlobalSpace>) -> Int32 {
         state.pointee.revision &+= 1
+        let grid = makeGrid(rect)
+        var g = grids.count
+        for free in 0..<grids.count where !grids[free].live {
+            g = free
+            break
+        }
+        if g == grids.count { state.pointee.grids.append(grid) } else { grids[g] = grid }
+        state.pointee.outputs.append(OutputEntry(
+            minX: Double(rect.minX), minY: Double(rect.minY), maxX: Double(rect.maxX), maxY: Double(rect.maxY),
+            originX: Double(rect.x), originY: Double(rect.y), grid: Int32(g), id: id))
+        return Int32(g)
+    }
+
+    /// The output took a new place or size (a mode, transform or scale set while running);
+    /// its toplevels must be out of the index, and go back in after. Its grid keeps its slot
+    /// and the output its place in the list, which decides where outputs overlap.
+    func resizeOutput(_ id: OutputID, rect: Rect<GlobalSpace>) {
+        state.pointee.revision &+= 1
+        let outputs = state.pointee.outputs
+        guard let at = (0..<outputs.count).first(where: { outputs[$0].id == id }) else { return }
+        let g = outputs[at].grid
+        releaseCells(of: g)
+        grids[Int(g)] = makeGrid(rect)
+        state.pointee.outputs[at] = OutputEntry(
+            minX: Double(rect.minX), minY: Double(rect.minY), maxX: Double(rect.maxX), maxY: Double(rect.maxY),
+            originX: Double(rect.x), originY: Double(rect.y), grid: g, id: id)
+    }
+
+    private func makeGrid(_ rect: Rect<GlobalSpace>) -> Grid {
         var grid = Grid()
         grid.live = true
         grid.width = rect.width
@@ -348,16 +377,7 @@ public final class HitTestIndex {
             grid.answers.append(CachedAnswer())
             grid.answersBehind.append(AnswerTarget())
         }
-        var g = grids.count
-        for free in 0..<grids.count where !grids[free].live {
-            g = free
-            break
-        }
-        if g == grids.count { state.pointee.grids.append(grid) } else { grids[g] = grid }
-        state.pointee.outputs.append(OutputEntry(
-            minX: Double(rect.minX), minY: Double(rect.minY), maxX: Double(rect.maxX), maxY: Double(rect.maxY),
-            originX: Double(rect.x), originY: Double(rect.y), grid: Int32(g), id: id))
-        return Int32(g)
+        return grid
     }
 
     /// Its toplevels must be gone already.

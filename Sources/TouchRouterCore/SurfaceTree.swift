@@ -221,6 +221,19 @@ public final class SurfaceTree {
         outputNodes.append(OutputNode(id: id, name: name, rect: rect, grid: grid))
     }
 
+    /// Gives an output a new place or size (a mode, transform or scale set while it runs).
+    /// Its toplevels keep their positions in it; the index is rebuilt for them.
+    public func setOutputRect(_ id: OutputID, _ rect: Rect<GlobalSpace>) throws(SurfaceTreeError) {
+        guard let output = outputNode(id) else { throw .unknownOutput(id) }
+        guard rect.width >= 0, rect.height >= 0 else { throw .negativeSize(Size(width: rect.width, height: rect.height)) }
+        guard rect != output.rect else { return }
+        geometryChanged()
+        for top in output.toplevels { index.removeToplevel(top) }
+        index.resizeOutput(id, rect: rect)
+        output.rect = rect
+        for i in output.toplevels.indices { index.insertToplevel(output.toplevels[i], stack: Array(output.toplevels[...i]), at: i) }
+    }
+
     /// Moves a toplevel, with everything on it, to the top of another output's stack, at
     /// `position` relative to that output (an output going away hands its windows on).
     public func moveToplevel(_ id: SurfaceID, to output: OutputID, position: Offset) throws(SurfaceTreeError) {

@@ -49,6 +49,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case sessionLocked
     /// A key's release whose press went to the lock before the session unlocked.
     case pressedUnderLock
+    /// Its output was turned or resized while the finger was down: the touch was cancelled.
+    case outputChanged
 
     public var description: String {
         switch self {
@@ -70,6 +72,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .wokeOutput: "it woke the output"
         case .sessionLocked: "the session is locked"
         case .pressedUnderLock: "it was pressed while the session was locked"
+        case .outputChanged: "its output was reconfigured under it"
         }
     }
 }

@@ -9,6 +9,7 @@ struct TreeFuzzer {
     let tree: SurfaceTree
     var nextSurface: UInt32 = 1
     var nextOutput: UInt32 = 1
+    var steps = 0
     var log: [String] = []
 
     init(seed: UInt64, tree: SurfaceTree) {
@@ -47,6 +48,14 @@ struct TreeFuzzer {
         let surfaces = tree.allSurfaces
         let outputs = tree.outputs.map(\.id)
         let roll = int(1...100)
+        steps += 1
+        // Now and then the first output turns (width and height swapped), without a draw
+        // from the generator, so that the other operations' sequence stays as it was.
+        if steps % 397 == 0, let first = tree.outputs.first {
+            let rect = Rect<GlobalSpace>(x: first.rect.x, y: first.rect.y, width: first.rect.height, height: first.rect.width)
+            log.append("setOutputRect \(first.id) \(rect)")
+            try? tree.setOutputRect(first.id, rect)
+        }
         do {
             switch roll {
             case 1...2 where outputs.count < 3:
