@@ -62,6 +62,8 @@ public struct ServerLaunch {
         let runner = try ServerRunner(options: options, command: command, commandGrants: commandGrants, configuration: configuration, source: source, supervise: supervise)
         let server = runner.server
         try display.attach(to: server)
+        // Modes are set on screens from here on: `[[output]]` tables apply now.
+        server.startApplyingOutputRules()
         if let hostInput = display.inputSource { try server.addInputSource(hostInput) }
         if let inputBackend, let area = server.firstOutputArea {
             inputBackend.absoluteArea = area

@@ -15,7 +15,7 @@ extension SessionConfiguration {
         return nil
     }
 
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "input", "cursor", "idle", "stats", "privileges", "environment", "supervise"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "output", "input", "cursor", "idle", "stats", "privileges", "environment", "supervise"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -164,8 +164,9 @@ extension SessionConfiguration {
         if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
         if let supervise = try reader.table("supervise") { configuration.supervise = try readSupervise(supervise, document) }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
+        configuration.outputs = try OutputReader.read(try reader.arrayOfTables("output"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)
-        try reader.finish(allowed: topLevelKeys.map { ["recognizer", "bind", "touchscreen", "input"].contains($0) ? "[[\($0)]]" : "[\($0)]" })
+        try reader.finish(allowed: topLevelKeys.map { ["recognizer", "bind", "touchscreen", "output", "input"].contains($0) ? "[[\($0)]]" : "[\($0)]" })
         return configuration
     }
 

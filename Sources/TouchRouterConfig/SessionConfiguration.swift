@@ -22,6 +22,8 @@ public struct SessionConfiguration: Sendable, Equatable {
     public var privileges = PrivilegeSettings()
     /// `[[touchscreen]]` tables, in the file's order: the first that matches a device wins.
     public var touchscreens: [TouchscreenRule] = []
+    /// `[[output]]` tables: each output's mode and transform, over its backend's choice.
+    public var outputs: [OutputRule] = []
     /// `[[input]]` tables, in the file's order: every one that matches a device applies.
     public var inputs: [InputRule] = []
     /// `[environment]`: variables set for every program the session starts, over its defaults.
@@ -38,7 +40,7 @@ public struct SessionConfiguration: Sendable, Equatable {
     public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard && a.oskNamespace == b.oskNamespace
             && a.cursor == b.cursor && a.idle == b.idle && a.stats == b.stats && a.privileges == b.privileges
-            && a.touchscreens == b.touchscreens && a.inputs == b.inputs && a.environment == b.environment && a.supervise == b.supervise
+            && a.touchscreens == b.touchscreens && a.outputs == b.outputs && a.inputs == b.inputs && a.environment == b.environment && a.supervise == b.supervise
     }
 }
 

@@ -169,3 +169,27 @@ public struct TouchMapping: Hashable, Sendable {
         return Swift.min(position, (start + extent).nextDown)
     }
 }
+
+/// A display mode as people write it: `WxH` or `WxH@Hz`, as `--output`, `msg output` and
+/// `[[output]] mode` take it.
+public struct ModeText: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// nil when the text gave none.
+    public var refreshMilliHertz: Int?
+
+    /// 1 to 16384 pixels each way, 1 to 1000 Hz; nil for anything else.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+        let size = parts[0].split(separator: "x", omittingEmptySubsequences: false)
+        guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]), (1...16384).contains(width), (1...16384).contains(height) else { return nil }
+        self.width = width
+        self.height = height
+        if parts.count == 2 {
+            guard let hertz = Double(parts[1]), hertz >= 1, hertz <= 1000 else { return nil }
+            refreshMilliHertz = Int((hertz * 1000).rounded())
+        }
+    }
+
+    public static let expected = "WxH or WxH@Hz (1 to 16384 pixels, 1 to 1000 Hz), such as 1280x800 or 1920x1080@60"
+}

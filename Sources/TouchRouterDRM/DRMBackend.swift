@@ -96,6 +96,7 @@ public final class DRMBackend {
             scanout.reportFailure = { [unowned(unsafe) server] in server.report($0) }
             try server.setPresenter(scanout, forOutput: output.identity.name)
         }
+        server.outputModeSetter = self
         try server.watchDisplayDevice(fd: device.fd) { [unowned self] in
             self.device.handleEvents(DRMScanout.flipHandler)
         }
@@ -134,10 +135,16 @@ public final class DRMBackend {
             do {
                 guard let scanout = try Self.drive(connector, wanted: wanted, device: device, crtcs: crtcs, busy: Set(scanouts.map(\.crtc)),
                                                    warn: { server.report($0) }) else { continue }
-                if kept == nil { try server.addOutput(scanout.identity, mode: scanout.outputMode) }
+                // Listed before the output is added: its `[[output]]` table sets its mode then.
+                scanouts.append(scanout)
+                do {
+                    if kept == nil { try server.addOutput(scanout.identity, mode: scanout.outputMode) }
+                } catch {
+                    scanouts.removeAll { $0 === scanout }
+                    throw error
+                }
                 scanout.reportFailure = { [unowned(unsafe) server] in server.report($0) }
                 try server.setPresenter(scanout, forOutput: connector.name)
-                scanouts.append(scanout)
             } catch {
                 server.report("\(connector.name): \(error)")
             }
@@ -159,6 +166,24 @@ public final class DRMBackend {
         }
         server?.redrawPresentedOutputs()
         server?.report("the seat is back: \(device.path) drawn again")
+    }
+}
+
+/// `msg output set` and `[[output]]` on a screen: the mode is one of the connector's (the
+/// same size, the refresh nearest the one asked), else refused with the sizes it has.
+extension DRMBackend: OutputModeSetter {
+    public func setMode(_ wanted: OutputMode, onOutput name: String) throws -> OutputMode {
+        guard let scanout = scanouts.first(where: { $0.connector.name == name }) else {
+            throw DRMError("\(name) is not a screen of \(device.path)")
+        }
+        let sameSize = scanout.connector.modes.filter { $0.width == wanted.width && $0.height == wanted.height }
+        guard let mode = sameSize.min(by: { abs($0.refreshMilliHertz - wanted.refreshMilliHertz) < abs($1.refreshMilliHertz - wanted.refreshMilliHertz) }) else {
+            var sizes: [String] = []
+            for mode in scanout.connector.modes where !sizes.contains("\(mode.width)x\(mode.height)") { sizes.append("\(mode.width)x\(mode.height)") }
+            throw DRMError("\(name) has no mode \(wanted.width)x\(wanted.height): its modes are \(sizes.prefix(24).joined(separator: ", "))")
+        }
+        try scanout.reconfigure(mode: mode, transform: wanted.transform, background: SoftwareComposer.background)
+        return scanout.outputMode
     }
 }
 

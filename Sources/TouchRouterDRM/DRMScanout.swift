@@ -12,9 +12,9 @@ import TouchRouterWayland
 /// buffers go with it; the CRTC is left as it is, to whoever takes the card next.
 final class DRMScanout: OutputPresenter {
     let connector: DRMConnector
-    let mode: DRMMode
+    private(set) var mode: DRMMode
     let crtc: UInt32
-    let transform: OutputTransform
+    private(set) var transform: OutputTransform
     private let device: DRMDevice
     private var buffers: [DumbBuffer]
     /// The buffer the screen shows, or will once the pending flip completes.
@@ -49,6 +49,32 @@ final class DRMScanout: OutputPresenter {
         guard drmModeSetCrtc(device.fd, crtc, buffers[front].framebufferID, 0, 0, &connectorID, 1, &info) == 0 else {
             throw DRMError.errno("cannot set \(mode.width)x\(mode.height) on \(connector.name)")
         }
+    }
+
+    /// A new mode or transform while it runs. A new mode is a modeset onto two new buffers:
+    /// refused, the screen keeps its mode and buffers, and the error says why. A transform
+    /// alone draws the next frame whole, turned. Away or off, it is set when the screen is
+    /// back on. A flip still on its way to an old buffer completes as usual.
+    func reconfigure(mode newMode: DRMMode, transform newTransform: OutputTransform, background: UInt32) throws(DRMError) {
+        defer { previousDamage = nil }
+        guard !newMode.info.sameTiming(as: mode.info) else {
+            transform = newTransform
+            return
+        }
+        let fresh = [try DumbBuffer(fd: device.fd, width: newMode.width, height: newMode.height),
+                     try DumbBuffer(fd: device.fd, width: newMode.width, height: newMode.height)]
+        for buffer in fresh { buffer.fill(background) }
+        if active && powered {
+            var connectorID = connector.id
+            var info = newMode.info
+            guard drmModeSetCrtc(device.fd, crtc, fresh[0].framebufferID, 0, 0, &connectorID, 1, &info) == 0 else {
+                throw DRMError.errno("the kernel refused \(newMode.width)x\(newMode.height)@\(Double(newMode.refreshMilliHertz) / 1000) on \(connector.name)")
+            }
+        }
+        mode = newMode
+        transform = newTransform
+        buffers = fresh
+        front = 0
     }
 
     var readyForFrame: Bool { active && powered && !flipPending }

@@ -102,6 +102,7 @@ public final class NestedBackend {
             window.layoutRect = output.rect
             try server.setPresenter(window, forOutput: window.name)
         }
+        server.outputModeSetter = self
     }
 
     // MARK: The host seat's input
@@ -254,5 +255,14 @@ public final class NestedBackend {
         registry = nil
         if failure == nil { _ = wl_display_flush(display) }
         wl_display_disconnect(display)
+    }
+}
+
+/// `msg output set` on a host window: its size is the window's, which the host decides, and
+/// the window is not turned; a virtual output added beside it (`msg output create`) takes any.
+extension NestedBackend: OutputModeSetter {
+    public func setMode(_ mode: OutputMode, onOutput name: String) throws -> OutputMode {
+        guard windows.contains(where: { $0.name == name }) else { return mode }
+        throw WaylandError("\(name) is a window of the host compositor, whose size and orientation are the host's: resize the host window instead")
     }
 }

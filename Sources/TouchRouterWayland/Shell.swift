@@ -30,6 +30,8 @@ public final class ServerShell {
     /// By output name: what a press on that output's background runs.
     var backgroundBindings: [String: Binding] = [:]
     var gestureBindings: [String: [Binding]] = [:]
+    /// What the last configuration's `[[output]]` tables could not set, each saying why.
+    public private(set) var outputProblems: [String] = []
     /// Keys whose press a chord took: their release is the chord's too.
     var swallowedKeys: Set<UInt32> = []
     /// Whether the toggle action began ignoring interaction (and so is the one to end it).
@@ -123,6 +125,8 @@ public final class ServerShell {
             server.replaceKeymap(keymap)
         }
         server.cursor.hideAfter = new.cursor.hideAfter
+        outputProblems = server.applyOutputRules(new.outputs)
+        for problem in outputProblems { server.report(problem) }
         if new.touchscreens != old.touchscreens { server.onTouchscreenLayoutChanged?() }
         server.protocols.seat.idle.configure(new.idle, at: server.clock.now())
         server.router.letWakingKeysThrough = new.idle.letWakingKeysThrough

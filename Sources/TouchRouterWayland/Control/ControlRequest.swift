@@ -26,6 +26,8 @@ public enum ControlRequest: Sendable {
     case createOutput(OutputMode)
     /// An output goes; its windows move to the first that stays.
     case removeOutput(String)
+    /// An output's mode or transform changes, as `swaymsg output NAME mode …` does.
+    case setOutput(String, OutputChange)
     /// The timeline's percentiles per stage, kind and client (`stats`).
     case stats
     /// Starts the statistics over (`stats reset`).
@@ -88,8 +90,10 @@ public enum ControlRequest: Sendable {
                 do { return .createOutput(try OutputMode.parse(option: String(words[2]))) } catch { throw ControlRequestError("output create: \(error)") }
             case (3, "remove"):
                 return .removeOutput(String(words[2].prefix(64)))
+            case (_, "set") where words.count >= 3:
+                do { return .setOutput(String(words[2].prefix(64)), try OutputChange.parse(Array(words.dropFirst(3)))) } catch { throw ControlRequestError("output set: \(error)") }
             default:
-                throw ControlRequestError("output: expected 'create WxH[@Hz][,transform=T]' or 'remove NAME'")
+                throw ControlRequestError("output: expected 'create WxH[@Hz][,transform=T]', 'remove NAME' or '\(OutputChange.syntax)'")
             }
         case "play": return try WorkloadRequest.parse(words)
         case "inject":

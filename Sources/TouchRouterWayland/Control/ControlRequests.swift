@@ -49,6 +49,13 @@ extension ControlServer {
             } catch {
                 return JSONReply.failure("output create: \(error)")
             }
+        case .setOutput(let name, let change):
+            do {
+                let mode = try server.setOutput(named: name, change)
+                return JSONReply.ok(["output": .string(name), "mode": .string("\(mode)"), "transform": .string(mode.transform.name)])
+            } catch {
+                return JSONReply.failure("output set: \(error)")
+            }
         case .removeOutput(let name):
             do {
                 try server.removeOutput(named: name)
@@ -112,7 +119,10 @@ extension ControlServer {
         case .reload:
             do {
                 let file = try server.shell.reload()
-                return JSONReply.ok(["file": .optional(file, JSONValue.string)])
+                // The rest of the file is in force; an output whose screen refused its mode says so.
+                let problems = server.shell.outputProblems
+                if problems.isEmpty { return JSONReply.ok(["file": .optional(file, JSONValue.string)]) }
+                return JSONReply.ok(["file": .optional(file, JSONValue.string), "output_errors": .array(problems.map(JSONValue.string))])
             } catch {
                 return JSONReply.failure("reload failed, the old configuration stays: \(error)")
             }
@@ -178,6 +188,8 @@ extension ControlServer {
             "name": .string(output.name),
             "rect": [.number(rect.x), .number(rect.y), .number(rect.width), .number(rect.height)],
             "power": .string((server.protocols.output.power[output.id] ?? .on).rawValue),
+            "mode": server.outputs.first { $0.id == output.id }.map { JSONValue.string("\($0.mode)") } ?? .null,
+            "transform": server.outputs.first { $0.id == output.id }.map { JSONValue.string($0.mode.transform.name) } ?? .null,
             "toplevels": .array(output.toplevels.map(surfaceJSON)),
         ]
     }

@@ -20,15 +20,8 @@ public struct OutputMode: Sendable, Equatable, CustomStringConvertible {
 
     /// `WxH` or `WxH@Hz`, as `touch-router run --output` takes it.
     public init?(parsing text: String) {
-        let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
-        let size = parts[0].split(separator: "x")
-        guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]), width > 0, height > 0, width <= 16384, height <= 16384 else { return nil }
-        var refresh = 60_000
-        if parts.count == 2 {
-            guard let hertz = Double(parts[1]), hertz >= 1, hertz <= 1000 else { return nil }
-            refresh = Int((hertz * 1000).rounded())
-        }
-        self.init(width: width, height: height, refreshMilliHertz: refresh)
+        guard let mode = ModeText(text) else { return nil }
+        self.init(width: mode.width, height: mode.height, refreshMilliHertz: mode.refreshMilliHertz ?? 60_000)
     }
 
     public var description: String { "\(width)x\(height)@\(Double(refreshMilliHertz) / 1000)" }
@@ -59,8 +52,11 @@ final class VirtualOutput {
     let id: OutputID
     let identity: OutputIdentity
     var name: String { identity.name }
-    let rect: Rect<GlobalSpace>
-    let mode: OutputMode
+    var rect: Rect<GlobalSpace>
+    var mode: OutputMode
+    /// The mode its backend chose (the screen's preferred, or `--output`'s): what it goes
+    /// back to when no `[[output]]` table names it.
+    let baseMode: OutputMode
     var global: OpaquePointer?
     /// Removed from the session: its global is withdrawn, and destroyed after `retiredAt`.
     var retired = false
@@ -77,21 +73,28 @@ final class VirtualOutput {
         self.identity = identity
         self.rect = rect
         self.mode = mode
+        baseMode = mode
     }
 
     /// Everything a client learns when it binds wl_output, then done.
     func sendState(to resource: OpaquePointer) {
         let version = wl_resource_get_version(resource)
-        wl_output_send_geometry(resource, Int32(rect.x), Int32(rect.y), Int32(clamping: identity.physicalWidth), Int32(clamping: identity.physicalHeight),
-                                Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue), identity.make, identity.model, mode.transform.rawValue)
-        wl_output_send_mode(resource, WL_OUTPUT_MODE_CURRENT.rawValue | WL_OUTPUT_MODE_PREFERRED.rawValue,
-                            Int32(mode.width), Int32(mode.height), Int32(mode.refreshMilliHertz))
+        sendGeometryAndMode(to: resource)
         if version >= 2 { wl_output_send_scale(resource, 1) }
         if version >= 4 {
             wl_output_send_name(resource, name)
             wl_output_send_description(resource, description)
         }
         if version >= 2 { wl_output_send_done(resource) }
+    }
+
+    /// Where it lies and how it is turned, and its mode: preferred when it is the backend's own.
+    func sendGeometryAndMode(to resource: OpaquePointer) {
+        wl_output_send_geometry(resource, Int32(clamping: rect.x), Int32(clamping: rect.y), Int32(clamping: identity.physicalWidth), Int32(clamping: identity.physicalHeight),
+                                Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue), identity.make, identity.model, mode.transform.rawValue)
+        let preferred = mode.width == baseMode.width && mode.height == baseMode.height && mode.refreshMilliHertz == baseMode.refreshMilliHertz
+        wl_output_send_mode(resource, WL_OUTPUT_MODE_CURRENT.rawValue | (preferred ? WL_OUTPUT_MODE_PREFERRED.rawValue : 0),
+                            Int32(mode.width), Int32(mode.height), Int32(mode.refreshMilliHertz))
     }
 
     /// The client's bindings of this output, for wl_surface.enter.
@@ -105,8 +108,12 @@ final class VirtualOutput {
 /// One client's wl_output resource; it leaves its output's list when the client lets it go.
 final class OutputBinding: WaylandObject {
     weak var output: VirtualOutput?
+    /// Its xdg_outputs, told of changes with it.
+    var xdgOutputs: [XdgOutputObject] = []
 
     override func resourceDestroyed() {
+        for xdgOutput in xdgOutputs { xdgOutput.binding = nil }
+        xdgOutputs.removeAll()
         output?.bindings[client]?.removeAll { $0 === self }
         if output?.bindings[client]?.isEmpty == true { output?.bindings[client] = nil }
     }

@@ -55,6 +55,7 @@ extension WaylandServer {
         try createGlobal(for: output)
         shell.outputAdded(output)
         report("output \(identity.name) added: \(mode) at \(rect.x),\(rect.y)")
+        applyOutputRule(to: output)
         onTouchscreenLayoutChanged?()
         display.settleAndFlush()
         return identity.name

@@ -16,4 +16,8 @@ final class OutputState {
     var unpresented: [OutputID: UnpresentedDamage] = [:]
     /// Outputs the idle timer dimmed or darkened; the others are on.
     var power: [OutputID: OutputPower] = [:]
+    /// Sets modes on the screens (OutputReconfiguration.swift); nil: any mode is taken.
+    weak var modeSetter: (any OutputModeSetter)?
+    /// `[[output]]` tables apply: the display backend is attached.
+    var rulesApply = false
 }

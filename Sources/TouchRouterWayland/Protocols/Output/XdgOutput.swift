@@ -18,17 +18,27 @@ enum XdgOutputManagerGlobal {
         get_xdg_output: { client, resource, id, outputResource in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_zxdg_output_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(XdgOutputObject(resource: created, server: manager.server), implementation: XdgOutputObject.table)
+            let xdgOutput = XdgOutputObject(resource: created, server: manager.server)
+            WaylandObject.install(xdgOutput, implementation: XdgOutputObject.table)
             // libwayland has checked the argument is a wl_output; every one is an OutputBinding.
             // An output already removed from the session says nothing.
             let binding = WaylandObject.of(outputResource, as: OutputBinding.self)
             guard let output = binding.output, !output.retired else { return }
+            xdgOutput.binding = binding
+            binding.xdgOutputs.append(xdgOutput)
             output.sendLogicalState(to: created, output: binding.resource)
         }))
 }
 
 /// One zxdg_output_v1: it only ever receives.
 final class XdgOutputObject: WaylandObject {
+    /// The wl_output it describes, while both live.
+    weak var binding: OutputBinding?
+
+    override func resourceDestroyed() {
+        binding?.xdgOutputs.removeAll { $0 === self }
+    }
+
     nonisolated(unsafe) static let table = implementation(zxdg_output_v1_interface(destroy: destroyRequest))
 }
 
@@ -36,9 +46,7 @@ extension VirtualOutput {
     /// The xdg_output's events for this output, then the batch's done.
     func sendLogicalState(to resource: OpaquePointer, output: OpaquePointer) {
         let version = wl_resource_get_version(resource)
-        let size = mode.layoutSize
-        zxdg_output_v1_send_logical_position(resource, Int32(clamping: rect.x), Int32(clamping: rect.y))
-        zxdg_output_v1_send_logical_size(resource, Int32(clamping: size.width), Int32(clamping: size.height))
+        sendLogicalPlace(to: resource)
         if version >= 2 {
             zxdg_output_v1_send_name(resource, name)
             zxdg_output_v1_send_description(resource, description)
@@ -48,6 +56,12 @@ extension VirtualOutput {
         } else {
             zxdg_output_v1_send_done(resource)
         }
+    }
+
+    /// Its place and size in the layout.
+    func sendLogicalPlace(to resource: OpaquePointer) {
+        zxdg_output_v1_send_logical_position(resource, Int32(clamping: rect.x), Int32(clamping: rect.y))
+        zxdg_output_v1_send_logical_size(resource, Int32(clamping: rect.width), Int32(clamping: rect.height))
     }
 
     /// What wl_output.description and zxdg_output_v1.description say.

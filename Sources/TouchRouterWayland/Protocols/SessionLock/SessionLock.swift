@@ -46,6 +46,8 @@ final class SessionLockObject: WaylandObject {
 
     func surfaceGone(_ output: OutputID) { surfaces[output] = nil }
 
+    func surface(on output: OutputID) -> LockSurfaceObject? { surfaces[output]?.object }
+
     /// The lock holding the session, not one refused with finished nor one unlocked.
     var isInForce: Bool { !finished && state.lock === self }
 

@@ -8,8 +8,7 @@ import TouchRouterCore
 // A lock client that dies leaves the session locked, showing the background, as the protocol
 // requires; a new lock takes over. Where the protocol is silent: `locked` is sent at the
 // frame tick after the lock, once a composition without the locked-out surfaces has been
-// made; a lock surface is configured to its output's size once (a mode change while locked
-// is not followed yet).
+// made; a lock surface is configured again when its output's size changes.
 
 /// What the session lock may ask of the server (Handlers/SessionLockHandling.swift).
 protocol SessionLockHandler: AnyObject {
@@ -54,6 +53,11 @@ final class SessionLockState {
             handler.sessionLockChanged(true)
         }
         waiting.append((lock, false))
+    }
+
+    /// The output's size changed: its lock surface is configured to the new one.
+    func outputChanged(_ output: OutputID, handler: any SessionLockHandler) {
+        lock?.surface(on: output)?.configure(handler: handler)
     }
 
     /// unlock_and_destroy from the lock in force.

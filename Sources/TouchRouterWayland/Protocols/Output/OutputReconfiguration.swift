@@ -1,0 +1,202 @@
+import CWaylandShim
+import TouchRouterConfig
+import TouchRouterCore
+
+// Outputs reconfigured while the session runs: `msg output set`, and `[[output]]` tables,
+// applied once the display backend is attached, to each output that appears, and again on
+// every reload. A new mode or transform is set on the screen first (on drm a modeset, the
+// mode checked against the connector's list; a refusal keeps the old one and says why); then
+// the layout follows: the output's rectangle, the outputs right of it, the hit test, the
+// touchscreen mappings, fingers down on it (cancelled), its clients (wl_output and xdg_output
+// events, windows filling it configured again, layer surfaces arranged again, lock surfaces
+// configured again). Windows that do not fill it keep their place, pulled back inside it.
+
+/// What `msg output set` or an `[[output]]` table changes of an output: nil keeps it.
+public struct OutputChange: Sendable, Equatable {
+    public var mode: ModeText?
+    public var transform: OutputTransform?
+
+    public init(mode: ModeText? = nil, transform: OutputTransform? = nil) {
+        self.mode = mode
+        self.transform = transform
+    }
+
+    public init(rule: OutputRule) {
+        if let width = rule.width, let height = rule.height {
+            mode = ModeText("\(width)x\(height)")
+            mode?.refreshMilliHertz = rule.refreshMilliHertz
+        }
+        transform = rule.transform
+    }
+
+    public static let syntax = "set NAME [mode WxH[@Hz]] [transform \(OutputTransform.names.joined(separator: "|"))]"
+
+    /// `mode WxH[@Hz]` and `transform T`, in any order, each at most once, at least one.
+    public static func parse(_ words: [Substring]) throws(OutputOptionError) -> OutputChange {
+        var change = OutputChange()
+        var seen: Set<Substring> = []
+        var rest = words[...]
+        guard !rest.isEmpty else { throw OutputOptionError("nothing to set: expected \(syntax)") }
+        while let key = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw OutputOptionError("'\(key.prefix(32))' has no value: expected \(syntax)") }
+            guard seen.insert(key).inserted else { throw OutputOptionError("\(key.prefix(32)) is given twice: expected it once") }
+            switch key {
+            case "mode":
+                guard let mode = ModeText(String(value)) else { throw OutputOptionError("mode '\(value.prefix(64))': expected \(ModeText.expected)") }
+                change.mode = mode
+            case "transform":
+                guard let transform = OutputTransform(name: String(value)) else {
+                    throw OutputOptionError("transform '\(value.prefix(64))': expected one of \(OutputTransform.names.joined(separator: ", "))")
+                }
+                change.transform = transform
+            default:
+                throw OutputOptionError("unknown setting '\(key.prefix(32))': expected mode or transform")
+            }
+        }
+        return change
+    }
+
+    /// `base` changed: a mode with no refresh keeps the base's for the base's size, else 60 Hz.
+    public func applied(to base: OutputMode) -> OutputMode {
+        var result = base
+        if let mode {
+            let sameSize = mode.width == base.width && mode.height == base.height
+            result.width = mode.width
+            result.height = mode.height
+            result.refreshMilliHertz = mode.refreshMilliHertz ?? (sameSize ? base.refreshMilliHertz : 60_000)
+        }
+        if let transform { result.transform = transform }
+        return result
+    }
+}
+
+/// The backend that shows an output sets its modes: the drm backend by a modeset, the
+/// wayland backend not at all (its outputs are the host's windows). Without one (headless)
+/// any mode is taken as asked.
+public protocol OutputModeSetter: AnyObject {
+    /// Sets `mode` (its size, refresh and transform) on the screen showing the output named
+    /// `name`, checked first; returns the mode set (the refresh the screen has nearest the one
+    /// asked). Throws, the screen left as it was, saying why.
+    func setMode(_ mode: OutputMode, onOutput name: String) throws -> OutputMode
+}
+
+extension WaylandServer {
+    public var outputModeSetter: (any OutputModeSetter)? {
+        get { protocols.output.modeSetter }
+        set { protocols.output.modeSetter = newValue }
+    }
+
+    /// `msg output set`: changes the output's mode or transform; returns what it is now.
+    @discardableResult
+    public func setOutput(named name: String, _ change: OutputChange) throws(WaylandError) -> OutputMode {
+        guard let output = outputs.first(where: { $0.name == name && !$0.retired }) else {
+            throw WaylandError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
+        }
+        return try setMode(change.applied(to: output.mode), of: output)
+    }
+
+    /// From now on `[[output]]` tables apply (the display backend is attached, so that a
+    /// mode is set on the screen, not only in the layout); they apply now, each problem reported.
+    public func startApplyingOutputRules() {
+        protocols.output.rulesApply = true
+        for problem in applyOutputRules(shell.configuration.outputs) { report(problem) }
+    }
+
+    /// Makes each output what its table says over its backend's choice, or the backend's
+    /// choice where no table names it; returns what could not be set, each saying why.
+    func applyOutputRules(_ rules: [OutputRule]) -> [String] {
+        guard protocols.output.rulesApply else { return [] }
+        var problems: [String] = []
+        for output in outputs where !output.retired {
+            let rule = rules.first { $0.name == output.name }
+            let wanted = rule.map { OutputChange(rule: $0).applied(to: output.baseMode) } ?? output.baseMode
+            do { try setMode(wanted, of: output) } catch {
+                problems.append(rule.map { "[[output]] \"\($0.name)\" at line \($0.position.line): \(error)" } ?? "\(error)")
+            }
+        }
+        return problems
+    }
+
+    /// A new output's table, if it has one, applies as it appears.
+    func applyOutputRule(to output: VirtualOutput) {
+        guard protocols.output.rulesApply, let rule = shell?.configuration.outputs.first(where: { $0.name == output.name }) else { return }
+        do { try setMode(OutputChange(rule: rule).applied(to: output.baseMode), of: output) } catch {
+            report("[[output]] \"\(rule.name)\" at line \(rule.position.line): \(error)")
+        }
+    }
+
+    @discardableResult
+    func setMode(_ wanted: OutputMode, of output: VirtualOutput) throws(WaylandError) -> OutputMode {
+        guard wanted != output.mode else { return output.mode }
+        var mode = wanted
+        if let setter = protocols.output.modeSetter {
+            do { mode = try setter.setMode(wanted, onOutput: output.name) } catch {
+                throw WaylandError("\(output.name): \(error); it keeps \(output.mode), transform \(output.mode.transform)")
+            }
+        }
+        let old = output.rect
+        output.mode = mode
+        output.rect = Rect(origin: old.origin, size: mode.layoutSize)
+        // Outputs right of it move with its right edge, keeping any gap between them.
+        var changed = [output]
+        let shift = output.rect.width - old.width
+        if shift != 0 {
+            for other in outputs where other !== output && !other.retired && other.rect.x >= old.x + old.width {
+                other.rect = Rect(x: other.rect.x + shift, y: other.rect.y, width: other.rect.width, height: other.rect.height)
+                changed.append(other)
+            }
+        }
+        for moved in changed {
+            do { try tree.setOutputRect(moved.id, moved.rect) } catch { report("output \(moved.name): \(error)") }
+            router.outputReconfigured(moved.id)
+            moved.sendChangedState()
+        }
+        protocols.output.composers[output.id] = nil
+        if protocols.output.unpresented[output.id] != nil { protocols.output.unpresented[output.id] = UnpresentedDamage() }
+        protocols.layerShell.needsArranging(output.id)
+        arrangeWaitingLayers()
+        refitWindows(on: output)
+        protocols.sessionLock.outputChanged(output.id, handler: self)
+        report("output \(output.name) set: \(mode), transform \(mode.transform), at \(output.rect.x),\(output.rect.y), \(output.rect.width)x\(output.rect.height) in the layout")
+        onTouchscreenLayoutChanged?()
+        router.dispatchAll()
+        display.settleAndFlush()
+        return mode
+    }
+
+    /// Windows that fill the output (kiosk, maximized, fullscreen) are configured to its new
+    /// size; the others keep their place, pulled back inside it as far as they fit.
+    private func refitWindows(on output: VirtualOutput) {
+        for toplevel in tree.output(output.id)?.toplevels ?? [] {
+            guard let object = protocols.surface.surfaces[toplevel], object.role != .layer, object.role != .lockSurface,
+                  let surface = tree.surface(toplevel) else { continue }
+            if let xdgToplevel = object.xdgSurface?.toplevel, options.kiosk || xdgToplevel.fills {
+                object.xdgSurface?.sendConfigure()
+                continue
+            }
+            let size = surface.size
+            let position = Offset(dx: min(max(surface.position.dx, 0), max(output.rect.width - size.width, 0)),
+                                  dy: min(max(surface.position.dy, 0), max(output.rect.height - size.height, 0)))
+            if position != surface.position { try? tree.move(toplevel, to: position) }
+        }
+    }
+}
+
+extension VirtualOutput {
+    /// A changed place, mode or transform, to every binding: wl_output's geometry, mode and
+    /// description, each xdg_output's logical place and size, then done.
+    func sendChangedState() {
+        for binding in bindings.values.joined() {
+            let resource = binding.resource
+            let version = wl_resource_get_version(resource)
+            sendGeometryAndMode(to: resource)
+            if version >= 4 { wl_output_send_description(resource, description) }
+            for xdgOutput in binding.xdgOutputs {
+                sendLogicalPlace(to: xdgOutput.resource)
+                // Before version 3 an xdg_output's batch ends with its own done.
+                if wl_resource_get_version(xdgOutput.resource) < 3 { zxdg_output_v1_send_done(xdgOutput.resource) }
+            }
+            if version >= 2 { wl_output_send_done(resource) }
+        }
+    }
+}
