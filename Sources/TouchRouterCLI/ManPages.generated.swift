@@ -53,7 +53,8 @@ The outputs and the surface tree.
 
 ```
 {"ok":true,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
-  "power":"on","toplevels":[SURFACE...]}],
+  "power":"on","mode":"1920x1080@60.0","transform":"normal",
+  "toplevels":[SURFACE...]}],
   "idle_inhibitors":[{"surface":ID,"shown":B}],"locked":false}
 ```
 
@@ -61,7 +62,9 @@ SURFACE is *{"id","role","client","label","position":[x,y],"size":[w,h],
 "mapped","hidden","children":[SURFACE...]}*; *role* is toplevel, subsurface or
 popup; *hidden* is true for a minimized window, or an on-screen keyboard no
 text field wants. An output's *power* is on, dimmed or off, as the idle timer
-left it (*idle*). *locked* is true while a lock screen (ext-session-lock) holds the
+left it (*idle*). *mode* is the panel's, unturned; *rect* is the output in the
+layout, its width and height swapped by a transform of 90 or 270 (*output set*).
+*locked* is true while a lock screen (ext-session-lock) holds the
 session; only its surfaces and an on-screen keyboard are shown then.
 
 ## pick X Y
@@ -247,9 +250,11 @@ Reads the configuration file again (see *touch-router*(5)).
 {"ok":true,"file":"/path/config.toml"}
 ```
 
-*file* is null when the session runs with the defaults. Errors: *reload failed,
-the old configuration stays:* and the file's error; the old configuration stays
-in force.
+*file* is null when the session runs with the defaults. When a screen refused
+what an *[[output]]* table asks, the reload still succeeds and the reply adds
+*"output_errors":["[[output]] \"Virtual-1\" at line 3: …"]*, that output left
+as it was. Errors: *reload failed, the old configuration stays:* and the file's
+error; the old configuration stays in force.
 
 ## devices
 
@@ -289,8 +294,27 @@ Removes an output; its windows move to the first output that stays.
 {"ok":true,"removed":"HEADLESS-1"}
 ```
 
-Errors: an unknown output; the last output. Any other word after *output* is
-the error *output: expected 'create WxH[@Hz][,transform=T]' or 'remove NAME'*.
+Errors: an unknown output; the last output.
+
+## output set NAME [mode WxH[@Hz]] [transform T]
+
+Changes an output's mode or transform while it runs, as *swaymsg output* does;
+the settings come in any order, each at most once. The reply gives what the
+output is now (on *drm* the refresh the connector has nearest the one asked).
+What follows, and what a screen may refuse, is as *[[output]]* in
+*touch-router*(5) says; the next reload sets the output as the file says.
+
+```
+{"ok":true,"output":"Virtual-1","mode":"1024x768@60.0","transform":"90"}
+```
+
+Errors: an unknown output; nothing to set; a setting other than mode or
+transform, or one given twice; a mode or transform that does not parse; a mode
+the screen refuses, with its reason (*output set: Virtual-1: Virtual-1 has no
+mode 1234x567: its modes are …; it keeps 1024x768@60.0, transform normal*). Any
+other word after *output* is the error *output: expected 'create
+WxH[@Hz][,transform=T]', 'remove NAME' or 'set NAME [mode WxH[@Hz]]
+[transform …]'*.
 
 ## stats
 
@@ -836,7 +860,8 @@ integer or a float; an _integer_ must be whole. A _boolean_ is true or false.
 
 The top-level tables are *[gestures]*, *[hold]*, *[[recognizer]]*, *[[bind]]*,
 *[app]*, *[keyboard]*, *[cursor]*, *[idle]*, *[stats]*, *[privileges]*,
-*[environment]*, *[supervise]*, *[[touchscreen]]* and *[[input]]*. Each is optional.
+*[environment]*, *[supervise]*, *[[touchscreen]]*, *[[output]]* and *[[input]]*.
+Each is optional.
 
 # RELOADING
 
@@ -847,9 +872,11 @@ core before anything of it is used; if any step fails the old configuration
 stays, and the error is logged on standard error and given to *msg reload* and
 to *reload* subscribers. Touches already down keep their arena.
 
-Every table applies on reload, except *[[touchscreen]]* (checked, but devices
-keep the mapping they were added with), *[[input]]* (read when a device is
-added) and *[supervise]* (checked, but read only when the session starts).
+Every table applies on reload, except *[[input]]* (read when a device is added)
+and *[supervise]* (checked, but read only when the session starts).
+Touchscreens' mappings are chosen again when *[[touchscreen]]* changes; every
+output is set again as *[[output]]* says, and an output no table names goes back
+to its backend's mode.
 
 # GESTURES
 
@@ -1232,6 +1259,39 @@ _NAME_ = _string_
 	WAYLAND_SOCKET or TOUCH_ROUTER_SOCKET, which the session sets. Applied at
 	start and on reload; a variable a reload no longer sets goes back to what
 	it was.
+
+# OUTPUTS
+
+*[[output]]*
+
+An output's mode and transform, over what its backend chose (the screen's
+preferred mode, or *--output*'s). Applied once the display backend has started,
+to an output as it appears (a screen plugged in, *msg output create*), and on
+every reload; *touch-router msg output set* changes them until the next reload.
+A table naming no output of the session waits for one of that name. A mode the
+screen refuses (on *drm*, a size its connector does not list, or one the kernel
+refuses) leaves it as it was; the reason is logged and given in *msg reload*'s
+*output_errors*. The layout follows: the output keeps its corner, outputs right
+of it move with its right edge, touchscreens are mapped again, fingers down on
+it are cancelled, and windows filling it (kiosk, maximized, fullscreen) are
+configured to its new size. The wayland backend's outputs are host windows: it
+refuses both.
+
+*name* = _string_
+	The output's name, as *msg tree* lists it: HDMI-A-1, Virtual-1,
+	HEADLESS-1. Each output at most once. Required.
+
+*mode* = _string_
+	WxH or WxH@Hz, 1 to 16384 pixels and 1 to 1000 Hz. On *drm*, one of the
+	connector's modes of that size, the refresh nearest the one given (without
+	one, the screen's preferred refresh for the same size, else 60 Hz). Default:
+	the backend's.
+
+*transform* = _string_ or _integer_
+	How the output is turned for its panel, as *wl_output* numbers it: normal,
+	90, 180, 270, flipped, flipped-90, flipped-180 or flipped-270 (0, 90, 180
+	and 270 may be written as integers). 90 and 270 swap the output's width and
+	height in the layout. Default: the backend's.
 
 # TOUCHSCREENS
 

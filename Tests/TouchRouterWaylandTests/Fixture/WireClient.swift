@@ -245,10 +245,12 @@ final class WireClient {
         return result
     }
 
-    /// Binds global `interface` at `version` through the registry; nil (and an issue) if it is not listed.
-    func bind(_ interface: String, version: UInt32, sourceLocation: SourceLocation = #_sourceLocation) -> Proxy? {
+    /// Binds global `interface` at `version` through the registry (the `index`-th listed of
+    /// that interface, as the outputs are); nil (and an issue) if it is not listed.
+    func bind(_ interface: String, version: UInt32, index: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) -> Proxy? {
         guard let display, let registry else { return nil }
-        guard let global = globals.first(where: { $0.interface == interface }) else {
+        let listed = globals.filter { $0.interface == interface }
+        guard index < listed.count else {
             Issue.record("\(name): no \(interface) global is listed", sourceLocation: sourceLocation)
             return nil
         }
@@ -256,7 +258,7 @@ final class WireClient {
             Issue.record("the fixture has no description of \(interface)", sourceLocation: sourceLocation)
             return nil
         }
-        guard let bound = wl_registry_bind(registry.pointer, global.name, description, version) else { return nil }
+        guard let bound = wl_registry_bind(registry.pointer, listed[index].name, description, version) else { return nil }
         let proxy = register(OpaquePointer(bound), interface: description)
         sent(display)
         return proxy

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+import TouchRouterConfig
+import TouchRouterCore
+import TouchRouterWayland
+
+/// Outputs reconfigured while clients run (`msg output set`, `[[output]]`), in process: what
+/// wl_output, xdg_output, a kiosk window, a lock surface and a finger down on the output see.
+@Suite("Outputs reconfigured in process: wl_output and xdg_output follow, kiosk windows and lock surfaces are configured again, fingers down are cancelled")
+struct OutputReconfigurationProtocolTests {
+    /// A screen that refuses every mode, as a drm connector lacking it does.
+    final class RefusingScreen: OutputModeSetter {
+        var asked: [OutputMode] = []
+        func setMode(_ mode: OutputMode, onOutput name: String) throws -> OutputMode {
+            asked.append(mode)
+            throw FixtureError("\(name) has no mode \(mode.width)x\(mode.height)")
+        }
+    }
+
+    static func kiosk(_ modes: [OutputMode] = [OutputMode(width: 1280, height: 720)]) throws -> ProtocolFixture {
+        try ProtocolFixture {
+            $0.kiosk = true
+            $0.outputs = modes
+        }
+    }
+
+    @Test("turned to portrait: a finger down is cancelled and its up reaches nobody; wl_output says transform 90 with the panel's mode, xdg_output the portrait size; the kiosk window is configured 720x1280, and a tap at the bottom lands in it")
+    func turnToPortrait() throws {
+        let fixture = try Self.kiosk()
+        defer { fixture.end() }
+        let app = try fixture.connect("app")
+        let output = try app.global("wl_output", version: 4)
+        let xdgOutput = try #require(app.request(try app.global("zxdg_output_manager_v1", version: 3), "get_xdg_output", output))
+        let window = try fixture.mapToplevel(app, width: 1280, height: 720)
+        #expect(app.lastConfigure(of: window).map { [$0.width, $0.height] } == [1280, 720])
+        let touch = try #require(app.request(try app.seat, "get_touch"))
+        try fixture.roundtrip(app)
+        fixture.touchDown(1, x: 640, y: 360)
+        try fixture.roundtrip(app)
+        #expect(app.events(of: touch).map(\.name) == ["down", "frame"])
+        let outputEventsBefore = app.events(of: output).count
+
+        let mode = try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(transform: .rotated90))
+        #expect(mode.transform == .rotated90 && mode.width == 1280 && mode.height == 720)
+        try fixture.roundtrip(app)
+        #expect(app.events(of: touch).map(\.name) == ["down", "frame", "cancel"], "the finger down is cancelled")
+        let changed = Array(app.events(of: output).dropFirst(outputEventsBefore))
+        #expect(changed.map(\.name) == ["geometry", "mode", "description", "done"])
+        #expect(changed.first?.int(7) == 1, "geometry's transform is 90")
+        #expect(changed.dropFirst().first.map { [$0.int(1), $0.int(2)] } == [1280, 720], "the mode is the panel's, unturned")
+        #expect(app.events(of: xdgOutput, named: "logical_size").last.map { [$0.int(0), $0.int(1)] } == [720, 1280])
+        #expect(app.lastConfigure(of: window).map { [$0.width, $0.height] } == [720, 1280], "the kiosk window is configured to the portrait output")
+        #expect(fixture.server.tree.outputs.first?.rect == Rect(x: 0, y: 0, width: 720, height: 1280))
+
+        fixture.touchUp(1)
+        try fixture.roundtrip(app)
+        #expect(app.events(of: touch).map(\.name) == ["down", "frame", "cancel"], "the cancelled finger's up reaches nobody")
+        try app.ackAndDraw(window, width: 720, height: 1280)
+        try fixture.roundtrip(app)
+        fixture.tap(2, x: 700, y: 1200)
+        try fixture.roundtrip(app)
+        let down = try #require(app.events(of: touch, named: "down").last)
+        #expect([down.fixed(4), down.fixed(5)] == [700, 1200], "a tap at the portrait output's bottom lands there in the window")
+    }
+
+    @Test("a new mode moves the output right of it and tells its clients; a lock surface on the changed output is configured to the new size")
+    func modeMovesNeighbourAndLock() throws {
+        let fixture = try ProtocolFixture {
+            $0.outputs = [OutputMode(width: 1280, height: 720), OutputMode(width: 640, height: 480)]
+            $0.sessionLockForEveryClient = true
+        }
+        defer { fixture.end() }
+        let locker = try fixture.connect("locker")
+        let lock = try SessionLockProtocolTests.lock(fixture, locker)
+        let (_, role) = try SessionLockProtocolTests.lockSurface(locker, lock, fixture)
+        #expect(locker.events(of: role, named: "configure").last.map { [$0.uint(1), $0.uint(2)] } == [1280, 720])
+        let watcher = try fixture.connect("watcher")
+        let secondOutput = try #require(watcher.bind("wl_output", version: 4, index: 1))
+        try fixture.roundtrip(watcher)
+        #expect(watcher.events(of: secondOutput, named: "geometry").last?.int(0) == 1280)
+
+        try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(mode: ModeText("800x600")))
+        try fixture.roundtrip()
+        #expect(locker.events(of: role, named: "configure").last.map { [$0.uint(1), $0.uint(2)] } == [800, 600], "the lock surface is configured again")
+        #expect(watcher.events(of: secondOutput, named: "geometry").last?.int(0) == 800, "the output right of it moved to its new edge")
+        #expect(fixture.server.tree.outputs.map(\.rect) == [Rect(x: 0, y: 0, width: 800, height: 600), Rect(x: 800, y: 0, width: 640, height: 480)])
+        // An unchanged request changes nothing and tells nobody.
+        let count = watcher.events.count
+        try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(mode: ModeText("800x600")))
+        try fixture.roundtrip(watcher)
+        #expect(watcher.events.count == count + 1, "only the sync's done")
+    }
+
+    @Test("a mode the screen refuses keeps the output as it was, with the screen's reason; no client hears anything")
+    func refused() throws {
+        let fixture = try Self.kiosk()
+        defer { fixture.end() }
+        let screen = RefusingScreen()
+        fixture.server.outputModeSetter = screen
+        let app = try fixture.connect("app")
+        let output = try app.global("wl_output", version: 4)
+        try fixture.roundtrip(app)
+        let before = app.events(of: output).count
+        #expect {
+            try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(mode: ModeText("1234x567"), transform: .rotated270))
+        } throws: { error in
+            "\(error)" == "HEADLESS-1: HEADLESS-1 has no mode 1234x567; it keeps 1280x720@60.0, transform normal"
+        }
+        #expect(screen.asked.map { [$0.width, $0.height, Int($0.transform.rawValue)] } == [[1234, 567, 3]])
+        try fixture.roundtrip(app)
+        #expect(app.events(of: output).count == before)
+        #expect(fixture.server.tree.outputs.first?.rect == Rect(x: 0, y: 0, width: 1280, height: 720))
+        #expect(throws: WaylandError.self) { try fixture.server.setOutput(named: "HDMI-A-9", OutputChange(transform: .rotated90)) }
+    }
+
+    @Test("[[output]] tables wait for the backend, then apply; a reload without them puts the backend's mode back; a refused one is reported, the rest applied")
+    func rules() throws {
+        let fixture = try Self.kiosk([OutputMode(width: 1280, height: 720), OutputMode(width: 640, height: 480)])
+        defer { fixture.end() }
+        var configuration = SessionConfiguration()
+        configuration.outputs = [OutputRule(name: "HEADLESS-1", transform: .rotated270), OutputRule(name: "HEADLESS-2", width: 320, height: 240),
+                                 OutputRule(name: "NOT-HERE", transform: .rotated90)]
+        try fixture.server.shell.apply(configuration)
+        #expect(fixture.server.tree.outputs.map(\.rect.width) == [1280, 640], "before the backend is attached, nothing is set")
+        fixture.server.startApplyingOutputRules()
+        #expect(fixture.server.tree.outputs.map(\.rect) == [Rect(x: 0, y: 0, width: 720, height: 1280), Rect(x: 720, y: 0, width: 320, height: 240)])
+        #expect(fixture.server.outputModes["HEADLESS-1"]?.transform == .rotated270)
+
+        try fixture.server.shell.apply(SessionConfiguration())
+        #expect(fixture.server.tree.outputs.map(\.rect) == [Rect(x: 0, y: 0, width: 1280, height: 720), Rect(x: 1280, y: 0, width: 640, height: 480)])
+        #expect(fixture.server.shell.outputProblems.isEmpty)
+
+        let screen = RefusingScreen()
+        fixture.server.outputModeSetter = screen
+        configuration.outputs = [OutputRule(name: "HEADLESS-2", width: 320, height: 240, position: SourcePosition(line: 7, column: 1))]
+        try fixture.server.shell.apply(configuration)
+        #expect(fixture.server.shell.outputProblems == ["[[output]] \"HEADLESS-2\" at line 7: HEADLESS-2: HEADLESS-2 has no mode 320x240; it keeps 640x480@60.0, transform normal"])
+        #expect(fixture.server.tree.outputs.map(\.rect.width) == [1280, 640])
+    }
+}
