@@ -53,7 +53,7 @@ The outputs and the surface tree.
 
 ```
 {"ok":true,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
-  "power":"on","mode":"1920x1080@60.0","transform":"normal",
+  "power":"on","mode":"1920x1080@60.0","transform":"normal","scale":1,
   "toplevels":[SURFACE...]}],
   "idle_inhibitors":[{"surface":ID,"shown":B}],"locked":false}
 ```
@@ -63,7 +63,8 @@ SURFACE is *{"id","role","client","label","position":[x,y],"size":[w,h],
 popup; *hidden* is true for a minimized window, or an on-screen keyboard no
 text field wants. An output's *power* is on, dimmed or off, as the idle timer
 left it (*idle*). *mode* is the panel's, unturned; *rect* is the output in the
-layout, its width and height swapped by a transform of 90 or 270 (*output set*).
+layout, its width and height swapped by a transform of 90 or 270 and divided by
+*scale* (*output set*).
 *locked* is true while a lock screen (ext-session-lock) holds the
 session; only its surfaces and an on-screen keyboard are shown then.
 
@@ -296,22 +297,24 @@ Removes an output; its windows move to the first output that stays.
 
 Errors: an unknown output; the last output.
 
-## output set NAME [mode WxH[@Hz]] [transform T]
+## output set NAME [mode WxH[@Hz]] [transform T] [scale N]
 
-Changes an output's mode or transform while it runs, as *swaymsg output* does;
+Changes an output's mode, transform or scale while it runs, as *swaymsg output* does;
 the settings come in any order, each at most once. The reply gives what the
 output is now (on *drm* the refresh the connector has nearest the one asked).
 What follows, and what a screen may refuse, is as *[[output]]* in
 *touch-router*(5) says; the next reload sets the output as the file says.
 
 ```
-{"ok":true,"output":"Virtual-1","mode":"1024x768@60.0","transform":"90"}
+{"ok":true,"output":"Virtual-1","mode":"1024x768@60.0","transform":"90","scale":1}
 ```
 
-Errors: an unknown output; nothing to set; a setting other than mode or
-transform, or one given twice; a mode or transform that does not parse; a mode
+Errors: an unknown output; nothing to set; a setting other than mode, transform
+or scale, or one given twice; a mode, transform or scale (1 to 4) that does not
+parse; a mode
 the screen refuses, with its reason (*output set: Virtual-1: Virtual-1 has no
-mode 1234x567: its modes are …; it keeps 1024x768@60.0, transform normal*). Any
+mode 1234x567: its modes are …; it keeps 1024x768@60.0, transform normal, scale
+1*). Any
 other word after *output* is the error *output: expected 'create
 WxH[@Hz][,transform=T]', 'remove NAME' or 'set NAME [mode WxH[@Hz]]
 [transform …]'*.
@@ -1264,7 +1267,7 @@ _NAME_ = _string_
 
 *[[output]]*
 
-An output's mode and transform, over what its backend chose (the screen's
+An output's mode, transform and scale, over what its backend chose (the screen's
 preferred mode, or *--output*'s). Applied once the display backend has started,
 to an output as it appears (a screen plugged in, *msg output create*), and on
 every reload; *touch-router msg output set* changes them until the next reload.
@@ -1275,7 +1278,7 @@ refuses) leaves it as it was; the reason is logged and given in *msg reload*'s
 of it move with its right edge, touchscreens are mapped again, fingers down on
 it are cancelled, and windows filling it (kiosk, maximized, fullscreen) are
 configured to its new size. The wayland backend's outputs are host windows: it
-refuses both.
+refuses a mode or a transform, and takes a scale.
 
 *name* = _string_
 	The output's name, as *msg tree* lists it: HDMI-A-1, Virtual-1,
@@ -1292,6 +1295,13 @@ refuses both.
 	90, 180, 270, flipped, flipped-90, flipped-180 or flipped-270 (0, 90, 180
 	and 270 may be written as integers). 90 and 270 swap the output's width and
 	height in the layout. Default: the backend's.
+
+*scale* = _integer_, 1 to 4
+	Panel pixels for each layout pixel, each way, as *wl_output.scale* tells
+	clients (and fractional-scale-v1 in 120ths): the layout sees the output that
+	many times smaller, clients draw their buffers that many times larger, and
+	the screen keeps its pixels. Touches and *msg* coordinates are layout points;
+	screenshots and screen captures are the panel's pixels. Default: 1.
 
 # TOUCHSCREENS
 

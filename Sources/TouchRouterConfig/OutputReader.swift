@@ -12,23 +12,26 @@ public struct OutputRule: Hashable, Sendable {
     /// nil: the screen's refresh nearest its preferred one for that size (60 Hz on headless).
     public var refreshMilliHertz: Int?
     public var transform: OutputTransform?
+    /// Panel pixels for each layout pixel, 1 to 4.
+    public var scale: Int?
     /// Where its table starts, for errors that only the session finds (a mode the screen lacks).
     public var position: SourcePosition
 
     public init(name: String, width: Int? = nil, height: Int? = nil, refreshMilliHertz: Int? = nil, transform: OutputTransform? = nil,
-                position: SourcePosition = SourcePosition(line: 1, column: 1)) {
+                scale: Int? = nil, position: SourcePosition = SourcePosition(line: 1, column: 1)) {
         self.name = name
         self.width = width
         self.height = height
         self.refreshMilliHertz = refreshMilliHertz
         self.transform = transform
+        self.scale = scale
         self.position = position
     }
 }
 
-/// `[[output]]` tables: `name`, then `mode` and `transform`.
+/// `[[output]]` tables: `name`, then `mode`, `transform` and `scale`.
 enum OutputReader {
-    static let keys = ["name", "mode", "transform"]
+    static let keys = ["name", "mode", "transform", "scale"]
 
     static func read(_ tables: [TOMLTable], document: Document) throws(ConfigurationError) -> [OutputRule] {
         var rules: [OutputRule] = []
@@ -57,6 +60,7 @@ enum OutputReader {
                 }
                 rule.transform = transform
             }
+            rule.scale = try reader.integer("scale", in: 1...4)
             try reader.finish(allowed: keys)
             if let earlier = seen[name] {
                 throw document.error(value: path + [.key("name")], "\(pathText(path + [.key("name")])): \"\(name)\" has a table already at line \(earlier.line): expected each output once")

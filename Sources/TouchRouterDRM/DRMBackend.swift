@@ -183,7 +183,10 @@ extension DRMBackend: OutputModeSetter {
             throw DRMError("\(name) has no mode \(wanted.width)x\(wanted.height): its modes are \(sizes.prefix(24).joined(separator: ", "))")
         }
         try scanout.reconfigure(mode: mode, transform: wanted.transform, background: SoftwareComposer.background)
-        return scanout.outputMode
+        // The scale is the layout's, not the screen's: the panel shows the same pixels.
+        var set = scanout.outputMode
+        set.scale = wanted.scale
+        return set
     }
 }
 

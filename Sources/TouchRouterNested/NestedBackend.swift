@@ -103,6 +103,15 @@ public final class NestedBackend {
             try server.setPresenter(window, forOutput: window.name)
         }
         server.outputModeSetter = self
+        // A window's place in the layout moves when an output is set a new scale or an output
+        // left of it a new size: its input follows.
+        let previous = server.onTouchscreenLayoutChanged
+        server.onTouchscreenLayoutChanged = { [weak self, unowned(unsafe) server] in
+            previous?()
+            for window in self?.windows ?? [] {
+                if let output = server.tree.outputs.first(where: { $0.name == window.name }) { window.layoutRect = output.rect }
+            }
+        }
     }
 
     // MARK: The host seat's input
@@ -259,10 +268,14 @@ public final class NestedBackend {
 }
 
 /// `msg output set` on a host window: its size is the window's, which the host decides, and
-/// the window is not turned; a virtual output added beside it (`msg output create`) takes any.
+/// the window is not turned; its scale may change (the window shows the same pixels). A
+/// virtual output added beside it (`msg output create`) takes any mode.
 extension NestedBackend: OutputModeSetter {
     public func setMode(_ mode: OutputMode, onOutput name: String) throws -> OutputMode {
-        guard windows.contains(where: { $0.name == name }) else { return mode }
-        throw WaylandError("\(name) is a window of the host compositor, whose size and orientation are the host's: resize the host window instead")
+        guard let window = windows.first(where: { $0.name == name }) else { return mode }
+        guard mode.width == window.mode.width, mode.height == window.mode.height, mode.transform == window.mode.transform else {
+            throw WaylandError("\(name) is a window of the host compositor, whose size and orientation are the host's: resize the host window instead")
+        }
+        return mode
     }
 }

@@ -10,7 +10,7 @@ struct OutputRotationTests {
         try session.msg("tree").json["outputs"] as? [[String: Any]] ?? []
     }
 
-    @Test("msg output set HEADLESS-1 transform 90 turns a running GTK 4 kiosk app to portrait: it is configured 720x1280 and fills the output; the finger it had is cancelled; a tap at the portrait bottom lands under the finger; turning back gives 1280x720 again")
+    @Test("msg output set HEADLESS-1 transform 90 turns a running GTK 4 kiosk app to portrait: it is configured 720x1280 and fills the output; the finger it had is cancelled; a tap at the portrait bottom lands under the finger; turning back gives 1280x720 again; scale 2 makes it 640x360, taps in its points, the screenshot 1280x720")
     func kioskTurnsToPortrait() throws {
         let command = KioskAppTests.toolkits.first { $0.name == "GTK 4" }!.command
         let session = try RunningSession(arguments: ["--kiosk", "--output", "1280x720"])
@@ -38,6 +38,16 @@ struct OutputRotationTests {
 
         #expect(try session.msg("output", "set", "HEADLESS-1", "transform", "normal").status == 0)
         try session.wait(for: "GTK 4 back at 1280x720") { try fills(1280, 720) }
+
+        // Scale 2: the layout and the app see 640x360, the screen keeps its 1280x720 pixels.
+        let scaled = try session.msg("output", "set", "HEADLESS-1", "scale", "2")
+        #expect(scaled.status == 0 && scaled.json["scale"] as? Int == 2, "\(scaled.json)")
+        try session.wait(for: "GTK 4 at 640x360 on the scale-2 output") { try fills(640, 360) }
+        try session.inject(["touch down 5 300 200", "touch frame", "touch up 5", "touch frame"])
+        try session.wait(for: "the tap on the scale-2 output") { RunningSession.text(of: log).contains("press 300 200") }
+        let shot = session.file("scaled.png").path
+        let taken = try session.msg("screenshot", shot)
+        #expect(taken.json["width"] as? Int == 1280 && taken.json["height"] as? Int == 720, "the picture is the panel's pixels: \(taken.json)")
         #expect(app.isRunning, "\(RunningSession.text(of: log))")
     }
 

@@ -45,7 +45,7 @@ struct OutputReconfigurationProtocolTests {
         try fixture.roundtrip(app)
         #expect(app.events(of: touch).map(\.name) == ["down", "frame", "cancel"], "the finger down is cancelled")
         let changed = Array(app.events(of: output).dropFirst(outputEventsBefore))
-        #expect(changed.map(\.name) == ["geometry", "mode", "description", "done"])
+        #expect(changed.map(\.name) == ["geometry", "mode", "scale", "description", "done"])
         #expect(changed.first?.int(7) == 1, "geometry's transform is 90")
         #expect(changed.dropFirst().first.map { [$0.int(1), $0.int(2)] } == [1280, 720], "the mode is the panel's, unturned")
         #expect(app.events(of: xdgOutput, named: "logical_size").last.map { [$0.int(0), $0.int(1)] } == [720, 1280])
@@ -61,6 +61,59 @@ struct OutputReconfigurationProtocolTests {
         try fixture.roundtrip(app)
         let down = try #require(app.events(of: touch, named: "down").last)
         #expect([down.fixed(4), down.fixed(5)] == [700, 1200], "a tap at the portrait output's bottom lands there in the window")
+    }
+
+    @Test("scale 2: wl_output says 2, xdg_output and the layout half the mode, fractional scale 240; the kiosk window is configured 640x360 and its scale-2 buffer fills the 1280x720 picture; a tap lands at the logical point; a screen capture is 1280x720")
+    func scaleTwo() throws {
+        let fixture = try ProtocolFixture {
+            $0.kiosk = true
+            $0.outputs = [OutputMode(width: 1280, height: 720)]
+            $0.screenCaptureForEveryClient = true
+        }
+        defer { fixture.end() }
+        let app = try fixture.connect("app")
+        let output = try app.global("wl_output", version: 4)
+        let xdgOutput = try #require(app.request(try app.global("zxdg_output_manager_v1", version: 3), "get_xdg_output", output))
+        let window = try fixture.mapToplevel(app, width: 1280, height: 720)
+        let fractional = try #require(app.request(try app.global("wp_fractional_scale_manager_v1", version: 1), "get_fractional_scale", window.surface))
+        let touch = try #require(app.request(try app.seat, "get_touch"))
+        try fixture.roundtrip(app)
+        #expect(app.events(of: output, named: "scale").last?.int(0) == 1)
+        #expect(app.events(of: fractional, named: "preferred_scale").last?.uint(0) == 120)
+
+        let mode = try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(scale: 2))
+        #expect(mode.scale == 2 && mode.width == 1280 && mode.height == 720)
+        try fixture.roundtrip(app)
+        #expect(app.events(of: output, named: "scale").last?.int(0) == 2)
+        #expect(app.events(of: xdgOutput, named: "logical_size").last.map { [$0.int(0), $0.int(1)] } == [640, 360])
+        #expect(app.events(of: fractional, named: "preferred_scale").last?.uint(0) == 240, "fractional scale follows the output's")
+        #expect(app.lastConfigure(of: window).map { [$0.width, $0.height] } == [640, 360])
+        #expect(fixture.server.tree.outputs.first?.rect == Rect(x: 0, y: 0, width: 640, height: 360))
+
+        // A buffer of 640x720 at buffer scale 2: a surface of 320x360, the panel's left 640x720.
+        let configure = try #require(app.lastConfigure(of: window))
+        app.request(window.xdgSurface, "ack_configure", configure.serial)
+        app.request(window.surface, "set_buffer_scale", Int32(2))
+        try app.show(window.surface, width: 640, height: 720, argb: 0xFF00_00FF)
+        try fixture.roundtrip(app)
+        let picture = try fixture.server.compose().framebuffer
+        #expect(picture.width == 1280 && picture.height == 720, "the framebuffer is the panel's pixels")
+        for (x, y, argb) in [(0, 0, 0xFF00_00FF), (639, 719, 0xFF00_00FF), (640, 0, SoftwareComposer.background), (0, 719, 0xFF00_00FF)] as [(Int, Int, UInt32)] {
+            #expect(picture.pixel(x, y) == argb, "(\(x), \(y)): \(String(picture.pixel(x, y) ?? 0, radix: 16))")
+        }
+        fixture.tap(1, x: 300, y: 300)
+        try fixture.roundtrip(app)
+        let down = try #require(app.events(of: touch, named: "down").last)
+        #expect([down.fixed(4), down.fixed(5)] == [300, 300], "touch is in layout (logical) points")
+
+        let capture = try #require(app.request(try app.global("zwlr_screencopy_manager_v1", version: 3), "capture_output", Int32(0), output))
+        try fixture.roundtrip(app)
+        let offered = try #require(app.events(of: capture, named: "buffer").first)
+        #expect([offered.uint(1), offered.uint(2)] == [1280, 720], "a capture is of the panel's pixels")
+        let region = try #require(app.request(try app.global("zwlr_screencopy_manager_v1", version: 3), "capture_output_region", Int32(0), output,
+                                              Int32(10), Int32(10), Int32(100), Int32(50)))
+        try fixture.roundtrip(app)
+        #expect(app.events(of: region, named: "buffer").first.map { [$0.uint(1), $0.uint(2)] } == [200, 100], "a region is logical, its buffer the panel's pixels")
     }
 
     @Test("a new mode moves the output right of it and tells its clients; a lock surface on the changed output is configured to the new size")
@@ -104,7 +157,7 @@ struct OutputReconfigurationProtocolTests {
         #expect {
             try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(mode: ModeText("1234x567"), transform: .rotated270))
         } throws: { error in
-            "\(error)" == "HEADLESS-1: HEADLESS-1 has no mode 1234x567; it keeps 1280x720@60.0, transform normal"
+            "\(error)" == "HEADLESS-1: HEADLESS-1 has no mode 1234x567; it keeps 1280x720@60.0, transform normal, scale 1"
         }
         #expect(screen.asked.map { [$0.width, $0.height, Int($0.transform.rawValue)] } == [[1234, 567, 3]])
         try fixture.roundtrip(app)
@@ -134,7 +187,7 @@ struct OutputReconfigurationProtocolTests {
         fixture.server.outputModeSetter = screen
         configuration.outputs = [OutputRule(name: "HEADLESS-2", width: 320, height: 240, position: SourcePosition(line: 7, column: 1))]
         try fixture.server.shell.apply(configuration)
-        #expect(fixture.server.shell.outputProblems == ["[[output]] \"HEADLESS-2\" at line 7: HEADLESS-2: HEADLESS-2 has no mode 320x240; it keeps 640x480@60.0, transform normal"])
+        #expect(fixture.server.shell.outputProblems == ["[[output]] \"HEADLESS-2\" at line 7: HEADLESS-2: HEADLESS-2 has no mode 320x240; it keeps 640x480@60.0, transform normal, scale 1"])
         #expect(fixture.server.tree.outputs.map(\.rect.width) == [1280, 640])
     }
 }

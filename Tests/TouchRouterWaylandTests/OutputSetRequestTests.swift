@@ -11,6 +11,11 @@ struct OutputSetRequestTests {
             return
         }
         #expect(name == "Virtual-1")
+        guard case .setOutput(_, let scaled) = try ControlRequest.parse("output set A scale 2") else {
+            Issue.record("not an output set")
+            return
+        }
+        #expect(scaled == OutputChange(scale: 2))
         #expect(change == OutputChange(mode: ModeText("1024x768@75"), transform: .rotated90))
         #expect(change.applied(to: OutputMode(width: 800, height: 600)) == {
             var mode = OutputMode(width: 1024, height: 768, refreshMilliHertz: 75_000)
@@ -27,7 +32,9 @@ struct OutputSetRequestTests {
         ("output set A mode", "output set: 'mode' has no value"),
         ("output set A mode 800x", "output set: mode '800x': expected WxH or WxH@Hz"),
         ("output set A transform 45", "output set: transform '45': expected one of normal, 90"),
-        ("output set A scale 2", "output set: unknown setting 'scale': expected mode or transform"),
+        ("output set A rotate 2", "output set: unknown setting 'rotate': expected mode, transform or scale"),
+        ("output set A scale 5", "output set: scale '5': expected a whole number from 1 to 4"),
+        ("output set A scale 1.5", "output set: scale '1.5': expected a whole number from 1 to 4"),
         ("output set A transform 90 transform 180", "output set: transform is given twice"),
     ])
     func errors(line: String, expected: String) {

@@ -52,7 +52,7 @@ extension ControlServer {
         case .setOutput(let name, let change):
             do {
                 let mode = try server.setOutput(named: name, change)
-                return JSONReply.ok(["output": .string(name), "mode": .string("\(mode)"), "transform": .string(mode.transform.name)])
+                return JSONReply.ok(["output": .string(name), "mode": .string("\(mode)"), "transform": .string(mode.transform.name), "scale": .number(mode.scale)])
             } catch {
                 return JSONReply.failure("output set: \(error)")
             }
@@ -190,6 +190,7 @@ extension ControlServer {
             "power": .string((server.protocols.output.power[output.id] ?? .on).rawValue),
             "mode": server.outputs.first { $0.id == output.id }.map { JSONValue.string("\($0.mode)") } ?? .null,
             "transform": server.outputs.first { $0.id == output.id }.map { JSONValue.string($0.mode.transform.name) } ?? .null,
+            "scale": server.outputs.first { $0.id == output.id }.map { JSONValue.number($0.mode.scale) } ?? .null,
             "toplevels": .array(output.toplevels.map(surfaceJSON)),
         ]
     }

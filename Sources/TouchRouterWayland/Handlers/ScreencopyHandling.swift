@@ -2,7 +2,9 @@ import TouchRouterCore
 
 /// What screen capture may ask of the server (Protocols/Screencopy/).
 extension WaylandServer: ScreencopyHandler {
-    func captureSize(of output: OutputID) -> Size? { liveOutputSize(output) }
+    func captureSize(of output: OutputID) -> (pixels: Size, scale: Int)? {
+        outputs.first { $0.id == output && !$0.retired }.map { ($0.mode.pixelSize, $0.mode.scale) }
+    }
 
     func composeForCapture(_ output: OutputID) -> Framebuffer? {
         guard let name = outputs.first(where: { $0.id == output && !$0.retired })?.name else { return nil }

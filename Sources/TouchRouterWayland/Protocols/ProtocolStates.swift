@@ -36,6 +36,9 @@ struct OnePerOwner<Owner: AnyObject, Extension: AnyObject> {
 
     mutating func add(_ extension: Extension, to owner: Owner) { entries[ObjectIdentifier(owner)] = Weak(`extension`) }
 
+    /// Every live extension, in no order.
+    var all: [Extension] { entries.values.compactMap(\.object) }
+
     /// `key` is the owner's identity the extension was added under.
     mutating func remove(_ extension: Extension, key: ObjectIdentifier) {
         guard let entry = entries[key], entry.object == nil || entry.object === `extension` else { return }

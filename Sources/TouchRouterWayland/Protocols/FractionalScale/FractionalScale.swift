@@ -1,15 +1,25 @@
 import CWaylandShim
 
 // fractional-scale-v1 (protocols/fractional-scale-v1.xml): each surface may ask the scale it
-// should draw at. Every output of the session has scale 1, so the answer is 120/120, sent at
-// once; clients that bind it (Firefox, Chromium, Qt 6) then draw at 1 without guessing.
+// should draw at: its output's (a whole number, `msg output set … scale N`, `[[output]]`)
+// in 120ths, sent at once and again when that output's scale changes; clients that bind it
+// (Firefox, Chromium, Qt 6) then draw at it without guessing. A surface not on an output yet
+// is told the first output's.
 
 /// Which surfaces have a fractional scale object: a second is the protocol's error.
 final class FractionalScaleState {
     var scales = OnePerOwner<SurfaceObject, FractionalScaleObject> { $0.surface }
 
-    /// The preferred scale, in 120ths: outputs are all at scale 1.
-    static let preferredScale: UInt32 = 120
+    /// The preferred scale, in 120ths, on an output of `scale`.
+    static func preferredScale(_ scale: Int) -> UInt32 { UInt32(clamping: 120 * scale) }
+
+    /// Each surface's object hears its output's scale again (`scale(of:)`, nil to leave one be).
+    func outputScalesChanged(scale: (SurfaceObject) -> Int?) {
+        for object in scales.all {
+            guard let surface = object.surface, let wanted = scale(surface) else { continue }
+            wp_fractional_scale_v1_send_preferred_scale(object.resource, Self.preferredScale(wanted))
+        }
+    }
 
     static let globals = [ProtocolGlobal(interface: tr_wp_fractional_scale_manager_v1_interface, version: FractionalScaleManager.version, bind: FractionalScaleManager.bind)]
 }
@@ -33,7 +43,7 @@ enum FractionalScaleManager {
             let scale = FractionalScaleObject(resource: created, server: manager.server, surface: surface, state: state)
             WaylandObject.install(scale, implementation: FractionalScaleObject.table)
             state.scales.add(scale, to: surface)
-            wp_fractional_scale_v1_send_preferred_scale(created, FractionalScaleState.preferredScale)
+            wp_fractional_scale_v1_send_preferred_scale(created, FractionalScaleState.preferredScale(manager.server.outputScale(of: surface)))
         }))
 }
 

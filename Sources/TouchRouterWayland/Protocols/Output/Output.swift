@@ -8,6 +8,10 @@ public struct OutputMode: Sendable, Equatable, CustomStringConvertible {
     public var refreshMilliHertz: Int
     /// How the output is turned: the mode stays the panel's, the layout sees it turned.
     public var transform: OutputTransform = .normal
+    /// Panel pixels for each layout pixel, each way (wl_output.scale): clients draw at it,
+    /// and the layout sees the output that many times smaller. 1 to `maximumScale`.
+    public var scale = 1
+    public static let maximumScale = 4
 
     public init(width: Int, height: Int, refreshMilliHertz: Int = 60_000) {
         self.width = width
@@ -15,8 +19,15 @@ public struct OutputMode: Sendable, Equatable, CustomStringConvertible {
         self.refreshMilliHertz = refreshMilliHertz
     }
 
-    /// The output's size in the layout: width and height swapped for 90 and 270.
-    public var layoutSize: Size { transform.layoutSize(of: Size(width: width, height: height)) }
+    /// The output's size in the layout: width and height swapped for 90 and 270, divided by
+    /// the scale (a panel pixel left over at a scaled edge shows the background).
+    public var layoutSize: Size {
+        let turned = pixelSize
+        return Size(width: max(turned.width / max(scale, 1), 1), height: max(turned.height / max(scale, 1), 1))
+    }
+
+    /// The output's picture in panel pixels, turned as the layout sees it: its framebuffer.
+    public var pixelSize: Size { transform.layoutSize(of: Size(width: width, height: height)) }
 
     /// `WxH` or `WxH@Hz`, as `touch-router run --output` takes it.
     public init?(parsing text: String) {
@@ -80,7 +91,7 @@ final class VirtualOutput {
     func sendState(to resource: OpaquePointer) {
         let version = wl_resource_get_version(resource)
         sendGeometryAndMode(to: resource)
-        if version >= 2 { wl_output_send_scale(resource, 1) }
+        if version >= 2 { wl_output_send_scale(resource, Int32(mode.scale)) }
         if version >= 4 {
             wl_output_send_name(resource, name)
             wl_output_send_description(resource, description)

@@ -62,9 +62,13 @@ public struct CompositionLayer: Sendable {
     public var transform: OutputTransform
     /// wp_viewport: the part of the surface shown, scaled to a size of its own.
     public var viewport: LayerViewport?
+    /// The output's scale: output pixels for each surface pixel, each way. `origin` is in
+    /// output pixels, `clip` and the viewport's destination in surface pixels.
+    public var outputScale: Int
 
     public init(pixels: [UInt32], width: Int, height: Int, scale: Int = 1, opaque: Bool = false, origin: Offset, clip: Size? = nil,
-                key: UInt64 = 0, damage: [PixelRect] = [], transform: OutputTransform = .normal, viewport: LayerViewport? = nil) {
+                key: UInt64 = 0, damage: [PixelRect] = [], transform: OutputTransform = .normal, viewport: LayerViewport? = nil, outputScale: Int = 1) {
+        self.outputScale = min(max(outputScale, 1), OutputMode.maximumScale)
         self.transform = transform
         self.viewport = viewport
         self.pixels = pixels
@@ -196,6 +200,7 @@ public enum SoftwareComposer {
             shown = (viewport.destination.width, viewport.destination.height)
         }
         if let clip = layer.clip { shown = (min(shown.width, max(clip.width, 0)), min(shown.height, max(clip.height, 0))) }
+        shown = (shown.width * layer.outputScale, shown.height * layer.outputScale)
         // Far outside is outside: clamping first keeps the sums below from overflowing.
         let limit = 1 << 40
         let x0 = min(max(layer.origin.dx, -limit), limit), y0 = min(max(layer.origin.dy, -limit), limit)
@@ -210,15 +215,16 @@ public enum SoftwareComposer {
     /// (x, y) shows the buffer's `unapply(x, y)`, the inverse of how a panel's pixel shows the
     /// layout (`Framebuffer.copy`).
     static func bufferTransform(of layer: CompositionLayer, scale: Int) -> pixman_transform {
+        let outputScale = Double(layer.outputScale)
         if let viewport = layer.viewport {
-            let destination = (Double(viewport.destination.width), Double(viewport.destination.height))
+            let destination = (Double(viewport.destination.width) * outputScale, Double(viewport.destination.height) * outputScale)
             return pixmanTransform(from: destination, to: (Double(layer.width), Double(layer.height))) { u, v in
                 let (x, y) = viewport.unviewported(u, v)
                 return layer.transform.unapply(x, y)
             }
         }
         let turned = layer.transform.rawValue & 1 == 1
-        let surface = (Double((turned ? layer.height : layer.width) / scale), Double((turned ? layer.width : layer.height) / scale))
+        let surface = (Double((turned ? layer.height : layer.width) / scale) * outputScale, Double((turned ? layer.width : layer.height) / scale) * outputScale)
         return pixmanTransform(from: surface, to: (Double(layer.width), Double(layer.height))) { layer.transform.unapply($0, $1) }
     }
 
@@ -253,7 +259,7 @@ public enum SoftwareComposer {
                 return CompositionError("pixman cannot wrap a \(layer.width)x\(layer.height) surface")
             }
             defer { pixman_image_unref(image) }
-            if scale != 1 || layer.transform != .normal || layer.viewport != nil {
+            if scale != 1 || layer.transform != .normal || layer.viewport != nil || layer.outputScale != 1 {
                 var transform = bufferTransform(of: layer, scale: scale)
                 _ = pixman_image_set_transform(image, &transform)
                 _ = pixman_image_set_filter(image, PIXMAN_FILTER_NEAREST, nil, 0)
@@ -286,6 +292,7 @@ public final class OutputComposer {
         var opaque: Bool
         var transform: OutputTransform
         var viewport: LayerViewport?
+        var outputScale: Int
     }
 
     /// Past this many damaged rectangles, the whole output is repainted.
@@ -302,7 +309,7 @@ public final class OutputComposer {
         let records = layers.map { layer in
             Record(key: layer.key, coverage: SoftwareComposer.coverage(of: layer, width: width, height: height), origin: layer.origin,
                    width: layer.width, height: layer.height, scale: min(max(layer.scale, 1), SoftwareComposer.maximumScale), opaque: layer.opaque,
-                   transform: layer.transform, viewport: layer.viewport)
+                   transform: layer.transform, viewport: layer.viewport, outputScale: layer.outputScale)
         }
         let area = damage(from: painted, to: records, layers: layers)
         // Recorded first: a failure part way leaves a picture the next call repaints in full.
@@ -346,7 +353,9 @@ public final class OutputComposer {
                 let x0 = min(max(changed.x, 0), record.width), y0 = min(max(changed.y, 0), record.height)
                 let x1 = min(x0 + min(max(changed.width, 0), record.width), record.width)
                 let y1 = min(y0 + min(max(changed.height, 0), record.height), record.height)
-                let left = x0 / scale, top = y0 / scale, right = (x1 + scale - 1) / scale, bottom = (y1 + scale - 1) / scale
+                let ratio = record.outputScale
+                let left = x0 * ratio / scale, top = y0 * ratio / scale
+                let right = (x1 * ratio + scale - 1) / scale, bottom = (y1 * ratio + scale - 1) / scale
                 let inOutput = PixelRect(x: record.origin.dx + left, y: record.origin.dy + top, width: right - left, height: bottom - top)
                 if let part = inOutput.intersection(coverage) { rects.append(part) }
             }
@@ -384,27 +393,41 @@ extension WaylandServer {
     func compositionLayers(of output: OutputID) -> [CompositionLayer] {
         var layers: [CompositionLayer] = []
         guard let snapshot = tree.output(output) else { return layers }
-        for toplevel in snapshot.toplevels { appendLayers(of: toplevel, to: &layers, depth: 0) }
-        if let icon = dragIconLayer(on: snapshot) { layers.append(icon) }
-        if let cursor = cursorLayer(on: snapshot) { layers.append(cursor) }
+        let scale = outputScale(output)
+        for toplevel in snapshot.toplevels { appendLayers(of: toplevel, to: &layers, depth: 0, scale: scale) }
+        for var layer in [dragIconLayer(on: snapshot), cursorLayer(on: snapshot)].compactMap({ $0 }) {
+            layer.origin = Offset(dx: layer.origin.dx &* scale, dy: layer.origin.dy &* scale)
+            layer.outputScale = scale
+            layers.append(layer)
+        }
         return layers
     }
 
-    private func appendLayers(of id: SurfaceID, to layers: inout [CompositionLayer], depth: Int) {
+    /// The output's scale: panel pixels for each layout pixel.
+    func outputScale(_ output: OutputID) -> Int { outputs.first { $0.id == output }?.mode.scale ?? 1 }
+
+    /// The output's picture in panel pixels (its framebuffer's size), turned as the layout is.
+    func pixelSize(of output: OutputSnapshot) -> Size {
+        outputs.first { $0.id == output.id }?.mode.pixelSize ?? Size(width: output.rect.width, height: output.rect.height)
+    }
+
+    private func appendLayers(of id: SurfaceID, to layers: inout [CompositionLayer], depth: Int, scale: Int) {
         // The tree bounds nesting (SurfaceTree.maximumDepth); this only keeps the walk finite.
         guard depth <= SurfaceTree.maximumDepth + 1, let surface = tree.surface(id), surface.properties.isShown else { return }
         let (below, above) = tree.subsurfaces(of: id)
-        for child in below { appendLayers(of: child, to: &layers, depth: depth + 1) }
+        for child in below { appendLayers(of: child, to: &layers, depth: depth + 1, scale: scale) }
         if let object = protocols.surface.surfaces[id], let contents = object.contents {
+            let origin = surface.originInOutput
             layers.append(CompositionLayer(pixels: contents.pixels, width: contents.width, height: contents.height, scale: Int(object.current.scale),
-                                           opaque: contents.opaque, origin: surface.originInOutput, clip: surface.size,
+                                           opaque: contents.opaque, origin: Offset(dx: origin.dx &* scale, dy: origin.dy &* scale), clip: surface.size,
                                            key: UInt64(id.raw), damage: object.unpaintedDamage,
-                                           transform: OutputTransform(rawValue: object.current.transform) ?? .normal, viewport: object.layerViewport))
+                                           transform: OutputTransform(rawValue: object.current.transform) ?? .normal, viewport: object.layerViewport,
+                                           outputScale: scale))
         }
-        for child in above { appendLayers(of: child, to: &layers, depth: depth + 1) }
+        for child in above { appendLayers(of: child, to: &layers, depth: depth + 1, scale: scale) }
         // `children` lists front to back; popups come first in it.
         let popups = tree.children(of: id).filter { tree.role(of: $0) == .popup }
-        for popup in popups.reversed() { appendLayers(of: popup, to: &layers, depth: depth + 1) }
+        for popup in popups.reversed() { appendLayers(of: popup, to: &layers, depth: depth + 1, scale: scale) }
     }
 
     /// The output named `name`, or the first; an error listing the outputs when there is none such.
@@ -425,10 +448,11 @@ extension WaylandServer {
     public func compose(output name: String? = nil) throws(CompositionError) -> (name: String, framebuffer: Framebuffer) {
         let output = try outputForComposition(named: name)
         let composer: OutputComposer
-        if let kept = protocols.output.composers[output.id], kept.framebuffer.width == output.rect.width, kept.framebuffer.height == output.rect.height {
+        let size = pixelSize(of: output)
+        if let kept = protocols.output.composers[output.id], kept.framebuffer.width == size.width, kept.framebuffer.height == size.height {
             composer = kept
         } else {
-            composer = OutputComposer(width: output.rect.width, height: output.rect.height)
+            composer = OutputComposer(width: size.width, height: size.height)
             protocols.output.composers[output.id] = composer
         }
         let layers = compositionLayers(of: output.id)
@@ -450,7 +474,8 @@ extension WaylandServer {
     /// it off the loop).
     public func screenshotJob(output name: String? = nil) throws(CompositionError) -> ScreenshotJob {
         let output = try outputForComposition(named: name)
-        return ScreenshotJob(output: output.name, width: output.rect.width, height: output.rect.height, layers: compositionLayers(of: output.id))
+        let size = pixelSize(of: output)
+        return ScreenshotJob(output: output.name, width: size.width, height: size.height, layers: compositionLayers(of: output.id))
     }
 }
 

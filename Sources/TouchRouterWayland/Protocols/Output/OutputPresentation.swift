@@ -82,7 +82,7 @@ extension WaylandServer {
                 // Blanked to black (a screen left powered): one black frame, then nothing.
                 guard protocols.output.unpresented[output.id]?.isEmpty == false else { continue }
                 protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
-                presenter.present(Framebuffer(width: output.rect.width, height: output.rect.height), damage: nil)
+                presenter.present(Framebuffer(width: output.mode.pixelSize.width, height: output.mode.pixelSize.height), damage: nil)
                 continue
             }
             do {

@@ -15,10 +15,12 @@ import TouchRouterCore
 public struct OutputChange: Sendable, Equatable {
     public var mode: ModeText?
     public var transform: OutputTransform?
+    public var scale: Int?
 
-    public init(mode: ModeText? = nil, transform: OutputTransform? = nil) {
+    public init(mode: ModeText? = nil, transform: OutputTransform? = nil, scale: Int? = nil) {
         self.mode = mode
         self.transform = transform
+        self.scale = scale
     }
 
     public init(rule: OutputRule) {
@@ -27,11 +29,12 @@ public struct OutputChange: Sendable, Equatable {
             mode?.refreshMilliHertz = rule.refreshMilliHertz
         }
         transform = rule.transform
+        scale = rule.scale
     }
 
-    public static let syntax = "set NAME [mode WxH[@Hz]] [transform \(OutputTransform.names.joined(separator: "|"))]"
+    public static let syntax = "set NAME [mode WxH[@Hz]] [transform \(OutputTransform.names.joined(separator: "|"))] [scale 1-\(OutputMode.maximumScale)]"
 
-    /// `mode WxH[@Hz]` and `transform T`, in any order, each at most once, at least one.
+    /// `mode WxH[@Hz]`, `transform T` and `scale N`, in any order, each at most once, at least one.
     public static func parse(_ words: [Substring]) throws(OutputOptionError) -> OutputChange {
         var change = OutputChange()
         var seen: Set<Substring> = []
@@ -49,8 +52,13 @@ public struct OutputChange: Sendable, Equatable {
                     throw OutputOptionError("transform '\(value.prefix(64))': expected one of \(OutputTransform.names.joined(separator: ", "))")
                 }
                 change.transform = transform
+            case "scale":
+                guard let scale = Int(value), (1...OutputMode.maximumScale).contains(scale) else {
+                    throw OutputOptionError("scale '\(value.prefix(64))': expected a whole number from 1 to \(OutputMode.maximumScale)")
+                }
+                change.scale = scale
             default:
-                throw OutputOptionError("unknown setting '\(key.prefix(32))': expected mode or transform")
+                throw OutputOptionError("unknown setting '\(key.prefix(32))': expected mode, transform or scale")
             }
         }
         return change
@@ -66,6 +74,7 @@ public struct OutputChange: Sendable, Equatable {
             result.refreshMilliHertz = mode.refreshMilliHertz ?? (sameSize ? base.refreshMilliHertz : 60_000)
         }
         if let transform { result.transform = transform }
+        if let scale { result.scale = scale }
         return result
     }
 }
@@ -131,10 +140,10 @@ extension WaylandServer {
         var mode = wanted
         if let setter = protocols.output.modeSetter {
             do { mode = try setter.setMode(wanted, onOutput: output.name) } catch {
-                throw WaylandError("\(output.name): \(error); it keeps \(output.mode), transform \(output.mode.transform)")
+                throw WaylandError("\(output.name): \(error); it keeps \(output.mode), transform \(output.mode.transform), scale \(output.mode.scale)")
             }
         }
-        let old = output.rect
+        let (old, oldMode) = (output.rect, output.mode)
         output.mode = mode
         output.rect = Rect(origin: old.origin, size: mode.layoutSize)
         // Outputs right of it move with its right edge, keeping any gap between them.
@@ -151,17 +160,28 @@ extension WaylandServer {
             router.outputReconfigured(moved.id)
             moved.sendChangedState()
         }
+        if mode.scale != oldMode.scale {
+            protocols.fractionalScale.outputScalesChanged { [unowned self] surface in
+                self.tree.outputOf(surface.id) == output.id ? mode.scale : nil
+            }
+        }
         protocols.output.composers[output.id] = nil
         if protocols.output.unpresented[output.id] != nil { protocols.output.unpresented[output.id] = UnpresentedDamage() }
         protocols.layerShell.needsArranging(output.id)
         arrangeWaitingLayers()
         refitWindows(on: output)
         protocols.sessionLock.outputChanged(output.id, handler: self)
-        report("output \(output.name) set: \(mode), transform \(mode.transform), at \(output.rect.x),\(output.rect.y), \(output.rect.width)x\(output.rect.height) in the layout")
+        report("output \(output.name) set: \(mode), transform \(mode.transform), scale \(mode.scale), at \(output.rect.x),\(output.rect.y), \(output.rect.width)x\(output.rect.height) in the layout")
         onTouchscreenLayoutChanged?()
         router.dispatchAll()
         display.settleAndFlush()
         return mode
+    }
+
+    /// The scale a surface draws at: its output's, else the first output's.
+    func outputScale(of surface: SurfaceObject) -> Int {
+        let output = surface.inTree ? tree.outputOf(surface.id) : nil
+        return (outputs.first { $0.id == output } ?? outputs.first)?.mode.scale ?? 1
     }
 
     /// Windows that fill the output (kiosk, maximized, fullscreen) are configured to its new
@@ -190,6 +210,7 @@ extension VirtualOutput {
             let resource = binding.resource
             let version = wl_resource_get_version(resource)
             sendGeometryAndMode(to: resource)
+            if version >= 2 { wl_output_send_scale(resource, Int32(mode.scale)) }
             if version >= 4 { wl_output_send_description(resource, description) }
             for xdgOutput in binding.xdgOutputs {
                 sendLogicalPlace(to: xdgOutput.resource)

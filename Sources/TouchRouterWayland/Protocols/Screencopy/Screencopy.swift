@@ -24,10 +24,12 @@ enum ScreencopyManager {
         let server = manager.server
         let output = WaylandObject.of(outputResource, as: OutputBinding.self).output.flatMap { $0.retired ? nil : $0 }
         let size = output.flatMap { server.captureSize(of: $0.id) }
-        // The region, in the output's layout pixels, clipped to it; empty or outside: nothing to capture.
-        var rect = Rect<GlobalSpace>(x: 0, y: 0, width: size?.width ?? 0, height: size?.height ?? 0)
+        // The region, in the output's layout pixels (its logical ones) made panel pixels by its
+        // scale, clipped to it; empty or outside: nothing to capture.
+        var rect = Rect<GlobalSpace>(x: 0, y: 0, width: size?.pixels.width ?? 0, height: size?.pixels.height ?? 0)
         if let (x, y, width, height) = region {
-            let asked = Rect<GlobalSpace>(x: Int(x), y: Int(y), width: Int(max(width, 0)), height: Int(max(height, 0)))
+            let scale = size?.scale ?? 1
+            let asked = Rect<GlobalSpace>(x: Int(x) * scale, y: Int(y) * scale, width: Int(max(width, 0)) * scale, height: Int(max(height, 0)) * scale)
             rect = asked.intersection(rect) ?? Rect(x: 0, y: 0, width: 0, height: 0)
         }
         let frame = ScreencopyFrameObject(resource: created, server: server, state: server.protocols.screencopy,

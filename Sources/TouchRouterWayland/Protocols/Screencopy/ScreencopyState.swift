@@ -12,8 +12,8 @@ import TouchRouterCore
 
 /// What screen capture may ask of the server (Handlers/ScreencopyHandling.swift).
 protocol ScreencopyHandler: AnyObject {
-    /// The output's size in the layout, nil for an output that is gone.
-    func captureSize(of output: OutputID) -> Size?
+    /// The output's picture in panel pixels and its scale; nil for an output that is gone.
+    func captureSize(of output: OutputID) -> (pixels: Size, scale: Int)?
     /// Composes the output now; its framebuffer (the damage is told through `composed`).
     func composeForCapture(_ output: OutputID) -> Framebuffer?
     var now: RouterTime { get }
