@@ -672,7 +672,8 @@ org_kde_kwin_idle                         1
 wl_shm takes ARGB8888 and XRGB8888. wl_seat has
 touch, pointer and keyboard. touch_router_input_manager_v1 is the project's own
 protocol. The two primary selection managers share one selection.
-wp_fractional_scale_manager_v1 always answers 120 (scale 1). An
+wp_fractional_scale_manager_v1 answers 120 times the surface's output's scale,
+and again when that scale changes. An
 xdg_activation_v1 token is good once, for 30 seconds, and only if its client
 held the keyboard focus when it committed it. Idle inhibitors are listed by
 *msg tree*. wp_presentation reports the frame tick on a headless output and

@@ -2,8 +2,8 @@ import CWaylandShim
 import TouchRouterCore
 
 // xdg-output-unstable-v1 (protocols/xdg-output-unstable-v1.xml) at version 3: each
-// output's place and size in the layout (the session has no scaling, so logical is the
-// layout's own), its name and description. From version 3 the batch ends with the
+// output's place and size in the layout (logical: the mode turned, divided by the output's
+// scale), its name and description, sent again when the output is reconfigured. From version 3 the batch ends with the
 // wl_output's done, not zxdg_output_v1.done.
 
 enum XdgOutputManagerGlobal {
