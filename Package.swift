@@ -86,7 +86,7 @@ let package = Package(
         // wlcs/display_server.h's tables and the constant WLCS looks up, calling into
         // TouchRouterWLCS (Debian: wlcs, libwayland-dev).
         .target(name: "CWLCSIntegration", linkerSettings: [.linkedLibrary("wayland-client")]),
-        .target(name: "TouchRouterWLCS", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CWLCSIntegration"]),
+        .target(name: "TouchRouterWLCS", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "CWLCSIntegration"]),
         // The backends of `touch-router run` wired to the session: drm, wayland (nested) and
         // headless displays, libinput and the libseat seat, every input through one InputSource.
         .target(name: "TouchRouterBackends", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterReplay", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM", "TouchRouterNested", "TouchRouterLibseat"]),
@@ -146,7 +146,7 @@ if Context.environment["TOUCH_ROUTER_FUZZ"] != nil {
         ("FuzzScene", ["TouchRouterCore", "TouchRouterReplay"]),
         ("FuzzScript", ["TouchRouterCore", "TouchRouterReplay"]),
         ("FuzzControlRequest", ["TouchRouterWayland"]),
-        ("FuzzProtocol", ["TouchRouterCore", "TouchRouterWayland", "CWaylandShim"]),
+        ("FuzzProtocol", ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "CWaylandShim"]),
         ("FuzzConfiguration", ["TouchRouterConfig"]),
     ]
     // The benchmarks' build-tool plugin would be built with the sanitizer too, and cannot be.

@@ -15,6 +15,8 @@ extension SessionConfiguration {
         return nil
     }
 
+    /// `[privileges]`' keys: one for each privilege.
+    static var privilegeKeys: [String] { Privilege.allCases.map(\.rawValue) }
     static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "output", "input", "cursor", "idle", "stats", "privileges", "environment", "supervise"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
@@ -117,49 +119,14 @@ extension SessionConfiguration {
         }
         if let privileges = try reader.table("privileges") {
             var privilegesReader = TableReader(document, privileges, path: [.key("privileges")], name: "[privileges]")
-            if let programs = try privilegesReader.strings("virtual-input", check: Self.programNameProblem) {
+            for privilege in Privilege.allCases {
+                guard let programs = try privilegesReader.strings(privilege.rawValue, check: Self.programNameProblem) else { continue }
                 guard programs.count <= 256 else {
-                    throw document.error(value: [.key("privileges"), .key("virtual-input")], "privileges.virtual-input: \(programs.count) programs, past 256, the most it may name")
+                    throw document.error(value: [.key("privileges"), .key(privilege.rawValue)], "privileges.\(privilege.rawValue): \(programs.count) programs, past 256, the most it may name")
                 }
-                configuration.privileges.virtualInput = programs
+                configuration.privileges.programs[privilege] = programs
             }
-            if let programs = try privilegesReader.strings("layer-shell", check: Self.programNameProblem) {
-                guard programs.count <= 256 else {
-                    throw document.error(value: [.key("privileges"), .key("layer-shell")], "privileges.layer-shell: \(programs.count) programs, past 256, the most it may name")
-                }
-                configuration.privileges.layerShell = programs
-            }
-            if let programs = try privilegesReader.strings("foreign-toplevel", check: Self.programNameProblem) {
-                guard programs.count <= 256 else {
-                    throw document.error(value: [.key("privileges"), .key("foreign-toplevel")], "privileges.foreign-toplevel: \(programs.count) programs, past 256, the most it may name")
-                }
-                configuration.privileges.foreignToplevel = programs
-            }
-            if let programs = try privilegesReader.strings("input-method", check: Self.programNameProblem) {
-                guard programs.count <= 256 else {
-                    throw document.error(value: [.key("privileges"), .key("input-method")], "privileges.input-method: \(programs.count) programs, past 256, the most it may name")
-                }
-                configuration.privileges.inputMethod = programs
-            }
-            if let programs = try privilegesReader.strings("session-lock", check: Self.programNameProblem) {
-                guard programs.count <= 256 else {
-                    throw document.error(value: [.key("privileges"), .key("session-lock")], "privileges.session-lock: \(programs.count) programs, past 256, the most it may name")
-                }
-                configuration.privileges.sessionLock = programs
-            }
-            if let programs = try privilegesReader.strings("screen-capture", check: Self.programNameProblem) {
-                guard programs.count <= 256 else {
-                    throw document.error(value: [.key("privileges"), .key("screen-capture")], "privileges.screen-capture: \(programs.count) programs, past 256, the most it may name")
-                }
-                configuration.privileges.screenCapture = programs
-            }
-            if let programs = try privilegesReader.strings("output-power", check: Self.programNameProblem) {
-                guard programs.count <= 256 else {
-                    throw document.error(value: [.key("privileges"), .key("output-power")], "privileges.output-power: \(programs.count) programs, past 256, the most it may name")
-                }
-                configuration.privileges.outputPower = programs
-            }
-            try privilegesReader.finish(allowed: ["virtual-input", "layer-shell", "foreign-toplevel", "input-method", "session-lock", "screen-capture", "output-power"])
+            try privilegesReader.finish(allowed: privilegeKeys)
         }
         if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
         if let supervise = try reader.table("supervise") { configuration.supervise = try readSupervise(supervise, document) }

@@ -1,6 +1,9 @@
 /// A group of privileged globals, by the name `[privileges]` gives its key: what the
 /// configuration allows a program by its executable, and what a grant socket
 /// (`msg grant-socket`, `touch-router run --grant`) hands to every client that connects to it.
+/// A new privileged protocol adds its case here and names it in its globals' table
+/// (`ProtocolGlobal.privilege`); the configuration's key, the grant lists and the option that
+/// grants it to every client follow from this list.
 public enum Privilege: String, CaseIterable, Sendable, Hashable {
     /// zwlr_virtual_pointer_manager_v1 and zwp_virtual_keyboard_manager_v1.
     case virtualInput = "virtual-input"
@@ -48,15 +51,5 @@ public struct PrivilegeListError: Error, CustomStringConvertible, Equatable, Sen
 
 extension PrivilegeSettings {
     /// The programs `[privileges]` allows `privilege`.
-    public func programs(for privilege: Privilege) -> [String] {
-        switch privilege {
-        case .virtualInput: virtualInput
-        case .inputMethod: inputMethod
-        case .layerShell: layerShell
-        case .foreignToplevel: foreignToplevel
-        case .sessionLock: sessionLock
-        case .screenCapture: screenCapture
-        case .outputPower: outputPower
-        }
-    }
+    public func programs(for privilege: Privilege) -> [String] { programs[privilege] ?? [] }
 }

@@ -204,23 +204,9 @@ public enum IdleBlanking: String, Sendable {
 /// the executable's file name, an absolute path the whole path once symbolic links are
 /// resolved (as /proc/PID/exe gives it). Nobody is allowed unless named.
 public struct PrivilegeSettings: Sendable, Equatable {
-    /// `virtual-input`: zwlr_virtual_pointer_manager_v1 and zwp_virtual_keyboard_manager_v1.
-    public var virtualInput: [String] = []
-    /// `layer-shell`: zwlr_layer_shell_v1 (panels, docks, on-screen keyboards, lock screens).
-    public var layerShell: [String] = []
-    /// `foreign-toplevel`: zwlr_foreign_toplevel_manager_v1 (task bars and docks, which may
-    /// activate, minimize and close every client's windows).
-    public var foreignToplevel: [String] = []
-    /// `session-lock`: ext_session_lock_manager_v1 (a lock screen such as swaylock, which takes
-    /// every screen and all input until it unlocks).
-    public var sessionLock: [String] = []
-    /// `screen-capture`: zwlr_screencopy_manager_v1 (the screens' pictures, for wayvnc).
-    public var screenCapture: [String] = []
-    /// `output-power`: zwlr_output_power_manager_v1 (a kiosk's own tools turning screens off and on).
-    public var outputPower: [String] = []
-    /// `input-method`: zwp_input_method_manager_v2 (on-screen keyboards and input methods,
-    /// which read the focused text field's surrounding text and type into it).
-    public var inputMethod: [String] = []
+    /// The programs each `[privileges]` key names (`Privilege`'s raw value is the key); a
+    /// privilege no key names is no program's.
+    public var programs: [Privilege: [String]] = [:]
     public init() {}
 
     /// Whether `executable` (a resolved absolute path) is one of `names`; `resolve` resolves

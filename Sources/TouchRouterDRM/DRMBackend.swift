@@ -180,7 +180,8 @@ extension DRMBackend: OutputModeSetter {
         guard let mode = sameSize.min(by: { abs($0.refreshMilliHertz - wanted.refreshMilliHertz) < abs($1.refreshMilliHertz - wanted.refreshMilliHertz) }) else {
             var sizes: [String] = []
             for mode in scanout.connector.modes where !sizes.contains("\(mode.width)x\(mode.height)") { sizes.append("\(mode.width)x\(mode.height)") }
-            throw DRMError("\(name) has no mode \(wanted.width)x\(wanted.height): its modes are \(sizes.prefix(24).joined(separator: ", "))")
+            // The session names the output before this.
+            throw DRMError("no mode \(wanted.width)x\(wanted.height): its modes are \(sizes.prefix(24).joined(separator: ", "))")
         }
         try scanout.reconfigure(mode: mode, transform: wanted.transform, background: SoftwareComposer.background)
         // The scale is the layout's, not the screen's: the panel shows the same pixels.

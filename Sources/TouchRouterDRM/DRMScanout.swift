@@ -68,7 +68,7 @@ final class DRMScanout: OutputPresenter {
             var connectorID = connector.id
             var info = newMode.info
             guard drmModeSetCrtc(device.fd, crtc, fresh[0].framebufferID, 0, 0, &connectorID, 1, &info) == 0 else {
-                throw DRMError.errno("the kernel refused \(newMode.width)x\(newMode.height)@\(Double(newMode.refreshMilliHertz) / 1000) on \(connector.name)")
+                throw DRMError.errno("the kernel refused \(newMode.width)x\(newMode.height)@\(Double(newMode.refreshMilliHertz) / 1000)")
             }
         }
         mode = newMode

@@ -1,4 +1,5 @@
 import CWLCSIntegration
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 #if canImport(Glibc)
@@ -15,13 +16,7 @@ final class WLCSServer {
         var options = WaylandServer.Options()
         options.listens = false
         // WLCS's clients are threads of its own process: no executable tells them apart.
-        options.virtualInputForEveryClient = true
-        options.layerShellForEveryClient = true
-        options.foreignToplevelForEveryClient = true
-        options.inputMethodForEveryClient = true
-        options.sessionLockForEveryClient = true
-        options.screenCaptureForEveryClient = true
-        options.outputPowerForEveryClient = true
+        options.grantedToEveryClient = Set(Privilege.allCases)
         server = try WaylandServer(options: options)
     }
 }

@@ -28,38 +28,15 @@ public final class WaylandServer {
         /// The first toplevel fills the first output, as in cage.
         public var kiosk = false
         public var keyboardLayout: String? = nil
-        /// Every client sees the virtual pointer and keyboard managers, whatever the
-        /// configuration's `[privileges]` says: for hosts whose clients live in their own
-        /// process, as WLCS's do.
-        public var virtualInputForEveryClient = false
-        /// zwlr_layer_shell_v1 for every client, whatever `[privileges] layer-shell` says.
-        public var layerShellForEveryClient = false
-        /// zwlr_foreign_toplevel_manager_v1 for every client, whatever `[privileges] foreign-toplevel` says.
-        public var foreignToplevelForEveryClient = false
-        /// Shows the input method manager to every client, as `[privileges] input-method` would (WLCS, fuzzing).
-        public var inputMethodForEveryClient = false
-        /// ext_session_lock_manager_v1 for every client, whatever `[privileges] session-lock` says.
-        public var sessionLockForEveryClient = false
-        /// zwlr_screencopy_manager_v1 for every client, whatever `[privileges] screen-capture` says.
-        public var screenCaptureForEveryClient = false
-        /// zwlr_output_power_manager_v1 for every client, whatever `[privileges] output-power` says.
-        public var outputPowerForEveryClient = false
+        /// Privileged globals every client sees, whatever the configuration's `[privileges]`
+        /// says: for hosts whose clients live in their own process (WLCS), fuzzing, and tests.
+        public var grantedToEveryClient: Set<Privilege> = []
         /// Listen on a wayland-N socket in XDG_RUNTIME_DIR. Off where clients arrive on
         /// sockets handed over one by one (`addClient(socket:)`), as under WLCS.
         public var listens = true
         public init() {}
 
-        func grantsEveryClient(_ privilege: Privilege) -> Bool {
-            switch privilege {
-            case .virtualInput: virtualInputForEveryClient
-            case .layerShell: layerShellForEveryClient
-            case .foreignToplevel: foreignToplevelForEveryClient
-            case .inputMethod: inputMethodForEveryClient
-            case .sessionLock: sessionLockForEveryClient
-            case .screenCapture: screenCaptureForEveryClient
-            case .outputPower: outputPowerForEveryClient
-            }
-        }
+        func grantsEveryClient(_ privilege: Privilege) -> Bool { grantedToEveryClient.contains(privilege) }
     }
 
     public let options: Options

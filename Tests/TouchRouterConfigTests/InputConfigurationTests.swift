@@ -137,9 +137,9 @@ struct InputConfigurationTests {
 
     @Test("[privileges] virtual-input: nobody unless named; bare names and absolute paths, a relative path or an empty name refused at its value")
     func privilegesVirtualInput() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.virtualInput.isEmpty)
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .virtualInput).isEmpty)
         let read = try SessionConfiguration.parse("[privileges]\nvirtual-input = [\"wvkbd-mobintl\", \"/usr/bin/squeekboard\"]\n", file: Self.file)
-        #expect(read.privileges.virtualInput == ["wvkbd-mobintl", "/usr/bin/squeekboard"])
+        #expect(read.privileges.programs(for: .virtualInput) == ["wvkbd-mobintl", "/usr/bin/squeekboard"])
         let relative = error("[privileges]\nvirtual-input = [\"wvkbd\", \"bin/wvkbd\"]\n")
         #expect(relative.hasPrefix("input.toml:2:27: error: privileges.virtual-input[1]: expected an absolute path or a bare executable name"), "\(relative)")
         let empty = error("[privileges]\nvirtual-input = [\"\"]\n")
@@ -150,31 +150,31 @@ struct InputConfigurationTests {
 
     @Test("[privileges] layer-shell: nobody unless named, read apart from virtual-input, a relative path refused at its value")
     func privilegesLayerShell() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.layerShell.isEmpty)
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .layerShell).isEmpty)
         let read = try SessionConfiguration.parse("[privileges]\nlayer-shell = [\"waybar\", \"/usr/bin/wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
-        #expect(read.privileges.layerShell == ["waybar", "/usr/bin/wvkbd-mobintl"])
-        #expect(read.privileges.virtualInput == ["wvkbd-mobintl"])
+        #expect(read.privileges.programs(for: .layerShell) == ["waybar", "/usr/bin/wvkbd-mobintl"])
+        #expect(read.privileges.programs(for: .virtualInput) == ["wvkbd-mobintl"])
         let relative = error("[privileges]\nlayer-shell = [\"bin/waybar\"]\n")
         #expect(relative.hasPrefix("input.toml:2:16: error: privileges.layer-shell[0]: expected an absolute path or a bare executable name"), "\(relative)")
     }
 
     @Test("[privileges] foreign-toplevel: nobody unless named, read apart from the others, a relative path refused at its value")
     func privilegesForeignToplevel() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.foreignToplevel.isEmpty)
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .foreignToplevel).isEmpty)
         let read = try SessionConfiguration.parse("[privileges]\nforeign-toplevel = [\"waybar\"]\nlayer-shell = [\"swaybg\"]\n", file: Self.file)
-        #expect(read.privileges.foreignToplevel == ["waybar"])
-        #expect(read.privileges.layerShell == ["swaybg"])
+        #expect(read.privileges.programs(for: .foreignToplevel) == ["waybar"])
+        #expect(read.privileges.programs(for: .layerShell) == ["swaybg"])
         let relative = error("[privileges]\nforeign-toplevel = [\"bin/waybar\"]\n")
         #expect(relative.hasPrefix("input.toml:2:21: error: privileges.foreign-toplevel[0]: expected an absolute path or a bare executable name"), "\(relative)")
     }
 
     @Test("[privileges] input-method: nobody unless named, read apart from the others, a relative path refused at its value")
     func privilegesInputMethod() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.inputMethod.isEmpty)
+        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .inputMethod).isEmpty)
         let read = try SessionConfiguration.parse("[privileges]\ninput-method = [\"wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
-        #expect(read.privileges.inputMethod == ["wvkbd-mobintl"])
-        #expect(read.privileges.virtualInput == ["wvkbd-mobintl"])
-        #expect(read.privileges.layerShell.isEmpty)
+        #expect(read.privileges.programs(for: .inputMethod) == ["wvkbd-mobintl"])
+        #expect(read.privileges.programs(for: .virtualInput) == ["wvkbd-mobintl"])
+        #expect(read.privileges.programs(for: .layerShell).isEmpty)
         let relative = error("[privileges]\ninput-method = [\"bin/osk\"]\n")
         #expect(relative.hasPrefix("input.toml:2:17: error: privileges.input-method[0]: expected an absolute path or a bare executable name"), "\(relative)")
     }

@@ -32,14 +32,18 @@ struct PrivilegeListTests {
 
     @Test("each privilege's programs are its [privileges] key's")
     func programs() throws {
-        var settings = PrivilegeSettings()
-        settings.virtualInput = ["a"]
-        settings.inputMethod = ["b"]
-        settings.layerShell = ["c"]
-        settings.foreignToplevel = ["d"]
-        settings.sessionLock = ["e"]
-        settings.screenCapture = ["f"]
-        settings.outputPower = ["g"]
+        let configuration = try SessionConfiguration.parse("""
+            [privileges]
+            virtual-input = ["a"]
+            input-method = ["b"]
+            layer-shell = ["c"]
+            foreign-toplevel = ["d"]
+            session-lock = ["e"]
+            screen-capture = ["f"]
+            output-power = ["g"]
+            """, file: "p.toml")
+        let settings = configuration.privileges
         #expect(Privilege.allCases.map { settings.programs(for: $0) } == [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]])
+        #expect(try SessionConfiguration.parse("[privileges]\n", file: "p.toml").privileges.programs(for: .sessionLock).isEmpty)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
@@ -21,9 +22,7 @@ struct FixtureTests {
         }
 
         let open = try ProtocolFixture { options in
-            options.layerShellForEveryClient = true
-            options.foreignToplevelForEveryClient = true
-            options.virtualInputForEveryClient = true
+            options.grantedToEveryClient = [.layerShell, .foreignToplevel, .virtualInput]
         }
         defer { open.end() }
         let allowed = try open.connect().globalNames

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
@@ -8,7 +9,7 @@ import TouchRouterWayland
 @Suite("Foreign toplevel management in process: handles, titles, states, close, unmap")
 struct ForeignToplevelProtocolTests {
     static func fixture() throws -> ProtocolFixture {
-        try ProtocolFixture { $0.foreignToplevelForEveryClient = true }
+        try ProtocolFixture { $0.grantedToEveryClient = [.foreignToplevel] }
     }
 
     /// The handles a manager was sent, in order.

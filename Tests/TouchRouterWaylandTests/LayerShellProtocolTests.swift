@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
@@ -13,7 +14,7 @@ struct LayerShellProtocolTests {
 
     static func fixture(outputs: [OutputMode] = [OutputMode(width: 1920, height: 1080)]) throws -> ProtocolFixture {
         try ProtocolFixture { options in
-            options.layerShellForEveryClient = true
+            options.grantedToEveryClient = [.layerShell]
             options.outputs = outputs
         }
     }

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
 /// wlr-output-power-management in process.
 @Suite("Output power control in process: off and on, the waking touch, one controller an output, errors")
 struct OutputPowerProtocolTests {
-    static func fixture() throws -> ProtocolFixture { try ProtocolFixture { $0.outputPowerForEveryClient = true } }
+    static func fixture() throws -> ProtocolFixture { try ProtocolFixture { $0.grantedToEveryClient = [.outputPower] } }
 
     @Test("a control hears the output on; set_mode off darkens it (msg tree's power off), a touch there wakes it and reaches nobody, and the control hears on again; set_mode on lights it")
     func offAndOn() throws {

@@ -13,7 +13,7 @@ struct OutputReconfigurationProtocolTests {
         var asked: [OutputMode] = []
         func setMode(_ mode: OutputMode, onOutput name: String) throws -> OutputMode {
             asked.append(mode)
-            throw FixtureError("\(name) has no mode \(mode.width)x\(mode.height)")
+            throw FixtureError("no mode \(mode.width)x\(mode.height)")
         }
     }
 
@@ -68,7 +68,7 @@ struct OutputReconfigurationProtocolTests {
         let fixture = try ProtocolFixture {
             $0.kiosk = true
             $0.outputs = [OutputMode(width: 1280, height: 720)]
-            $0.screenCaptureForEveryClient = true
+            $0.grantedToEveryClient = [.screenCapture]
         }
         defer { fixture.end() }
         let app = try fixture.connect("app")
@@ -120,7 +120,7 @@ struct OutputReconfigurationProtocolTests {
     func modeMovesNeighbourAndLock() throws {
         let fixture = try ProtocolFixture {
             $0.outputs = [OutputMode(width: 1280, height: 720), OutputMode(width: 640, height: 480)]
-            $0.sessionLockForEveryClient = true
+            $0.grantedToEveryClient = [.sessionLock]
         }
         defer { fixture.end() }
         let locker = try fixture.connect("locker")
@@ -157,7 +157,7 @@ struct OutputReconfigurationProtocolTests {
         #expect {
             try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(mode: ModeText("1234x567"), transform: .rotated270))
         } throws: { error in
-            "\(error)" == "HEADLESS-1: HEADLESS-1 has no mode 1234x567; it keeps 1280x720@60.0, transform normal, scale 1"
+            "\(error)" == "HEADLESS-1: no mode 1234x567; it keeps 1280x720@60.0, transform normal, scale 1"
         }
         #expect(screen.asked.map { [$0.width, $0.height, Int($0.transform.rawValue)] } == [[1234, 567, 3]])
         try fixture.roundtrip(app)
@@ -187,7 +187,7 @@ struct OutputReconfigurationProtocolTests {
         fixture.server.outputModeSetter = screen
         configuration.outputs = [OutputRule(name: "HEADLESS-2", width: 320, height: 240, position: SourcePosition(line: 7, column: 1))]
         try fixture.server.shell.apply(configuration)
-        #expect(fixture.server.shell.outputProblems == ["[[output]] \"HEADLESS-2\" at line 7: HEADLESS-2: HEADLESS-2 has no mode 320x240; it keeps 640x480@60.0, transform normal, scale 1"])
+        #expect(fixture.server.shell.outputProblems == ["[[output]] \"HEADLESS-2\" at line 7: HEADLESS-2: no mode 320x240; it keeps 640x480@60.0, transform normal, scale 1"])
         #expect(fixture.server.tree.outputs.map(\.rect.width) == [1280, 640])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
@@ -49,7 +50,7 @@ final class RandomRun {
         random = SeededGenerator(seed: seed)
         fixture = try ProtocolFixture { options in
             options.outputs = [OutputMode(width: 800, height: 600)]
-            options.layerShellForEveryClient = true
+            options.grantedToEveryClient = [.layerShell]
         }
         try connect()
     }

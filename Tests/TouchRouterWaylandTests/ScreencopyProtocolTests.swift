@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 import CWaylandClientShim
@@ -8,7 +9,7 @@ import CWaylandClientShim
 /// and the errors.
 @Suite("Screen capture in process: the output's picture in the client's buffer, damage, regions, errors")
 struct ScreencopyProtocolTests {
-    static func fixture() throws -> ProtocolFixture { try ProtocolFixture { $0.screenCaptureForEveryClient = true } }
+    static func fixture() throws -> ProtocolFixture { try ProtocolFixture { $0.grantedToEveryClient = [.screenCapture] } }
 
     /// A capture of the first output (or a region) and the buffer it asks for, copied with or
     /// without damage; the frame and the memory the client reads the picture from.

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
 /// ext-session-lock-v1 in process: the lock, its surfaces, what it hides, and its errors.
 @Suite("The session lock in process: locked, lock surfaces, nothing else shown or reached, and every error")
 struct SessionLockProtocolTests {
-    static func fixture() throws -> ProtocolFixture { try ProtocolFixture { $0.sessionLockForEveryClient = true } }
+    static func fixture() throws -> ProtocolFixture { try ProtocolFixture { $0.grantedToEveryClient = [.sessionLock] } }
 
     /// A lock, once `locked` has come.
     static func lock(_ fixture: ProtocolFixture, _ client: WireClient) throws -> Proxy {

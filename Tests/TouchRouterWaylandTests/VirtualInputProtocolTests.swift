@@ -1,6 +1,7 @@
 import CWaylandClientShim
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 
@@ -11,7 +12,7 @@ import TouchRouterWayland
 struct VirtualInputProtocolTests {
     static func fixture(outputs: [OutputMode] = [OutputMode(width: 1920, height: 1080)]) throws -> ProtocolFixture {
         try ProtocolFixture { options in
-            options.virtualInputForEveryClient = true
+            options.grantedToEveryClient = [.virtualInput]
             options.outputs = outputs
         }
     }

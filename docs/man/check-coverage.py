@@ -93,6 +93,10 @@ def configuration_keys(sources):
                 for name in re.findall(r"[A-Za-z_]\w*", argument):
                     if name == "kindKeys":
                         name = "kinds"  # every kind's parameters, and the kinds' names
+                    if name == "privilegeKeys":
+                        # One key for each Privilege case: its raw value.
+                        keys += re.findall(r'^\s*case \w+ = "([a-z-]+)"', (sources / "Privilege.swift").read_text(), re.M)
+                        continue
                     found = array_literal(text, name)
                     if found is None:
                         sys.exit("check-coverage: %s: cannot read the list %s that %s.finish names" % (path.name, name, variable))

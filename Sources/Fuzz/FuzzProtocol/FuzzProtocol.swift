@@ -28,6 +28,7 @@
 // After the input the client hangs up; the session must then hold no client and no
 // surface, and its loop must go idle. A trap, crash or hang inside the session is a finding.
 import CWaylandShim
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterWayland
 #if canImport(Glibc)
@@ -424,13 +425,7 @@ func server() -> WaylandServer {
     var options = WaylandServer.Options()
     options.listens = false
     // The fuzzed client is in this process: the privileged globals are fuzzed too.
-    options.virtualInputForEveryClient = true
-    options.layerShellForEveryClient = true
-    options.foreignToplevelForEveryClient = true
-    options.inputMethodForEveryClient = true
-    options.sessionLockForEveryClient = true
-    options.screenCaptureForEveryClient = true
-    options.outputPowerForEveryClient = true
+    options.grantedToEveryClient = Set(Privilege.allCases)
     do {
         let server = try WaylandServer(options: options)
         try server.start()
