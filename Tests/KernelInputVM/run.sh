@@ -11,6 +11,10 @@
 #   drm-hotplug  the drm backend on a two-headed virtio-gpu: screens plugged in and out, and a
 #          touchscreen's [[touchscreen]] mapping chosen again as they come and go and on a
 #          reload (msg reload, SIGHUP) that changes the table (guest/drm-hotplug.sh)
+#   drm-rotate  the drm backend on bochs with a kiosk (wev, weston-simple-touch over it): `msg output
+#          set` turns it to portrait (wev configured to it, a finger down cancelled, the CRTC lit),
+#          sets 800x600 by a modeset, refuses 1234x567 keeping its mode; an [[output]] table turns
+#          it 270 on `msg reload`; each tap lands under the finger in QEMU's screendump (guest/drm-rotate.sh)
 #   vt-switch  the drm backend with udev input on seatd: a VT switch away cancels a live touch and
 #          stops drawing; the switch back draws the screen again and input flows (guest/vt-switch.sh)
 #   hotplug  libinput's udev backend through libseat (seatd) with systemd-udevd: a touchscreen
@@ -24,7 +28,7 @@ set -euo pipefail
 router=$(realpath "$1")
 shift
 scenarios=("$@")
-((${#scenarios[@]})) || scenarios=(input drm drm-idle drm-hotplug vt-switch hotplug)
+((${#scenarios[@]})) || scenarios=(input drm drm-idle drm-hotplug drm-rotate vt-switch hotplug)
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
