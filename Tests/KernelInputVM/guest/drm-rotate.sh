@@ -106,7 +106,7 @@ downs() { [ "$(grep -c 'wl_touch\] down' /run/wev.log)" = 2 ]; }
 until_true downs || { cat /run/wev.log; verdict 90; }
 reply=$(touch-router msg output set Virtual-1 transform 90)
 echo "transform 90: $reply"
-[ "$reply" = '{"ok":true,"output":"Virtual-1","mode":"'"$initial"'","transform":"90"}' ] || { cat /run/session.log; verdict 91; }
+[ "$reply" = '{"ok":true,"output":"Virtual-1","mode":"'"$initial"'","transform":"90","scale":1}' ] || { cat /run/session.log; verdict 91; }
 expect_layout '\[0,0,800,1280\],"power":"on","mode":"'"$initial"'","transform":"90"' 800,1280 92
 # wev was told the portrait size (and drew at it: the size above is its committed buffer's).
 grep -q 'xdg_toplevel\] configure: width: 800; height: 1280' /run/wev.log || { grep configure /run/wev.log; verdict 93; }
@@ -135,7 +135,7 @@ ask_host screendump drm-rotate-90
 # (2) A new mode, the turn kept: a modeset, checked against the connector's list.
 reply=$(touch-router msg output set Virtual-1 mode 800x600)
 echo "mode 800x600: $reply"
-echo "$reply" | grep -q '^{"ok":true,"output":"Virtual-1","mode":"800x600@[0-9.]*","transform":"90"}$' || { cat /run/session.log; verdict 101; }
+echo "$reply" | grep -q '^{"ok":true,"output":"Virtual-1","mode":"800x600@[0-9.]*","transform":"90","scale":1}$' || { cat /run/session.log; verdict 101; }
 small=$(echo "$reply" | sed -n 's/.*"mode":"\([^"]*\)".*/\1/p')
 expect_layout '\[0,0,600,800\],"power":"on","mode":"'"$small"'","transform":"90"' 600,800 102
 expect_lit 800x600 103
@@ -153,7 +153,7 @@ ask_host screendump drm-rotate-800x600
 # (3) A mode the screen does not list: refused before anything is touched, saying why.
 reply=$(touch-router msg output set Virtual-1 mode 1234x567)
 echo "mode 1234x567: $reply"
-echo "$reply" | grep -q '^{"ok":false,"error":"output set: Virtual-1: Virtual-1 has no mode 1234x567: its modes are [^"]*1280x800[^"]*; it keeps '"$small"', transform 90"}$' || verdict 109
+echo "$reply" | grep -q '^{"ok":false,"error":"output set: Virtual-1: no mode 1234x567: its modes are [^"]*1280x800[^"]*; it keeps '"$small"', transform 90, scale 1"}$' || verdict 109
 echo "$reply" | grep -q 'its modes are [^"]*800x600' || verdict 110
 output_state | grep -q '^"name":"Virtual-1","rect":\[0,0,600,800\],"power":"on","mode":"'"$small"'","transform":"90"$' || { output_state; verdict 111; }
 lit_with 800x600 || { screen_state; verdict 112; }
@@ -182,7 +182,7 @@ ask_host screendump drm-rotate-270
 printf '[[output]]\nname = "Virtual-1"\nmode = "1234x567"\ntransform = 270\n' > /run/rotate.toml
 reply=$(touch-router msg reload)
 echo "reload (mode = \"1234x567\"): $reply"
-echo "$reply" | grep -q '^{"ok":true,"file":"/run/rotate.toml","output_errors":\["\[\[output\]\] \\"Virtual-1\\" at line 1: Virtual-1: Virtual-1 has no mode 1234x567: its modes are [^"]*800x600[^"]*; it keeps '"$initial"', transform 270"\]}$' || { cat /run/session.log; verdict 122; }
+echo "$reply" | grep -q '^{"ok":true,"file":"/run/rotate.toml","output_errors":\["\[\[output\]\] \\"Virtual-1\\" at line 1: Virtual-1: no mode 1234x567: its modes are [^"]*800x600[^"]*; it keeps '"$initial"', transform 270, scale 1"\]}$' || { cat /run/session.log; verdict 122; }
 output_state | grep -q '^"name":"Virtual-1","rect":\[0,0,800,1280\],"power":"on","mode":"'"$initial"'","transform":"270"$' || { output_state; verdict 123; }
 lit_with 1280x800 || { screen_state; verdict 124; }
 grep 'touch-router:' /run/session.log || true
