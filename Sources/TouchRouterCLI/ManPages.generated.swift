@@ -311,13 +311,11 @@ What follows, and what a screen may refuse, is as *[[output]]* in
 
 Errors: an unknown output; nothing to set; a setting other than mode, transform
 or scale, or one given twice; a mode, transform or scale (1 to 4) that does not
-parse; a mode
-the screen refuses, with its reason (*output set: Virtual-1: no mode
-1234x567: its modes are …; it keeps 1024x768@60.0, transform normal, scale
-1*). Any
-other word after *output* is the error *output: expected 'create
-WxH[@Hz][,transform=T]', 'remove NAME' or 'set NAME [mode WxH[@Hz]]
-[transform …]'*.
+parse; a mode the screen refuses, with its reason (*output set: Virtual-1: no
+mode 1234x567: its modes are …; it keeps 1024x768@60.0, transform normal, scale
+1*). Any other word after *output* is the error *output: expected 'create
+WxH[@Hz][,transform=T]', 'remove NAME' or 'set NAME …'*, which spells out the
+settings.
 
 ## stats
 

@@ -5,7 +5,7 @@ extension Router {
     func keyEvent(_ event: InputEvent, time: RouterTime, key: UInt32, state: KeyState) -> RouteOutcome {
         switch state {
         case .pressed:
-            self.state.pointee.keyboard.heldAtUnlock.remove(key)
+            if !self.state.pointee.keyboard.heldAtUnlock.isEmpty { self.state.pointee.keyboard.heldAtUnlock.remove(key) }
             if !pressedKeys.contains(key) { pressedKeys.append(key) }
         case .released:
             if !self.state.pointee.keyboard.heldAtUnlock.isEmpty, self.state.pointee.keyboard.heldAtUnlock.remove(key) != nil {
