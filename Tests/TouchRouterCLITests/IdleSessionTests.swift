@@ -78,6 +78,33 @@ struct IdleSessionTests {
         }
     }
 
+    @Test("a dimmed output's picture is at half its brightness in a screenshot, and whole again after a tap, which reaches wev")
+    func dimmedPicture() throws {
+        let session = try session("[idle]\ndim-after = 1\n")
+        defer { _ = session.terminate() }
+        let wevLog = session.file("wev.log")
+        _ = try session.client(["wev"], output: wevLog)
+        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
+        let shot = { (name: String) throws -> String? in
+            let path = session.file(name).path
+            _ = try session.msg("screenshot", path)
+            return try DecodedPNG(path, points: [(320, 240)]).colours.first
+        }
+        let halved = { (colour: String) -> String in
+            let word = UInt32(colour, radix: 16) ?? 0
+            return [16, 8, 0].map { String(format: "%02x", (word >> UInt32($0) & 0xff) / 2) }.joined()
+        }
+        let lit = try #require(try shot("lit.png"))
+        try session.wait(for: "the output to dim") { try power(session) == "dimmed" }
+        let dimmed = try shot("dimmed.png")
+        #expect(close(dimmed, halved(lit)), "\(lit) at half its brightness: \(dimmed ?? "none")")
+        #expect(lit != "000000" && lit != halved(lit), "a colour that halving changes: \(lit)")
+        try session.inject(["touch down 0 100 100", "touch frame", "touch up 0", "touch frame"])
+        try session.wait(for: "the tap to reach wev") { RunningSession.text(of: wevLog).contains("wl_touch] down") }
+        #expect(try power(session) == "on")
+        #expect(try shot("lit-again.png") == lit)
+    }
+
     @Test("an idle inhibitor on a shown surface keeps the output lit past blank-after; once it goes, the output goes dark blank-after later")
     func inhibitorKeepsLit() throws {
         let session = try session("[idle]\nblank-after = 1\n")

@@ -52,6 +52,7 @@ struct CompositionTests {
                 case 3: layers[i].scale = layers[i].scale == 1 ? 2 : 1
                 case 4: layers[i].opaque.toggle()
                 case 5: layers[i].transform = OutputTransform(rawValue: Int32(g.next(8)))!
+                case 6 where g.next(3) == 0: layers[i].outputScale = layers[i].outputScale == 1 ? 2 : 1
                 default:
                     // New pixels in a rectangle of the buffer, and that rectangle as damage.
                     let x = g.next(layers[i].width), y = g.next(layers[i].height)
@@ -75,6 +76,40 @@ struct CompositionTests {
             if differing != nil { return }
         }
         #expect(partialRepaints > 20, "most updates repaint only part of the output (\(partialRepaints) of 80)")
+    }
+
+    @Test("an output scale of 2: a surface's pixels at twice its place and size, and its damage at twice its place, widened to whole output pixels")
+    func outputScale() throws {
+        let compositor = OutputComposer(width: 200, height: 100)
+        // A 40x30 buffer at buffer scale 1 on a scale-2 output: 80x60 output pixels at (20, 10).
+        var layer = CompositionLayer(pixels: Array(repeating: 0xff10_2030, count: 40 * 30), width: 40, height: 30, origin: Offset(dx: 20, dy: 10), key: 3, outputScale: 2)
+        try compositor.update([layer])
+        #expect(rgb(compositor.framebuffer.pixel(20, 10)) == 0x10_2030 && rgb(compositor.framebuffer.pixel(99, 69)) == 0x10_2030)
+        #expect(rgb(compositor.framebuffer.pixel(100, 69)) == SoftwareComposer.background & 0xff_ffff && rgb(compositor.framebuffer.pixel(99, 70)) == SoftwareComposer.background & 0xff_ffff)
+        layer.pixels[5 * 40 + 5] = 0xffff_ffff
+        layer.damage = [PixelRect(x: 5, y: 5, width: 1, height: 1)]
+        try compositor.update([layer])
+        #expect(compositor.lastRepaint == [PixelRect(x: 30, y: 20, width: 2, height: 2)])
+        #expect(rgb(compositor.framebuffer.pixel(31, 21)) == 0xff_ffff && rgb(compositor.framebuffer.pixel(32, 21)) == 0x10_2030)
+    }
+
+    @Test("dimmed: every pixel at half its brightness, the whole output repainted when the dim comes and goes")
+    func dimmed() throws {
+        let compositor = OutputComposer(width: 100, height: 50)
+        let layer = CompositionLayer(pixels: Array(repeating: 0xffc8_6432, count: 20 * 20), width: 20, height: 20, opaque: true, origin: Offset(dx: 10, dy: 10), key: 1)
+        try compositor.update([layer])
+        try compositor.update([layer])
+        #expect(compositor.lastRepaint == [])
+        try compositor.update([layer], dimmed: true)
+        #expect(compositor.lastRepaint == nil, "the dim repaints everything")
+        #expect(rgb(compositor.framebuffer.pixel(15, 15)) == 0x64_3219, "0xc86432 at half: \(String(rgb(compositor.framebuffer.pixel(15, 15)) ?? 0, radix: 16))")
+        let background = SoftwareComposer.background
+        let halfBackground = ((background >> 16 & 0xff) / 2) << 16 | ((background >> 8 & 0xff) / 2) << 8 | (background & 0xff) / 2
+        #expect(rgb(compositor.framebuffer.pixel(80, 40)).map { Int($0 >> 16) - Int(halfBackground >> 16) }.map { abs($0) <= 1 } == true, "the background dims too")
+        try compositor.update([layer], dimmed: true)
+        #expect(compositor.lastRepaint == [])
+        try compositor.update([layer], dimmed: false)
+        #expect(compositor.lastRepaint == nil && rgb(compositor.framebuffer.pixel(15, 15)) == 0xc8_6432, "lit again")
     }
 
     @Test("Nothing changed: nothing repainted; one surface's damage: that rectangle, at the surface's place and scale")

@@ -136,10 +136,16 @@ public enum SoftwareComposer {
     /// The largest buffer scale honoured; a larger one is drawn at this scale.
     static let maximumScale = 32
 
+    /// How much of each pixel's brightness a dimmed output keeps: half, as pixman's OVER of
+    /// black at this alpha (of 0xffff) leaves it.
+    public static let dimAlpha: UInt16 = 0x8000
+
     /// Repaints `area` of `framebuffer` (all of it when nil): the background, then each layer
-    /// over it, bottom first. The rectangles may overlap.
+    /// over it, bottom first, then, when `dimmed`, black at `dimAlpha` over all of it (the idle
+    /// timer's dim: the picture, not a backlight, which the session does not drive). The
+    /// rectangles may overlap.
     public static func compose(_ layers: [CompositionLayer], into framebuffer: Framebuffer, only area: [PixelRect]? = nil,
-                               background: UInt32 = background) throws(CompositionError) {
+                               background: UInt32 = background, dimmed: Bool = false) throws(CompositionError) {
         let (width, height) = (framebuffer.width, framebuffer.height)
         let whole = PixelRect(x: 0, y: 0, width: width, height: height)
         let boxes = area.map { disjoint($0.compactMap { $0.intersection(whole) }) } ?? [whole]
@@ -159,6 +165,10 @@ public enum SoftwareComposer {
                     guard let part = covered.intersection(box) else { continue }
                     if let problem = draw(layer, part, onto: target) { return problem }
                 }
+            }
+            if dimmed {
+                var shade = pixman_color_t(red: 0, green: 0, blue: 0, alpha: dimAlpha)
+                guard pixman_image_fill_boxes(PIXMAN_OP_OVER, target, &shade, Int32(fills.count), &fills) != 0 else { return CompositionError("pixman cannot dim the picture") }
             }
             return nil
         }
@@ -283,6 +293,8 @@ public final class OutputComposer {
     private var painted: [Record]?
     /// What the last `update` repainted: nil for everything.
     public private(set) var lastRepaint: [PixelRect]? = nil
+    /// Whether the last composition was dimmed: a change repaints everything.
+    private var paintedDimmed = false
 
     private struct Record: Equatable {
         var key: UInt64
@@ -304,19 +316,20 @@ public final class OutputComposer {
 
     /// Brings the framebuffer up to date with `layers`, whose `damage` says where their
     /// pixels changed since the last call.
-    public func update(_ layers: [CompositionLayer], background: UInt32 = SoftwareComposer.background) throws(CompositionError) {
+    public func update(_ layers: [CompositionLayer], background: UInt32 = SoftwareComposer.background, dimmed: Bool = false) throws(CompositionError) {
         let (width, height) = (framebuffer.width, framebuffer.height)
         let records = layers.map { layer in
             Record(key: layer.key, coverage: SoftwareComposer.coverage(of: layer, width: width, height: height), origin: layer.origin,
                    width: layer.width, height: layer.height, scale: min(max(layer.scale, 1), SoftwareComposer.maximumScale), opaque: layer.opaque,
                    transform: layer.transform, viewport: layer.viewport, outputScale: layer.outputScale)
         }
-        let area = damage(from: painted, to: records, layers: layers)
+        let area = dimmed == paintedDimmed ? damage(from: painted, to: records, layers: layers) : nil
         // Recorded first: a failure part way leaves a picture the next call repaints in full.
         painted = nil
         lastRepaint = area
-        try SoftwareComposer.compose(layers, into: framebuffer, only: area, background: background)
+        try SoftwareComposer.compose(layers, into: framebuffer, only: area, background: background, dimmed: dimmed)
         painted = records
+        paintedDimmed = dimmed
     }
 
     /// The rectangles to repaint; nil for all of the output.
@@ -456,7 +469,7 @@ extension WaylandServer {
             protocols.output.composers[output.id] = composer
         }
         let layers = compositionLayers(of: output.id)
-        try composer.update(layers)
+        try composer.update(layers, dimmed: protocols.output.power[output.id] == .dimmed)
         protocols.output.unpresented[output.id]?.add(composer.lastRepaint)
         protocols.screencopy.composed(output.id, repaint: composer.lastRepaint)
         // Taken now that it is painted: a failed update repaints everything next time anyway.
@@ -475,7 +488,8 @@ extension WaylandServer {
     public func screenshotJob(output name: String? = nil) throws(CompositionError) -> ScreenshotJob {
         let output = try outputForComposition(named: name)
         let size = pixelSize(of: output)
-        return ScreenshotJob(output: output.name, width: size.width, height: size.height, layers: compositionLayers(of: output.id))
+        return ScreenshotJob(output: output.name, width: size.width, height: size.height, layers: compositionLayers(of: output.id),
+                             dimmed: protocols.output.power[output.id] == .dimmed)
     }
 }
 
@@ -486,10 +500,12 @@ public struct ScreenshotJob: Sendable {
     public let width: Int
     public let height: Int
     let layers: [CompositionLayer]
+    /// The output is dimmed: the screenshot is what its screen shows.
+    let dimmed: Bool
 
     public func run(writingTo path: String) throws(CompositionError) -> (name: String, width: Int, height: Int) {
         let composer = OutputComposer(width: width, height: height)
-        try composer.update(layers)
+        try composer.update(layers, dimmed: dimmed)
         try PNGWriter.write(composer.framebuffer, to: path)
         return (output, width, height)
     }
