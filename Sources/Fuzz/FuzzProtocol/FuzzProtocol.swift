@@ -95,13 +95,11 @@ func learnInterfaces() {
     // The C globals come into Swift as copies, but their message tables are the real ones.
     var display = wl_display_interface
     withUnsafePointer(to: &display) { learn($0) }
-    for interface in [tr_wl_compositor_interface(), tr_wl_subcompositor_interface(), tr_wl_shm_interface(), tr_wl_seat_interface(),
-                      tr_wl_output_interface(), tr_wl_data_device_manager_interface(), tr_xdg_wm_base_interface(),
-                      tr_touch_router_input_manager_v1_interface(), tr_zwp_input_timestamps_manager_v1_interface(),
-                      tr_zwlr_virtual_pointer_manager_v1_interface(), tr_zwp_virtual_keyboard_manager_v1_interface(),
-                      tr_zwlr_layer_shell_v1_interface(), tr_zxdg_output_manager_v1_interface(), tr_zxdg_shell_v6_interface(),
-                      tr_ext_idle_notifier_v1_interface(), tr_ext_session_lock_manager_v1_interface(), tr_zwlr_screencopy_manager_v1_interface(),
-                      tr_zwlr_output_power_manager_v1_interface()] {
+    // libwayland's core globals, and every interface of the protocols in protocols/, as
+    // generate-protocols.sh lists them: a new protocol is fuzzed as soon as it is listed there.
+    let core = [tr_wl_compositor_interface(), tr_wl_subcompositor_interface(), tr_wl_shm_interface(), tr_wl_seat_interface(),
+                tr_wl_output_interface(), tr_wl_data_device_manager_interface(), tr_wl_shell_interface()]
+    for interface in core + (0..<tr_protocol_interface_count()).map({ tr_protocol_interface($0) }) {
         if let interface { learn(interface) }
     }
 }

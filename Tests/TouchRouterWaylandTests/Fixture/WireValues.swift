@@ -133,21 +133,17 @@ struct SignatureArgument {
 }
 
 /// Interface descriptions by name, for binding globals: the session's own (CWaylandShim
-/// has each protocol's by address), shared by the client, since they are plain data.
+/// has each protocol's by address), shared by the client, since they are plain data. A new
+/// protocol is here as soon as generate-protocols.sh lists it.
 enum WireInterfaces {
     nonisolated(unsafe) static let byName: [String: UnsafePointer<wl_interface>] = {
-        let all: [UnsafePointer<wl_interface>?] = [
-            tr_gtk_primary_selection_device_manager_interface(), tr_org_kde_kwin_idle_interface(), tr_ext_idle_notifier_v1_interface(), tr_ext_session_lock_manager_v1_interface(), tr_zwlr_screencopy_manager_v1_interface(), tr_zwlr_output_power_manager_v1_interface(),
-            tr_org_kde_kwin_server_decoration_manager_interface(), tr_touch_router_input_manager_v1_interface(), tr_wl_compositor_interface(),
-            tr_wl_data_device_manager_interface(), tr_wl_output_interface(), tr_wl_seat_interface(), tr_wl_shell_interface(), tr_wl_shm_interface(),
-            tr_wl_subcompositor_interface(), tr_wp_fractional_scale_manager_v1_interface(), tr_wp_presentation_interface(),
-            tr_wp_single_pixel_buffer_manager_v1_interface(), tr_wp_viewporter_interface(), tr_xdg_activation_v1_interface(), tr_xdg_wm_base_interface(),
-            tr_zwlr_foreign_toplevel_manager_v1_interface(), tr_zwlr_layer_shell_v1_interface(), tr_zwlr_virtual_pointer_manager_v1_interface(),
-            tr_zwp_idle_inhibit_manager_v1_interface(), tr_zwp_input_method_manager_v2_interface(), tr_zwp_input_timestamps_manager_v1_interface(),
-            tr_zwp_pointer_constraints_v1_interface(), tr_zwp_primary_selection_device_manager_v1_interface(), tr_zwp_relative_pointer_manager_v1_interface(),
-            tr_zwp_text_input_manager_v3_interface(), tr_zwp_virtual_keyboard_manager_v1_interface(), tr_zxdg_decoration_manager_v1_interface(),
-            tr_zxdg_output_manager_v1_interface(), tr_zxdg_shell_v6_interface(),
+        // libwayland's core globals, and every interface of the protocols in protocols/ (the
+        // list generate-protocols.sh makes with the scanner's output).
+        let core: [UnsafePointer<wl_interface>?] = [
+            tr_wl_compositor_interface(), tr_wl_data_device_manager_interface(), tr_wl_output_interface(), tr_wl_seat_interface(),
+            tr_wl_shell_interface(), tr_wl_shm_interface(), tr_wl_subcompositor_interface(),
         ]
+        let all = core + (0..<tr_protocol_interface_count()).map { tr_protocol_interface($0) }
         var table: [String: UnsafePointer<wl_interface>] = [:]
         for interface in all.compactMap({ $0 }) { table[String(cString: interface.pointee.name)] = interface }
         return table
