@@ -5,12 +5,26 @@ import CWaylandShim
 /// as long as the client's object does.
 class WaylandObject {
     let resource: OpaquePointer
-    unowned let server: WaylandServer
+    /// The server, for what every object shares: its client's accounting (`install`,
+    /// `endClient`).
+    private unowned let owner: WaylandServer
 
     init(resource: OpaquePointer, server: WaylandServer) {
         self.resource = resource
-        self.server = server
+        owner = server
     }
+
+    /// An object made by another (a lock's surface, a manager's object) in a room that does
+    /// not see the server: the same accounting as `parent`'s.
+    init(resource: OpaquePointer, madeBy parent: WaylandObject) {
+        self.resource = resource
+        owner = parent.owner
+    }
+
+    /// The whole server. A room's objects reach the server only through their handler
+    /// protocol: each marks this unavailable (`roomObject` below), so the compiler checks what
+    /// the room may touch; the families not yet in rooms of their own use it.
+    var server: WaylandServer { owner }
 
     /// Called once, when libwayland destroys the resource (a destroy request, the client
     /// leaving, or a protocol error). Other objects refer to this one weakly.

@@ -56,6 +56,8 @@ struct WeakForeignHandle {
 }
 
 final class ForeignToplevelManagerObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     /// Tells a manager's handles from another's, for the parent event.
     let serial: UInt64
     var stopped = false
@@ -84,6 +86,8 @@ final class ForeignToplevelManagerObject: WaylandObject {
 }
 
 final class ForeignToplevelHandleObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     /// Nil once closed was sent: the handle then only waits for its destroy.
     weak var surface: SurfaceObject?
     let managerSerial: UInt64
@@ -99,11 +103,11 @@ final class ForeignToplevelHandleObject: WaylandObject {
 
     unowned let state: ForeignToplevelState
 
-    init(resource: OpaquePointer, server: WaylandServer, state: ForeignToplevelState, surface: SurfaceObject, managerSerial: UInt64) {
+    init(resource: OpaquePointer, madeBy manager: ForeignToplevelManagerObject, state: ForeignToplevelState, surface: SurfaceObject, managerSerial: UInt64) {
         self.state = state
         self.surface = surface
         self.managerSerial = managerSerial
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     private static func act(_ resource: OpaquePointer?, _ action: (ForeignToplevelState, SurfaceObject) -> Void) {

@@ -128,7 +128,7 @@ final class ForeignToplevelState {
     private func makeHandle(for entry: ForeignToplevel, in manager: ForeignToplevelManagerObject, describe: Bool = true) -> (ForeignToplevelHandleObject, ForeignToplevel)? {
         guard let surface = entry.surface, !manager.stopped,
               let resource = createResource(manager.client, tr_zwlr_foreign_toplevel_handle_v1_interface(), version: manager.version, id: 0) else { return nil }
-        let handle = ForeignToplevelHandleObject(resource: resource, server: manager.server, state: self, surface: surface, managerSerial: manager.serial)
+        let handle = ForeignToplevelHandleObject(resource: resource, madeBy: manager, state: self, surface: surface, managerSerial: manager.serial)
         WaylandObject.install(handle, implementation: ForeignToplevelHandleObject.table)
         entry.handles.append(WeakForeignHandle(handle: handle))
         zwlr_foreign_toplevel_manager_v1_send_toplevel(manager.resource, resource)

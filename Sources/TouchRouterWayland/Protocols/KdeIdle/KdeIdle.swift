@@ -33,13 +33,18 @@ enum KdeIdleGlobal {
 
 /// org_kde_kwin_idle_timeout: idle after its time without input, resumed at the next input.
 final class KdeIdleTimeoutObject: WaylandObject, IdleTimeout {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     let nanoseconds: Int64
     let started: RouterTime
     var idle = false
     private unowned let state: KdeIdleState
+    /// The session's clock, for simulate_user_activity's time.
+    private let clock: any RouterClock
 
     init(resource: OpaquePointer, server: WaylandServer, state: KdeIdleState, nanoseconds: Int64, started: RouterTime) {
         self.state = state
+        clock = server.clock
         self.nanoseconds = nanoseconds
         self.started = started
         super.init(resource: resource, server: server)
@@ -55,6 +60,6 @@ final class KdeIdleTimeoutObject: WaylandObject, IdleTimeout {
         simulate_user_activity: { _, resource in
             let timeout = WaylandObject.of(resource, as: KdeIdleTimeoutObject.self)
             // As KWin does: activity of the seat, for every timeout.
-            timeout.state.timeouts.activity(at: timeout.server.clock.now())
+            timeout.state.timeouts.activity(at: timeout.clock.now())
         }))
 }

@@ -56,7 +56,7 @@ enum OutputPowerManager {
             guard let created = createResource(client, tr_zwlr_output_power_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             let server = manager.server
             let output = WaylandObject.of(outputResource, as: OutputBinding.self).output.flatMap { $0.retired ? nil : $0 }
-            let control = OutputPowerObject(resource: created, server: server, state: server.protocols.outputPower, output: output?.id ?? OutputID(0))
+            let control = OutputPowerObject(resource: created, server: server, state: server.protocols.outputPower, handler: server, output: output?.id ?? OutputID(0))
             WaylandObject.install(control, implementation: OutputPowerObject.table)
             guard let output, let on = server.outputPowerIsOn(output.id), server.protocols.outputPower.take(control) else {
                 control.fail()
@@ -69,12 +69,16 @@ enum OutputPowerManager {
 
 /// zwlr_output_power_v1: one output's power mode, set and heard; failed ends it.
 final class OutputPowerObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     private unowned let state: OutputPowerState
+    private unowned let handler: any OutputPowerHandler
     let output: OutputID
     private var failed = false
 
-    init(resource: OpaquePointer, server: WaylandServer, state: OutputPowerState, output: OutputID) {
+    init(resource: OpaquePointer, server: WaylandServer, state: OutputPowerState, handler: any OutputPowerHandler, output: OutputID) {
         self.state = state
+        self.handler = handler
         self.output = output
         super.init(resource: resource, server: server)
     }
@@ -101,7 +105,7 @@ final class OutputPowerObject: WaylandObject {
                 return
             }
             guard !control.failed else { return }
-            control.server.setOutputPower(control.output, on: mode == ZWLR_OUTPUT_POWER_V1_MODE_ON.rawValue)
+            control.handler.setOutputPower(control.output, on: mode == ZWLR_OUTPUT_POWER_V1_MODE_ON.rawValue)
         },
         destroy: destroyRequest))
 }

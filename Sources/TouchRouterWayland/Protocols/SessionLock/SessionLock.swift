@@ -14,7 +14,7 @@ enum SessionLockManager {
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_ext_session_lock_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             let server = manager.server
-            let lock = SessionLockObject(resource: created, server: server, state: server.protocols.sessionLock)
+            let lock = SessionLockObject(resource: created, server: server, state: server.protocols.sessionLock, handler: server)
             WaylandObject.install(lock, implementation: SessionLockObject.table)
             server.protocols.sessionLock.lock(lock, handler: server)
         }))
@@ -23,14 +23,18 @@ enum SessionLockManager {
 /// ext_session_lock_v1: the lock, in force from `locked` until unlock_and_destroy; one that
 /// was refused (another lock holds the session) heard `finished` and is inert.
 final class SessionLockObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     private unowned let state: SessionLockState
+    fileprivate unowned let handler: any SessionLockHandler
     private(set) var sentLocked = false
     private(set) var finished = false
     /// Its lock surfaces by output, while they live.
     private var surfaces: [OutputID: WeakLockSurface] = [:]
 
-    init(resource: OpaquePointer, server: WaylandServer, state: SessionLockState) {
+    init(resource: OpaquePointer, server: WaylandServer, state: SessionLockState, handler: any SessionLockHandler) {
         self.state = state
+        self.handler = handler
         super.init(resource: resource, server: server)
     }
 
@@ -84,7 +88,7 @@ final class SessionLockObject: WaylandObject {
                 return
             }
             guard let created = createResource(client, tr_ext_session_lock_surface_v1_interface(), version: lock.version, id: id) else { return }
-            let lockSurface = LockSurfaceObject(resource: created, server: lock.server, surface: surface, lock: lock, output: outputID)
+            let lockSurface = LockSurfaceObject(resource: created, madeBy: lock, handler: lock.handler, surface: surface, output: outputID)
             WaylandObject.install(lockSurface, implementation: LockSurfaceObject.table)
             surface.role = .lockSurface
             surface.lockSurface = lockSurface
@@ -92,7 +96,7 @@ final class SessionLockObject: WaylandObject {
             // they are inert, never shown.
             if let outputID, lock.isInForce {
                 lock.surfaces[outputID] = WeakLockSurface(object: lockSurface)
-                lockSurface.configure(handler: lock.server)
+                lockSurface.configure(handler: lock.handler)
             }
         },
         unlock_and_destroy: { _, resource in
@@ -101,7 +105,7 @@ final class SessionLockObject: WaylandObject {
                 lock.postError(EXT_SESSION_LOCK_V1_ERROR_INVALID_UNLOCK.rawValue, "\(lock.name).unlock_and_destroy: \(lock.finished ? "the lock was finished, never locked" : "before the locked event")")
                 return
             }
-            lock.state.unlock(lock, handler: lock.server)
+            lock.state.unlock(lock, handler: lock.handler)
             wl_resource_destroy(resource)
         }))
 }
@@ -114,17 +118,21 @@ struct WeakLockSurface {
 /// configured to the output's size; its commits need an acked configure and a buffer of
 /// exactly the acked size.
 final class LockSurfaceObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     weak var surface: SurfaceObject?
     private weak var lock: SessionLockObject?
+    private unowned let handler: any SessionLockHandler
     let output: OutputID?
     private var sent: [(serial: UInt32, size: Size)] = []
     private(set) var acked: Size?
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, lock: SessionLockObject, output: OutputID?) {
+    init(resource: OpaquePointer, madeBy lock: SessionLockObject, handler: any SessionLockHandler, surface: SurfaceObject, output: OutputID?) {
         self.surface = surface
         self.lock = lock
+        self.handler = handler
         self.output = output
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: lock)
     }
 
     func configure(handler: any SessionLockHandler) {
@@ -138,7 +146,7 @@ final class LockSurfaceObject: WaylandObject {
     /// Its lock went: it leaves the screen, and stays inert until destroyed.
     func lockGone() {
         lock = nil
-        if let surface { server.unmapLockSurface(surface) }
+        if let surface { handler.unmapLockSurface(surface) }
     }
 
     /// On its surface's commit; false when the commit ended the client.
@@ -164,7 +172,7 @@ final class LockSurfaceObject: WaylandObject {
         if let output { lock?.surfaceGone(output) }
         guard let surface, surface.lockSurface === self else { return }
         surface.lockSurface = nil
-        server.unmapLockSurface(surface)
+        handler.unmapLockSurface(surface)
         surface.role = .none
     }
 
