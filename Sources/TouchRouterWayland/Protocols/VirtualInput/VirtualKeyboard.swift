@@ -23,18 +23,24 @@ enum VirtualKeyboardManagerGlobal {
     nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_manager_v1_interface(
         create_virtual_keyboard: { client, resource, _, id in
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let device = manager.server.makeVirtualDevice(for: manager, request: "\(manager.name).create_virtual_keyboard") else { return }
+            let handler: any VirtualInputHandler = manager.server
+            guard let device = handler.makeVirtualDevice(for: manager, request: "\(manager.name).create_virtual_keyboard") else { return }
             guard let created = createResource(client, tr_zwp_virtual_keyboard_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let keyboard = VirtualKeyboardObject(resource: created, server: manager.server, device: device)
+            let state = manager.server.protocols.virtualInput
+            let keyboard = VirtualKeyboardObject(resource: created, madeBy: manager, handler: handler, state: state, device: device)
             WaylandObject.install(keyboard, implementation: VirtualKeyboardObject.table)
-            manager.server.protocols.virtualInput.virtualKeyboards[device] = keyboard
-            manager.server.virtualDeviceAdded(device, capabilities: [.keyboard], name: "\(keyboard.name) (client \(manager.server.existingRecord(for: keyboard.client)?.pid ?? 0))")
+            state.virtualKeyboards[device] = keyboard
+            handler.virtualDeviceAdded(device, capabilities: [.keyboard], of: keyboard)
         }))
 }
 
 /// One virtual keyboard: its keymap, with the xkbcommon state its keys and modifiers
 /// requests move, and the keys it holds, released when it goes.
 final class VirtualKeyboardObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any VirtualInputHandler
+    private unowned let state: VirtualInputState
     let device: DeviceID
     private(set) var keymap: Keymap?
     private var heldKeys: [UInt32] = []
@@ -43,18 +49,20 @@ final class VirtualKeyboardObject: WaylandObject {
     /// libinput's stop at KEY_MAX (767).
     static let highestKey: UInt32 = 0xFFFF
 
-    init(resource: OpaquePointer, server: WaylandServer, device: DeviceID) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any VirtualInputHandler, state: VirtualInputState, device: DeviceID) {
+        self.handler = handler
+        self.state = state
         self.device = device
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {
-        let now = server.clock.now()
+        let now = handler.now
         var events: [InputEvent] = heldKeys.map { .key(device: device, time: now, key: $0, state: .released) }
         events.append(.deviceRemoved(device: device, time: now))
         // Its releases are read with its own keymap, so it is forgotten only after them.
-        server.virtualDeviceRemoved(self, events: events)
-        server.protocols.virtualInput.virtualKeyboards[device] = nil
+        handler.virtualDeviceRemoved(self, events: events)
+        state.virtualKeyboards[device] = nil
     }
 
     /// The client's keymap file, read and compiled; anything else is the end of the client,
@@ -64,14 +72,14 @@ final class VirtualKeyboardObject: WaylandObject {
         defer { close(fd) }
         let request = "\(name).keymap"
         guard format == WL_KEYBOARD_KEYMAP_FORMAT_XKB_V1.rawValue else {
-            return server.endClient(client, "\(request): format \(format) is not xkb_v1 (1)")
+            return handler.endClient(client, "\(request): format \(format) is not xkb_v1 (1)")
         }
         guard size > 0, size <= ClientLimits.keymapBytes else {
-            return server.endClient(client, "\(request): \(size) bytes, not from 1 to \(ClientLimits.keymapBytes), the most a keymap may take")
+            return handler.endClient(client, "\(request): \(size) bytes, not from 1 to \(ClientLimits.keymapBytes), the most a keymap may take")
         }
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            return server.endClient(client, "\(request): the descriptor is not a readable file")
+            return handler.endClient(client, "\(request): the descriptor is not a readable file")
         }
         var bytes = [UInt8](repeating: 0, count: Int(size))
         var done = 0
@@ -79,7 +87,7 @@ final class VirtualKeyboardObject: WaylandObject {
             let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, $0.count - done, off_t(done)) }
             if got < 0, errno == EINTR { continue }
             guard got > 0 else {
-                return server.endClient(client, got == 0 ? "\(request): the file holds \(done) bytes, fewer than the \(size) said"
+                return handler.endClient(client, got == 0 ? "\(request): the file holds \(done) bytes, fewer than the \(size) said"
                                                             : "\(request): cannot read the file: \(String(cString: strerror(errno)))")
             }
             done += got
@@ -87,11 +95,11 @@ final class VirtualKeyboardObject: WaylandObject {
         // The text may end in NULs (the seat's own keymap file does).
         let length = bytes.lastIndex { $0 != 0 }.map { $0 + 1 } ?? 0
         guard let compiled = bytes.withUnsafeBytes({ Keymap(clientText: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) else {
-            return server.endClient(client, "\(request): xkbcommon cannot read it as an xkb_v1 keymap")
+            return handler.endClient(client, "\(request): xkbcommon cannot read it as an xkb_v1 keymap")
         }
         let old = keymap
         keymap = compiled
-        server.virtualKeymapReplaced(old, with: compiled)
+        handler.virtualKeymapReplaced(old, with: compiled)
     }
 
     private func key(_ key: UInt32, state: UInt32) {
@@ -102,21 +110,21 @@ final class VirtualKeyboardObject: WaylandObject {
         switch state {
         case WL_KEYBOARD_KEY_STATE_PRESSED.rawValue: keyState = .pressed
         case WL_KEYBOARD_KEY_STATE_RELEASED.rawValue: keyState = .released
-        default: return server.endClient(client, "\(name).key: state \(state) is neither released (0) nor pressed (1)")
+        default: return handler.endClient(client, "\(name).key: state \(state) is neither released (0) nor pressed (1)")
         }
         guard key <= Self.highestKey else {
-            return server.endClient(client, "\(name).key: key \(key) is past \(Self.highestKey), beyond any keymap's codes")
+            return handler.endClient(client, "\(name).key: key \(key) is past \(Self.highestKey), beyond any keymap's codes")
         }
         if keyState == .pressed, !heldKeys.contains(key) { heldKeys.append(key) }
         if keyState == .released { heldKeys.removeAll { $0 == key } }
-        server.routeAsDevice([.key(device: device, time: server.clock.now(), key: key, state: keyState)])
+        handler.routeVirtual([.key(device: device, time: handler.now, key: key, state: keyState)])
     }
 
     private func modifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
         guard let keymap else {
             return postError(ZWP_VIRTUAL_KEYBOARD_V1_ERROR_NO_KEYMAP.rawValue, "\(name).modifiers: no keymap was set; keymap must come first")
         }
-        server.virtualModifiers(keymap, changed: keymap.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group))
+        handler.virtualModifiers(keymap, changed: keymap.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group))
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_v1_interface(

@@ -23,19 +23,23 @@ enum VirtualPointerManagerGlobal {
     private static func create(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, output: OpaquePointer?) {
         let manager = WaylandObject.of(resource, as: BoundGlobal.self)
         let request = "\(manager.name).create_virtual_pointer"
-        guard let device = manager.server.makeVirtualDevice(for: manager, request: request) else { return }
+        let handler: any VirtualInputHandler = manager.server
+        guard let device = handler.makeVirtualDevice(for: manager, request: request) else { return }
         guard let created = createResource(client, tr_zwlr_virtual_pointer_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
         // A wl_output is always an OutputBinding; one of a removed output maps nowhere special.
         let target = output.map { WaylandObject.of($0, as: OutputBinding.self) }?.output
-        let pointer = VirtualPointerObject(resource: created, server: manager.server, device: device, output: target)
+        let pointer = VirtualPointerObject(resource: created, madeBy: manager, handler: handler, device: device, output: target)
         WaylandObject.install(pointer, implementation: VirtualPointerObject.table)
-        manager.server.virtualDeviceAdded(device, capabilities: [.pointer], name: "\(pointer.name) (client \(manager.server.existingRecord(for: pointer.client)?.pid ?? 0))")
+        handler.virtualDeviceAdded(device, capabilities: [.pointer], of: pointer)
     }
 }
 
 /// One virtual pointer: what it asked for since its last frame, and the buttons it holds,
 /// released when it goes (destroyed, or its client dies).
 final class VirtualPointerObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any VirtualInputHandler
     let device: DeviceID
     private weak var output: VirtualOutput?
     private var pending: [Pending] = []
@@ -50,17 +54,18 @@ final class VirtualPointerObject: WaylandObject {
         case axis(PointerAxis, value: Double, discrete: Int32)
     }
 
-    init(resource: OpaquePointer, server: WaylandServer, device: DeviceID, output: VirtualOutput?) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any VirtualInputHandler, device: DeviceID, output: VirtualOutput?) {
+        self.handler = handler
         self.device = device
         self.output = output
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {
-        let now = server.clock.now()
+        let now = handler.now
         var events: [InputEvent] = heldButtons.map { .pointerButton(device: device, time: now, button: $0, state: .released) }
         events.append(.deviceRemoved(device: device, time: now))
-        server.virtualDeviceRemoved(self, events: events)
+        handler.virtualDeviceRemoved(self, events: events)
     }
 
     private func gather(_ request: String, _ item: Pending) {
@@ -89,7 +94,7 @@ final class VirtualPointerObject: WaylandObject {
     /// Everything gathered, in order, as the router's events, with the frame's axis source.
     private func frame() {
         guard !pending.isEmpty else { return }
-        let now = server.clock.now()
+        let now = handler.now
         var events: [InputEvent] = []
         events.reserveCapacity(pending.count)
         for item in pending {
@@ -97,7 +102,7 @@ final class VirtualPointerObject: WaylandObject {
             case .motion(let dx, let dy):
                 events.append(.pointerMotion(device: device, time: now, dx: dx, dy: dy))
             case .absolute(let x, let y):
-                events.append(.pointerMotionAbsolute(device: device, time: now, position: server.absolutePosition(x, y, on: output)))
+                events.append(.pointerMotionAbsolute(device: device, time: now, position: handler.absolutePosition(x, y, on: output)))
             case .button(let button, let state):
                 if state == .pressed, !heldButtons.contains(button) { heldButtons.append(button) }
                 if state == .released { heldButtons.removeAll { $0 == button } }
@@ -108,7 +113,7 @@ final class VirtualPointerObject: WaylandObject {
         }
         pending.removeAll(keepingCapacity: true)
         axisSource = .wheel
-        server.routeAsDevice(events)
+        handler.routeVirtual(events)
     }
 
     nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_v1_interface(
@@ -129,7 +134,7 @@ final class VirtualPointerObject: WaylandObject {
             case WL_POINTER_BUTTON_STATE_PRESSED.rawValue: buttonState = .pressed
             case WL_POINTER_BUTTON_STATE_RELEASED.rawValue: buttonState = .released
             default:
-                pointer.server.endClient(pointer.client, "\(pointer.name).button: state \(state) is neither released (0) nor pressed (1)")
+                pointer.handler.endClient(pointer.client, "\(pointer.name).button: state \(state) is neither released (0) nor pressed (1)")
                 return
             }
             pointer.gather("button", .button(button, buttonState))
@@ -168,55 +173,4 @@ final class VirtualPointerObject: WaylandObject {
 enum VirtualDevices {
     /// Far above libinput's devices (1001 on) and a host's (100 on).
     static let first: UInt32 = 0x4000_0000
-}
-
-extension WaylandServer {
-    /// A fresh device id for a virtual pointer or keyboard, counted against its client's
-    /// `ClientLimits.virtualDevices`; nil (the client ended) past it.
-    func makeVirtualDevice(for manager: WaylandObject, request: String) -> DeviceID? {
-        guard let record = existingRecord(for: manager.client) else { return nil }
-        guard record.usage.virtualDevices < ClientLimits.virtualDevices else {
-            manager.endClient(request, pastLimit: "past \(ClientLimits.virtualDevices) virtual pointers and keyboards, the most one client may have")
-            return nil
-        }
-        record.usage.virtualDevices += 1
-        let device = DeviceID(protocols.virtualInput.nextVirtualDevice)
-        // Wraps back to the first after four billion, far past any one still alive.
-        protocols.virtualInput.nextVirtualDevice = protocols.virtualInput.nextVirtualDevice == UInt32.max ? VirtualDevices.first : protocols.virtualInput.nextVirtualDevice + 1
-        return device
-    }
-
-    func virtualDeviceAdded(_ device: DeviceID, capabilities: DeviceCapabilities, name: String) {
-        routeAsDevice([.deviceAdded(device: device, time: clock.now(), capabilities: capabilities)], naming: name)
-    }
-
-    /// The device's last events (releases of what it held, then its removal), routed whether
-    /// it was destroyed or its client died (then nothing is sent to that client).
-    func virtualDeviceRemoved(_ object: WaylandObject, events: [InputEvent]) {
-        existingRecord(for: object.client)?.usage.virtualDevices -= 1
-        routeAsDevice(events)
-    }
-
-    /// A point `x`, `y` of the way across the output (the layout's bounding box without one,
-    /// or when it was removed), kept inside it: a fraction of 1 is its last pixel.
-    func absolutePosition(_ x: Double, _ y: Double, on output: VirtualOutput?) -> Point<GlobalSpace> {
-        let area: Rect<GlobalSpace>
-        if let output, !output.retired {
-            area = output.rect
-        } else {
-            // The outputs' bounding box, in one pass and without an array: it runs for every motion.
-            var left = Int.max, top = Int.max, right = Int.min, bottom = Int.min
-            for output in outputs {
-                let rect = output.rect
-                left = min(left, rect.x)
-                top = min(top, rect.y)
-                right = max(right, rect.x + rect.width)
-                bottom = max(bottom, rect.y + rect.height)
-            }
-            if left > right { (left, top, right, bottom) = (0, 0, 1, 1) }
-            area = Rect(x: left, y: top, width: max(right - left, 1), height: max(bottom - top, 1))
-        }
-        let lastX = Double(area.x + area.width) - 1.0 / 256, lastY = Double(area.y + area.height) - 1.0 / 256
-        return Point(x: min(Double(area.x) + x * Double(area.width), lastX), y: min(Double(area.y) + y * Double(area.height), lastY))
-    }
 }
