@@ -24,7 +24,7 @@ enum TouchInputManagerGlobal {
                 return
             }
             guard let created = createResource(client, tr_touch_router_surface_input_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let input = TouchInputSurfaceObject(resource: created, server: manager.server, surface: surface)
+            let input = TouchInputSurfaceObject(resource: created, madeBy: manager, handler: manager.server, surface: surface)
             surface.touchInput = input
             WaylandObject.install(input, implementation: TouchInputSurfaceObject.table)
         },
@@ -138,8 +138,20 @@ extension SurfaceObject {
     }
 }
 
+/// What a surface's touch-router-input object may ask of the server (Handlers/TouchInputHandling.swift).
+protocol TouchInputHandler: AnyObject {
+    /// The ids of the touches down now.
+    var liveTouchIDs: Set<Int32> { get }
+    /// Rejects `touch` for the client, if it is down on `surface` and given to it as touches
+    /// (not driving its pointer); false when it is not, and nothing happened.
+    func rejectTouch(_ touch: TouchID, on surface: SurfaceID, by client: OpaquePointer) -> Bool
+}
+
 /// A touch_router_surface_input_v1: the client's handle on one surface's policies.
 final class TouchInputSurfaceObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any TouchInputHandler
     /// Nil once the wl_surface is destroyed; from then on only destroy is allowed.
     private(set) weak var surface: SurfaceObject?
     private var surfaceListener: Listener?
@@ -149,10 +161,11 @@ final class TouchInputSurfaceObject: WaylandObject {
     /// reject that crossed the touch's up cannot hit a later touch that reuses the id.
     private var downSerials: [Int32: UInt32] = [:]
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TouchInputHandler, surface: SurfaceObject) {
+        self.handler = handler
         self.surface = surface
         surfaceWasInTree = surface.inTree
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
         let listener = Listener { [weak self] _ in
             self?.surface = nil
             self?.surfaceListener?.remove()
@@ -225,7 +238,7 @@ final class TouchInputSurfaceObject: WaylandObject {
     func touchWentDown(_ id: TouchID, serial: UInt32) {
         // Ids are seat slots, so few; a session injecting ever new ids is bounded here.
         if downSerials.count >= 256 {
-            let live = Set(server.router.activeTouches.map(\.id.raw))
+            let live = handler.liveTouchIDs
             downSerials = downSerials.filter { live.contains($0.key) }
         }
         downSerials[id.raw] = serial
@@ -234,13 +247,10 @@ final class TouchInputSurfaceObject: WaylandObject {
     /// XInput 2.2's touch reject, for a sequence this surface has now; anything else is a
     /// request that crossed the sequence's end, and is ignored.
     private func rejectTouch(serial: UInt32, id: Int32) {
-        guard let surface = liveSurface("reject_touch"), let record = server.existingRecord(for: client) else { return }
-        let touch = TouchID(id)
-        guard downSerials[id] == serial,
-              server.router.activeTouches.contains(where: { $0.id == touch && $0.surface == surface.id && !$0.emulatingPointer }) else { return }
+        guard let surface = liveSurface("reject_touch"), downSerials[id] == serial else { return }
+        // Forgotten before the reject is routed: what routing delivers may be a new down of the id here.
         downSerials[id] = nil
-        server.router.rejectTouch(touch, by: record.id)
-        server.router.dispatchAll()
+        if !handler.rejectTouch(TouchID(id), on: surface.id, by: client) { downSerials[id] = serial }
     }
 
     nonisolated(unsafe) static let table = implementation(touch_router_surface_input_v1_interface(

@@ -1,0 +1,14 @@
+import TouchRouterCore
+
+/// What a surface's touch-router-input object may ask of the server (Protocols/TouchRouterInput/).
+extension WaylandServer: TouchInputHandler {
+    var liveTouchIDs: Set<Int32> { Set(router.activeTouches.map(\.id.raw)) }
+
+    func rejectTouch(_ touch: TouchID, on surface: SurfaceID, by client: OpaquePointer) -> Bool {
+        guard let record = existingRecord(for: client),
+              router.activeTouches.contains(where: { $0.id == touch && $0.surface == surface && !$0.emulatingPointer }) else { return false }
+        router.rejectTouch(touch, by: record.id)
+        router.dispatchAll()
+        return true
+    }
+}
