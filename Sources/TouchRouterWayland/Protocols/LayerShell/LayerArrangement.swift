@@ -5,7 +5,7 @@ import TouchRouterCore
 // exclusive zones (LayerPlacement in the core), the usable area they leave for windows, and
 // the keyboard focus that exclusive interactivity holds.
 
-extension WaylandServer {
+extension WaylandServer: LayerSurfaceHandler {
     /// The layer surface's object went: it leaves the tree, and the rest of its output is arranged again.
     func layerSurfaceGone(_ layer: LayerSurfaceObject) {
         protocols.layerShell.remove(layer)

@@ -47,7 +47,7 @@ enum LayerShellGlobal {
             // The output asked for, or the first; an output already removed counts as none given.
             let asked = outputResource.map { WaylandObject.of($0, as: OutputBinding.self).output }
             let output = asked.flatMap { $0 }.flatMap { $0.retired ? nil : $0 }?.id ?? shell.server.outputs.first?.id
-            let layerSurface = LayerSurfaceObject(resource: created, server: shell.server, surface: surface, output: output, layer: layer,
+            let layerSurface = LayerSurfaceObject(resource: created, madeBy: shell, handler: shell.server, surface: surface, output: output, layer: layer,
                                                   namespace: namespace.map { String(cString: $0) } ?? "")
             WaylandObject.install(layerSurface, implementation: LayerSurfaceObject.table)
             surface.layerSurface = layerSurface
@@ -64,7 +64,17 @@ enum LayerKeyboardInteractivity: UInt32 {
     case none = 0, exclusive = 1, onDemand = 2
 }
 
+/// What a layer surface may ask of the server; the arrangement of an output's layer
+/// surfaces is the server's (LayerArrangement.swift).
+protocol LayerSurfaceHandler: AnyObject {
+    /// The layer surface went: its output is arranged again, and its surface leaves the tree.
+    func layerSurfaceGone(_ layer: LayerSurfaceObject)
+}
+
 final class LayerSurfaceObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any LayerSurfaceHandler
     weak var surface: SurfaceObject?
     let output: OutputID?
     let namespace: String
@@ -91,7 +101,8 @@ final class LayerSurfaceObject: WaylandObject {
     /// Its place among the layer surfaces of its layer: the order exclusive zones are taken in.
     var order: UInt64 = 0
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, output: OutputID?, layer: StackingLayer, namespace: String) {
+    init(resource: OpaquePointer, madeBy shell: WaylandObject, handler: any LayerSurfaceHandler, surface: SurfaceObject, output: OutputID?, layer: StackingLayer, namespace: String) {
+        self.handler = handler
         self.surface = surface
         self.output = output
         self.namespace = namespace
@@ -99,11 +110,11 @@ final class LayerSurfaceObject: WaylandObject {
         current = pending
         pendingLayer = layer
         self.layer = layer
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: shell)
     }
 
     override func resourceDestroyed() {
-        server.layerSurfaceGone(self)
+        handler.layerSurfaceGone(self)
     }
 
     /// The committed placement as arrangements take it: a hidden on-screen keyboard keeps its
