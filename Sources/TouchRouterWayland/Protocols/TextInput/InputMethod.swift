@@ -27,7 +27,7 @@ enum InputMethodManagerGlobal {
             let manager = WaylandObject.of(resource, as: BoundGlobal.self)
             let server = manager.server
             guard let created = createResource(client, tr_zwp_input_method_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let inputMethod = InputMethodObject(resource: created, server: server)
+            let inputMethod = InputMethodObject(resource: created, madeBy: manager, handler: server, state: server.protocols.textInput)
             WaylandObject.install(inputMethod, implementation: InputMethodObject.table)
             guard server.protocols.textInput.inputMethod == nil else {
                 inputMethod.unavailable = true
@@ -42,6 +42,10 @@ enum InputMethodManagerGlobal {
 
 /// One zwp_input_method_v2.
 final class InputMethodObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any TextInputHandler
+    private unowned let state: TextInputState
     /// The text input it was last activated for; nil once deactivated.
     private(set) weak var served: TextInputObject?
     /// `activate` was sent, and no `deactivate` since.
@@ -53,9 +57,15 @@ final class InputMethodObject: WaylandObject {
     private var pendingPreedit: (text: String, begin: Int32, end: Int32)?
     private var pendingDelete: (before: UInt32, after: UInt32)?
 
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TextInputHandler, state: TextInputState) {
+        self.handler = handler
+        self.state = state
+        super.init(resource: resource, madeBy: manager)
+    }
+
     override func resourceDestroyed() {
-        if server.protocols.textInput.inputMethod === self { server.protocols.textInput.inputMethod = nil }
-        if server.protocols.textInput.inputMethodGrab?.inputMethod === self { server.protocols.textInput.inputMethodGrab = nil }
+        if state.inputMethod === self { state.inputMethod = nil }
+        if state.inputMethodGrab?.inputMethod === self { state.inputMethodGrab = nil }
     }
 
     /// The text input committed while enabled and focused: its state, after `activate`
@@ -115,19 +125,21 @@ final class InputMethodObject: WaylandObject {
         get_input_popup_surface: { client, resource, id, _ in
             let inputMethod = WaylandObject.of(resource, as: InputMethodObject.self)
             guard let created = createResource(client, tr_zwp_input_popup_surface_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(InputPopupSurfaceObject(resource: created, server: inputMethod.server), implementation: InputPopupSurfaceObject.table)
+            WaylandObject.install(InputPopupSurfaceObject(resource: created, madeBy: inputMethod), implementation: InputPopupSurfaceObject.table)
         },
         grab_keyboard: { client, resource, id in
             let inputMethod = WaylandObject.of(resource, as: InputMethodObject.self)
             guard let created = createResource(client, tr_zwp_input_method_keyboard_grab_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let grab = InputMethodKeyboardGrabObject(resource: created, server: inputMethod.server, inputMethod: inputMethod)
+            let grab = InputMethodKeyboardGrabObject(resource: created, madeBy: inputMethod, handler: inputMethod.handler, state: inputMethod.state, inputMethod: inputMethod)
             WaylandObject.install(grab, implementation: InputMethodKeyboardGrabObject.table)
-            inputMethod.server.grabKeyboard(grab)
+            inputMethod.handler.grabKeyboard(grab)
         },
         destroy: destroyRequest))
 }
 
 /// A zwp_input_popup_surface_v2: kept until destroyed; its surface is never shown.
 final class InputPopupSurfaceObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     nonisolated(unsafe) static let table = implementation(zwp_input_popup_surface_v2_interface(destroy: destroyRequest))
 }

@@ -15,6 +15,10 @@ import Glibc
 // timed: the input method's typing is.
 
 final class InputMethodKeyboardGrabObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any TextInputHandler
+    private unowned let state: TextInputState
     nonisolated(unsafe) static let table = implementation(zwp_input_method_keyboard_grab_v2_interface(release: destroyRequest))
 
     /// The input method that made it: the grab holds only while that one has the seat.
@@ -22,13 +26,15 @@ final class InputMethodKeyboardGrabObject: WaylandObject {
     /// The keymap the grab was last sent, so that a keyboard with another one sends it first.
     weak var sentKeymap: Keymap?
 
-    init(resource: OpaquePointer, server: WaylandServer, inputMethod: InputMethodObject) {
+    init(resource: OpaquePointer, madeBy parent: WaylandObject, handler: any TextInputHandler, state: TextInputState, inputMethod: InputMethodObject) {
+        self.handler = handler
+        self.state = state
         self.inputMethod = inputMethod
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: parent)
     }
 
     override func resourceDestroyed() {
-        if server.protocols.textInput.inputMethodGrab === self { server.protocols.textInput.inputMethodGrab = nil }
+        if state.inputMethodGrab === self { state.inputMethodGrab = nil }
     }
 
     func send(_ keymap: Keymap) {
@@ -39,12 +45,12 @@ final class InputMethodKeyboardGrabObject: WaylandObject {
             close(file.fd)
             sentKeymap = keymap
         } catch {
-            server.report("keymap for an input method's keyboard grab: \(error)")
+            handler.report("keymap for an input method's keyboard grab: \(error)")
         }
     }
 
     func send(_ modifiers: KeyboardModifiers) {
-        zwp_input_method_keyboard_grab_v2_send_modifiers(resource, server.display.nextSerial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
+        zwp_input_method_keyboard_grab_v2_send_modifiers(resource, handler.nextSerial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
     }
 }
 

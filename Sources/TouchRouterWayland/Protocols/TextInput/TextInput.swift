@@ -27,7 +27,7 @@ enum TextInputManagerGlobal {
                 return
             }
             guard let created = createResource(client, tr_zwp_text_input_v3_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let textInput = TextInputObject(resource: created, server: manager.server)
+            let textInput = TextInputObject(resource: created, madeBy: manager, handler: manager.server)
             WaylandObject.install(textInput, implementation: TextInputObject.table)
             record.textInputs.append(textInput)
             manager.server.textInputCreated(textInput, of: record)
@@ -57,6 +57,9 @@ struct TextFieldState: Equatable {
 
 /// One zwp_text_input_v3.
 final class TextInputObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any TextInputHandler
     /// The surface it was last sent `enter` for, until its `leave`.
     var entered: SurfaceID?
     var pending = TextFieldState()
@@ -64,14 +67,18 @@ final class TextInputObject: WaylandObject {
     /// Commit requests so far: the serial of each `done` (the protocol's count, wrapping).
     private(set) var commits: UInt32 = 0
 
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TextInputHandler) {
+        self.handler = handler
+        super.init(resource: resource, madeBy: manager)
+    }
+
     override func resourceDestroyed() {
-        server.existingRecord(for: client)?.textInputs.removeAll { $0 === self }
-        server.textInputGone(self)
+        handler.textInputDestroyed(self)
     }
 
     /// The text input the input method serves: enabled, on the surface with the keyboard focus.
     var isActive: Bool {
-        current.enabled && entered != nil && entered == server.router.keyboardFocus
+        current.enabled && entered != nil && entered == handler.focusedSurface
     }
 
     func sendEnter(_ surface: SurfaceObject) {
@@ -88,7 +95,7 @@ final class TextInputObject: WaylandObject {
         commits &+= 1
         let wasActive = isActive
         current = pending
-        server.textInputCommitted(self, wasActive: wasActive)
+        handler.textInputCommitted(self, wasActive: wasActive)
     }
 
     func sendDone() {
@@ -124,7 +131,7 @@ final class TextInputObject: WaylandObject {
         }))
 }
 
-extension WaylandServer {
+extension WaylandServer: TextInputHandler {
     /// A text input of the client with the keyboard focus is entered at once.
     func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord) {
         guard let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], tree.client(of: focus) == record.id else { return }
@@ -157,9 +164,12 @@ extension WaylandServer {
         }
     }
 
-    func textInputGone(_ textInput: TextInputObject) {
+    func textInputDestroyed(_ textInput: TextInputObject) {
+        existingRecord(for: textInput.client)?.textInputs.removeAll { $0 === textInput }
         if let inputMethod = protocols.textInput.inputMethod, inputMethod.served === textInput { inputMethod.deactivate() }
     }
+
+    var focusedSurface: SurfaceID? { router.keyboardFocus }
 
     /// The enabled text input on the focused surface, if any: what a new input method serves.
     var activeTextInput: TextInputObject? {
