@@ -65,14 +65,14 @@ enum SelectionProtocol {
     func createSource(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
         let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
         guard let created = createResource(client, sourceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
-        WaylandObject.install(SelectionSource(resource: created, server: manager.server, kind: self), implementation: sourceTable)
+        WaylandObject.install(SelectionSource(resource: created, madeBy: manager, handler: manager.server, kind: self), implementation: sourceTable)
     }
 
     /// A manager's get_device (get_data_device) in this protocol; the device hears the seat's selection.
     func getDevice(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
         let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
         guard let created = createResource(client, deviceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
-        let device = SelectionDevice(resource: created, server: manager.server, kind: self)
+        let device = SelectionDevice(resource: created, madeBy: manager, handler: manager.server, state: manager.server.protocols.selection, kind: self)
         WaylandObject.install(device, implementation: deviceTable)
         manager.server.selectionDeviceCreated(device)
     }
@@ -126,6 +126,9 @@ final class SeatSelections {
 /// A wl_data_source, zwp_primary_selection_source_v1 or gtk_primary_selection_source: the
 /// MIME types its client offers, and the way to ask it for the data.
 final class SelectionSource: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any SelectionHandler
     let kind: SelectionProtocol
     private(set) var mimeTypes: [String] = []
     /// wl_data_source.set_actions was called: the source is for drag and drop only.
@@ -133,9 +136,10 @@ final class SelectionSource: WaylandObject {
     /// Its part in a drag (DragAndDrop.swift).
     var drag = SourceDragState()
 
-    init(resource: OpaquePointer, server: WaylandServer, kind: SelectionProtocol) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol) {
+        self.handler = handler
         self.kind = kind
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     /// The offer request. A type offered twice is kept once.
@@ -153,7 +157,7 @@ final class SelectionSource: WaylandObject {
     /// Asks the source's client to write the data as `mimeType` to `fd` (libwayland sends a
     /// duplicate; the caller closes its own).
     func send(_ mimeType: UnsafePointer<CChar>, fd: Int32) {
-        guard server.existingRecord(for: client) != nil else { return }
+        guard handler.clientIsLive(client) else { return }
         switch kind {
         case .data: wl_data_source_send_send(resource, mimeType, fd)
         case .primary: zwp_primary_selection_source_v1_send_send(resource, mimeType, fd)
@@ -164,7 +168,7 @@ final class SelectionSource: WaylandObject {
     /// The source no longer holds a selection, or its drag ended without a drop or finish.
     func cancel() {
         drag.settled = true
-        guard server.existingRecord(for: client) != nil else { return }
+        guard handler.clientIsLive(client) else { return }
         switch kind {
         case .data: wl_data_source_send_cancelled(resource)
         case .primary: zwp_primary_selection_source_v1_send_cancelled(resource)
@@ -173,21 +177,27 @@ final class SelectionSource: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        server.selectionSourceDestroyed(self)
+        handler.selectionSourceDestroyed(self)
     }
 }
 
 /// A wl_data_device, zwp_primary_selection_device_v1 or gtk_primary_selection_device.
 final class SelectionDevice: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    unowned let handler: any SelectionHandler
+    private unowned let state: SelectionState
     let kind: SelectionProtocol
 
-    init(resource: OpaquePointer, server: WaylandServer, kind: SelectionProtocol) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SelectionHandler, state: SelectionState, kind: SelectionProtocol) {
+        self.handler = handler
+        self.state = state
         self.kind = kind
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {
-        server.protocols.selection.selections.remove(self)
+        state.selections.remove(self)
     }
 
     /// Offers `source` as the device's selection: a new offer with the source's MIME types,
@@ -212,7 +222,7 @@ final class SelectionDevice: WaylandObject {
     /// A new offer of `source` to this device's client: the data_offer event, then its MIME types.
     func makeOffer(_ source: SelectionSource, drag: OfferDragState? = nil) -> SelectionOffer? {
         guard let created = createResource(client, kind.offerInterface, version: version, id: 0) else { return nil }
-        let offer = SelectionOffer(resource: created, server: server, kind: kind, source: source)
+        let offer = SelectionOffer(resource: created, madeBy: self, handler: handler, kind: kind, source: source)
         offer.drag = drag
         WaylandObject.install(offer, implementation: SelectionOffer.table(kind))
         switch kind {
@@ -233,15 +243,19 @@ final class SelectionDevice: WaylandObject {
 /// A wl_data_offer, zwp_primary_selection_offer_v1 or gtk_primary_selection_offer: its
 /// source, while that lives. A source gone leaves its offers inert.
 final class SelectionOffer: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    unowned let handler: any SelectionHandler
     let kind: SelectionProtocol
     weak var source: SelectionSource?
     /// A drag's offer (DragAndDrop.swift); nil for a selection's.
     var drag: OfferDragState?
 
-    init(resource: OpaquePointer, server: WaylandServer, kind: SelectionProtocol, source: SelectionSource) {
+    init(resource: OpaquePointer, madeBy device: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol, source: SelectionSource) {
+        self.handler = handler
         self.kind = kind
         self.source = source
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: device)
     }
 
     /// The receive request: the source writes to `fd`; the session's duplicate is closed.
@@ -255,7 +269,7 @@ final class SelectionOffer: WaylandObject {
     }
 
     override func resourceDestroyed() {
-        if drag != nil { server.dragOfferDestroyed(self) }
+        if drag != nil { handler.dragOfferDestroyed(self) }
     }
 
     static func table(_ kind: SelectionProtocol) -> UnsafeRawPointer {
@@ -267,7 +281,9 @@ final class SelectionOffer: WaylandObject {
     }
 }
 
-extension WaylandServer {
+extension WaylandServer: SelectionHandler {
+    func clientIsLive(_ client: OpaquePointer) -> Bool { existingRecord(for: client) != nil }
+
     /// The client with the keyboard focus, if it is still connected.
     private var keyboardFocusClient: OpaquePointer? {
         router.keyboardFocus.flatMap { tree.client(of: $0) }.flatMap { clientsByID[$0]?.client }

@@ -39,7 +39,7 @@ enum DataDeviceManagerGlobal {
     nonisolated(unsafe) static let deviceTable = implementation(wl_data_device_interface(
         start_drag: { _, resource, sourceResource, originResource, iconResource, serial in
             let device = WaylandObject.of(resource, as: SelectionDevice.self)
-            device.server.startDrag(device, source: sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) },
+            device.handler.startDrag(device, source: sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) },
                                      origin: WaylandObject.of(originResource, as: SurfaceObject.self),
                                      icon: iconResource.map { WaylandObject.of($0, as: SurfaceObject.self) }, serial: serial)
         },
@@ -50,7 +50,7 @@ enum DataDeviceManagerGlobal {
                 source.postError(WL_DATA_SOURCE_ERROR_INVALID_SOURCE.rawValue, "\(source.name): set_selection with a source that has drag-and-drop actions or was dragged")
                 return
             }
-            device.server.setSelection(source, kind: .clipboard, serial: serial)
+            device.handler.setSelection(source, kind: .clipboard, serial: serial)
         },
         release: destroyRequest))
 
@@ -59,7 +59,7 @@ enum DataDeviceManagerGlobal {
             let offer = WaylandObject.of(resource, as: SelectionOffer.self)
             // A selection's offer: accept means nothing there.
             guard offer.drag != nil else { return }
-            offer.server.dragOfferAccept(offer, mimeType)
+            offer.handler.dragOfferAccept(offer, mimeType)
         },
         receive: { _, resource, mimeType, fd in
             WaylandObject.of(resource, as: SelectionOffer.self).receive(mimeType, fd: fd)
@@ -67,7 +67,7 @@ enum DataDeviceManagerGlobal {
         destroy: destroyRequest,
         finish: { _, resource in
             let offer = WaylandObject.of(resource, as: SelectionOffer.self)
-            offer.server.dragOfferFinish(offer)
+            offer.handler.dragOfferFinish(offer)
         },
         set_actions: { _, resource, actions, preferred in
             let offer = WaylandObject.of(resource, as: SelectionOffer.self)
@@ -83,6 +83,6 @@ enum DataDeviceManagerGlobal {
                 offer.postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(offer.name).set_actions: the offer is a selection's, not a drag's")
                 return
             }
-            offer.server.dragOfferSetActions(offer, actions: actions, preferred: preferred)
+            offer.handler.dragOfferSetActions(offer, actions: actions, preferred: preferred)
         }))
 }

@@ -26,7 +26,7 @@ enum PrimarySelectionGlobal {
     nonisolated(unsafe) static let deviceTable = implementation(zwp_primary_selection_device_v1_interface(
         set_selection: { _, resource, sourceResource, serial in
             let device = WaylandObject.of(resource, as: SelectionDevice.self)
-            device.server.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
+            device.handler.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
         },
         destroy: destroyRequest))
 
@@ -58,7 +58,7 @@ enum GtkPrimarySelectionGlobal {
     nonisolated(unsafe) static let deviceTable = implementation(gtk_primary_selection_device_interface(
         set_selection: { _, resource, sourceResource, serial in
             let device = WaylandObject.of(resource, as: SelectionDevice.self)
-            device.server.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
+            device.handler.setSelection(sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) }, kind: .primary, serial: serial)
         },
         destroy: destroyRequest))
 
