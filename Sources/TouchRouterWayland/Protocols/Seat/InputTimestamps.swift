@@ -30,7 +30,7 @@ enum InputTimestampsManagerGlobal {
             return
         }
         guard let created = createResource(client, tr_zwp_input_timestamps_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-        let timestamps = InputTimestampsObject(resource: created, server: manager.server, device: device)
+        let timestamps = InputTimestampsObject(resource: created, madeBy: manager, device: device)
         WaylandObject.install(timestamps, implementation: InputTimestampsObject.table)
         device.timestamps.append(timestamps)
     }
@@ -38,12 +38,14 @@ enum InputTimestampsManagerGlobal {
 
 /// One zwp_input_timestamps_v1. Its device going first leaves it inert until destroyed.
 final class InputTimestampsObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     /// Cleared by the device when its resource is destroyed first (`SeatDevice.resourceDestroyed`).
     unowned(unsafe) var device: SeatDevice?
 
-    init(resource: OpaquePointer, server: WaylandServer, device: SeatDevice) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, device: SeatDevice) {
         self.device = device
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {

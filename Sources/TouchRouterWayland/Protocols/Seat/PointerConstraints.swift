@@ -47,7 +47,7 @@ enum PointerConstraintsGlobal {
         }
         let interface: UnsafePointer<wl_interface> = kind == .locked ? tr_zwp_locked_pointer_v1_interface() : tr_zwp_confined_pointer_v1_interface()
         guard let created = createResource(client, interface, version: wl_resource_get_version(resource), id: id) else { return }
-        let constraint = PointerConstraintObject(resource: created, server: server, kind: kind, surface: surface, pointer: pointer,
+        let constraint = PointerConstraintObject(resource: created, madeBy: manager, handler: server, kind: kind, surface: surface, pointer: pointer,
                                                  persistent: lifetime == ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT.rawValue)
         WaylandObject.install(constraint, implementation: kind == .locked ? PointerConstraintObject.lockedTable : PointerConstraintObject.confinedTable)
         // The initial region is current at once, as wlroots has it.
@@ -60,6 +60,9 @@ enum PointerConstraintsGlobal {
 
 /// One zwp_locked_pointer_v1 or zwp_confined_pointer_v1.
 final class PointerConstraintObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any SeatHandler
     enum Kind { case locked, confined }
     let kind: Kind
     weak var surface: SurfaceObject?
@@ -76,22 +79,18 @@ final class PointerConstraintObject: WaylandObject {
     var pendingRegion: Region<SurfaceSpace>??
     var pendingHint: Point<SurfaceSpace>?
 
-    init(resource: OpaquePointer, server: WaylandServer, kind: Kind, surface: SurfaceObject, pointer: SeatDevice, persistent: Bool) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, kind: Kind, surface: SurfaceObject, pointer: SeatDevice, persistent: Bool) {
+        self.handler = handler
         self.kind = kind
         self.surface = surface
         self.pointer = pointer
         self.persistent = persistent
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {
         countRegionRectangles(nil)
-        server.protocols.seat.pointerConstraints.removeAll { $0 === self }
-        if active {
-            active = false
-            server.router.pointerConstraint = nil
-        }
-        server.updatePointerConstraint()
+        handler.pointerConstraintDestroyed(self)
     }
 
     /// The rectangles this constraint's regions (pending and current) count in its client's
@@ -100,10 +99,9 @@ final class PointerConstraintObject: WaylandObject {
 
     func countRegionRectangles(_ request: String?) {
         let held = request == nil ? 0 : (region?.rects.count ?? 0) + (pendingRegion??.rects.count ?? 0)
-        guard held != counted, let record = server.existingRecord(for: client) else { return }
-        record.usage.regionRectangles += held - counted
+        guard held != counted, let total = handler.countRegionRectangles(of: client, adding: held - counted) else { return }
         counted = held
-        if let request, record.usage.regionRectangles > ClientLimits.regionRectanglesInAll {
+        if let request, total > ClientLimits.regionRectanglesInAll {
             endClient(request, pastLimit: "past \(ClientLimits.regionRectanglesInAll) rectangles in all regions, the most one client may have")
         }
     }
@@ -116,7 +114,7 @@ final class PointerConstraintObject: WaylandObject {
         pendingRegion = nil
         pendingHint = nil
         countRegionRectangles("wl_surface.commit")
-        if active { server.router.pointerConstraint = coreConstraint }
+        if active { handler.activePointerConstraintChanged(self) }
     }
 
     /// Where the pointer may be: the region within the surface's input region (the whole
@@ -182,6 +180,25 @@ extension WaylandServer {
     /// Picks the constraint that holds the pointer now, telling constraints that start or
     /// stop holding it and the core which one does. Run once a round, after the pointer's
     /// focus is settled, and when a constraint comes or goes.
+    func pointerConstraintDestroyed(_ constraint: PointerConstraintObject) {
+        protocols.seat.pointerConstraints.removeAll { $0 === constraint }
+        if constraint.active {
+            constraint.active = false
+            router.pointerConstraint = nil
+        }
+        updatePointerConstraint()
+    }
+
+    func activePointerConstraintChanged(_ constraint: PointerConstraintObject) {
+        router.pointerConstraint = constraint.coreConstraint
+    }
+
+    func countRegionRectangles(of client: OpaquePointer, adding delta: Int) -> Int? {
+        guard let record = existingRecord(for: client) else { return nil }
+        record.usage.regionRectangles += delta
+        return record.usage.regionRectangles
+    }
+
     func updatePointerConstraint() {
         let focused = router.pointerFocus.flatMap { protocols.surface.surfaces[$0] }
         var holding = protocols.seat.pointerConstraints.first { $0.active }

@@ -27,7 +27,7 @@ enum RelativePointerManagerGlobal {
                 return
             }
             guard let created = createResource(client, tr_zwp_relative_pointer_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let relative = RelativePointerObject(resource: created, server: manager.server, pointer: pointer)
+            let relative = RelativePointerObject(resource: created, madeBy: manager, handler: manager.server, pointer: pointer)
             WaylandObject.install(relative, implementation: RelativePointerObject.table)
             record.relativePointers.append(relative)
         }))
@@ -35,15 +35,19 @@ enum RelativePointerManagerGlobal {
 
 /// One zwp_relative_pointer_v1. Its wl_pointer going first leaves it silent until destroyed.
 final class RelativePointerObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any SeatHandler
     weak var pointer: SeatDevice?
 
-    init(resource: OpaquePointer, server: WaylandServer, pointer: SeatDevice) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, pointer: SeatDevice) {
+        self.handler = handler
         self.pointer = pointer
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {
-        server.existingRecord(for: client)?.relativePointers.removeAll { $0 === self }
+        handler.relativePointerDestroyed(self)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_v1_interface(destroy: destroyRequest))
@@ -60,5 +64,11 @@ extension WaylandServer {
         for relative in record.relativePointers where relative.pointer != nil {
             zwp_relative_pointer_v1_send_relative_motion(relative.resource, high, low, fx, fy, fx, fy)
         }
+    }
+}
+
+extension WaylandServer {
+    func relativePointerDestroyed(_ relative: RelativePointerObject) {
+        existingRecord(for: relative.client)?.relativePointers.removeAll { $0 === relative }
     }
 }

@@ -23,8 +23,28 @@ enum SeatGlobal {
         release: destroyRequest))
 }
 
+/// What the seat's objects may ask of the server, whose delivery and send lists hold the
+/// devices (SeatDevices.swift, Delivery.swift, TouchSendLists.swift, PointerConstraints.swift).
+protocol SeatHandler: AnyObject {
+    /// A device's timestamps objects changed: the touch send lists are made again.
+    func seatDevicesChanged()
+    func seatDeviceDestroyed(_ device: SeatDevice)
+    /// A relative pointer went: it leaves its client's list.
+    func relativePointerDestroyed(_ relative: RelativePointerObject)
+    /// A pointer constraint went: it lets the pointer go, and another may take it.
+    func pointerConstraintDestroyed(_ constraint: PointerConstraintObject)
+    /// An active constraint's region or hint changed at its surface's commit.
+    func activePointerConstraintChanged(_ constraint: PointerConstraintObject)
+    /// Adds `delta` to the client's count of region rectangles; its new count, nil for a
+    /// client already gone.
+    func countRegionRectangles(of client: OpaquePointer, adding delta: Int) -> Int?
+}
+
 /// One wl_touch, wl_pointer or wl_keyboard of a client.
 final class SeatDevice: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any SeatHandler
     enum Kind { case touch, pointer, keyboard }
     let kind: Kind
     let clientID: ClientID
@@ -38,7 +58,7 @@ final class SeatDevice: WaylandObject {
         _read { yield timestampObjects.pointee }
         _modify {
             // The touch send lists hold these objects' resources (TouchSendLists.swift).
-            server.seatDevicesChanged()
+            handler.seatDevicesChanged()
             yield &timestampObjects.pointee
         }
     }
@@ -47,7 +67,8 @@ final class SeatDevice: WaylandObject {
     /// mistaken for a later one at the same address).
     weak var sentKeymap: Keymap?
 
-    init(resource: OpaquePointer, server: WaylandServer, kind: Kind, clientID: ClientID) {
+    init(resource: OpaquePointer, server: WaylandServer, handler: any SeatHandler, kind: Kind, clientID: ClientID) {
+        self.handler = handler
         self.kind = kind
         self.clientID = clientID
         super.init(resource: resource, server: server)
@@ -60,7 +81,7 @@ final class SeatDevice: WaylandObject {
     override func resourceDestroyed() {
         for object in timestamps { object.device = nil }
         timestamps.removeAll()
-        server.seatDeviceDestroyed(self)
+        handler.seatDeviceDestroyed(self)
     }
 
     nonisolated(unsafe) static let touchTable = implementation(wl_touch_interface(release: destroyRequest))

@@ -6,7 +6,7 @@ import Glibc
 
 /// The seat's side of the session: wl_touch, wl_pointer and wl_keyboard objects as
 /// clients ask for them, the keymap they are sent, and the keyboard's modifiers and LEDs.
-extension WaylandServer {
+extension WaylandServer: SeatHandler {
     func seatDeviceRequested(_ kind: SeatDevice.Kind, client: OpaquePointer?, seat: OpaquePointer?, id: UInt32) {
         guard let client else { return }
         let interface: UnsafePointer<wl_interface>, table: UnsafeRawPointer
@@ -21,7 +21,7 @@ extension WaylandServer {
             return
         }
         guard let resource = createResource(client, interface, version: wl_resource_get_version(seat), id: id) else { return }
-        let device = SeatDevice(resource: resource, server: self, kind: kind, clientID: record.id)
+        let device = SeatDevice(resource: resource, server: self, handler: self, kind: kind, clientID: record.id)
         WaylandObject.install(device, implementation: table)
         record.devices.append(device)
         seatDevicesChanged()
