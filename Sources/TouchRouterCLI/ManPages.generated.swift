@@ -1118,9 +1118,10 @@ scrolling; a finger already down moving is not. An idle inhibitor
 counts again from the inhibitor's end. Nothing dims or goes dark by default.
 
 *dim-after* = _number_, 0 to 2592000
-	Seconds without input before the outputs dim; 0 never. On every backend
-	this is a state that *msg tree* shows (*"power":"dimmed"*); nothing is
-	drawn darker yet. Input brings the outputs back, and reaches its client.
+	Seconds without input before the outputs dim; 0 never. A dimmed output's
+	picture is drawn at half its brightness (the session drives no backlight),
+	on the screen, in screenshots and in screen captures, and *msg tree* shows
+	*"power":"dimmed"*. Input brings the outputs back, and reaches its client.
 	Default: 0.
 
 *blank-after* = _number_, 0 to 2592000
