@@ -22,8 +22,9 @@ class WaylandObject {
     }
 
     /// The whole server. A room's objects reach the server only through their handler
-    /// protocol: each marks this unavailable (`roomObject` below), so the compiler checks what
-    /// the room may touch; the families not yet in rooms of their own use it.
+    /// protocol: each marks this unavailable (`@available(*, unavailable) override var
+    /// server`), so the compiler checks what the room may touch; the surface and shell
+    /// families, not yet in rooms of their own, use it.
     var server: WaylandServer { owner }
 
     /// Called once, when libwayland destroys the resource (a destroy request, the client
@@ -44,10 +45,10 @@ class WaylandObject {
         wl_resource_set_implementation(object.resource, implementation, Unmanaged.passRetained(object).toOpaque()) { resource in
             guard let data = wl_resource_get_user_data(resource) else { return }
             let object = Unmanaged<WaylandObject>.fromOpaque(data).takeRetainedValue()
-            object.server.existingRecord(for: object.client)?.usage.objects -= 1
+            object.owner.existingRecord(for: object.client)?.usage.objects -= 1
             object.resourceDestroyed()
         }
-        guard let record = object.server.existingRecord(for: object.client) else { return }
+        guard let record = object.owner.existingRecord(for: object.client) else { return }
         record.usage.objects += 1
         if record.usage.objects > ClientLimits.objects {
             object.endClient("\(object.name) created", pastLimit: "past \(ClientLimits.objects) objects, the most one client may have")

@@ -17,6 +17,15 @@ struct OutputReconfigurationProtocolTests {
         }
     }
 
+    /// A screen whose one mode is 1280x720 at 59.94 Hz: any 1280x720 asked for is that one.
+    final class SnappingScreen: OutputModeSetter {
+        func setMode(_ mode: OutputMode, onOutput name: String) throws -> OutputMode {
+            var set = mode
+            set.refreshMilliHertz = 59_940
+            return set
+        }
+    }
+
     static func kiosk(_ modes: [OutputMode] = [OutputMode(width: 1280, height: 720)]) throws -> ProtocolFixture {
         try ProtocolFixture {
             $0.kiosk = true
@@ -142,6 +151,32 @@ struct OutputReconfigurationProtocolTests {
         try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(mode: ModeText("800x600")))
         try fixture.roundtrip(watcher)
         #expect(watcher.events.count == count + 1, "only the sync's done")
+    }
+
+    @Test("a mode the screen answers with the one it has (its nearest refresh) changes nothing: no finger is cancelled, no client hears anything")
+    func sameModeFromTheScreen() throws {
+        let fixture = try Self.kiosk([OutputMode(width: 1280, height: 720, refreshMilliHertz: 59_940)])
+        defer { fixture.end() }
+        // The session holds its screen weakly, as the backend owns it.
+        let screen = SnappingScreen()
+        fixture.server.outputModeSetter = screen
+        let app = try fixture.connect("app")
+        let output = try app.global("wl_output", version: 4)
+        _ = try fixture.mapToplevel(app, width: 1280, height: 720)
+        let touch = try #require(app.request(try app.seat, "get_touch"))
+        try fixture.roundtrip(app)
+        fixture.touchDown(1, x: 100, y: 100)
+        try fixture.roundtrip(app)
+        let before = app.events(of: output).count
+        let mode = try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(mode: ModeText("1280x720@60")))
+        #expect(mode.refreshMilliHertz == 59_940)
+        try fixture.roundtrip(app)
+        #expect(app.events(of: output).count == before, "nothing to tell")
+        #expect(app.events(of: touch).map(\.name) == ["down", "frame"], "the finger is not cancelled")
+        fixture.touchUp(1)
+        try fixture.roundtrip(app)
+        #expect(app.events(of: touch).map(\.name) == ["down", "frame", "up", "frame"])
+        withExtendedLifetime(screen) {}
     }
 
     @Test("a mode the screen refuses keeps the output as it was, with the screen's reason; no client hears anything")

@@ -94,10 +94,7 @@ extension WaylandServer {
     /// inside it, and tells its client's surfaces they left one output and entered the other.
     private func handOver(_ toplevel: SurfaceID, from old: VirtualOutput, to heir: VirtualOutput) {
         guard let surface = tree.surface(toplevel) else { return }
-        let size = surface.size
-        let position = Offset(dx: min(max(surface.position.dx, 0), max(heir.rect.width - size.width, 0)),
-                              dy: min(max(surface.position.dy, 0), max(heir.rect.height - size.height, 0)))
-        do { try tree.moveToplevel(toplevel, to: heir.id, position: position) } catch {
+        do { try tree.moveToplevel(toplevel, to: heir.id, position: position(of: surface, keptInside: heir)) } catch {
             report("cannot move \(toplevel) to \(heir.name): \(error)")
             return
         }
@@ -111,6 +108,13 @@ extension WaylandServer {
             for resource in old.bindings(of: object.client) { wl_surface_send_leave(object.resource, resource) }
             for resource in heir.bindings(of: object.client) { wl_surface_send_enter(object.resource, resource) }
         }
+    }
+
+    /// A toplevel's place, as far into `output` as it was into its own and kept inside it
+    /// where it fits: an output that goes hands it on so, one that shrinks pulls it back so.
+    func position(of surface: SurfaceSnapshot, keptInside output: VirtualOutput) -> Offset {
+        Offset(dx: min(max(surface.position.dx, 0), max(output.rect.width - surface.size.width, 0)),
+               dy: min(max(surface.position.dy, 0), max(output.rect.height - surface.size.height, 0)))
     }
 
     /// Withdraws the output's global now and destroys it later; its bindings stay, inert.

@@ -144,6 +144,8 @@ extension WaylandServer {
             }
         }
         let (old, oldMode) = (output.rect, output.mode)
+        // The screen's nearest refresh may be the one it has: nothing changes, no finger is cancelled.
+        guard mode != oldMode else { return mode }
         output.mode = mode
         output.rect = Rect(origin: old.origin, size: mode.layoutSize)
         // Outputs right of it move with its right edge, keeping any gap between them.
@@ -194,9 +196,7 @@ extension WaylandServer {
                 object.xdgSurface?.sendConfigure()
                 continue
             }
-            let size = surface.size
-            let position = Offset(dx: min(max(surface.position.dx, 0), max(output.rect.width - size.width, 0)),
-                                  dy: min(max(surface.position.dy, 0), max(output.rect.height - size.height, 0)))
+            let position = position(of: surface, keptInside: output)
             if position != surface.position { try? tree.move(toplevel, to: position) }
         }
     }
