@@ -80,8 +80,7 @@ public final class DRMBackend {
     static func mode(for wanted: OutputMode?, on connector: DRMConnector, warn: (String) -> Void) -> DRMMode {
         let preferred = connector.preferredMode!
         guard let wanted else { return preferred }
-        let sameSize = connector.modes.filter { $0.width == wanted.width && $0.height == wanted.height }
-        guard let best = sameSize.min(by: { abs($0.refreshMilliHertz - wanted.refreshMilliHertz) < abs($1.refreshMilliHertz - wanted.refreshMilliHertz) }) else {
+        guard let best = connector.mode(nearest: wanted) else {
             warn("\(connector.name) has no mode \(wanted.width)x\(wanted.height); using its preferred \(preferred.width)x\(preferred.height)")
             return preferred
         }
@@ -176,8 +175,7 @@ extension DRMBackend: OutputModeSetter {
         guard let scanout = scanouts.first(where: { $0.connector.name == name }) else {
             throw DRMError("\(name) is not a screen of \(device.path)")
         }
-        let sameSize = scanout.connector.modes.filter { $0.width == wanted.width && $0.height == wanted.height }
-        guard let mode = sameSize.min(by: { abs($0.refreshMilliHertz - wanted.refreshMilliHertz) < abs($1.refreshMilliHertz - wanted.refreshMilliHertz) }) else {
+        guard let mode = scanout.connector.mode(nearest: wanted) else {
             var sizes: [String] = []
             for mode in scanout.connector.modes where !sizes.contains("\(mode.width)x\(mode.height)") { sizes.append("\(mode.width)x\(mode.height)") }
             // The session names the output before this.
@@ -188,6 +186,14 @@ extension DRMBackend: OutputModeSetter {
         var set = scanout.outputMode
         set.scale = wanted.scale
         return set
+    }
+}
+
+extension DRMConnector {
+    /// Its mode of `wanted`'s size with the refresh nearest `wanted`'s; nil when it has none of that size.
+    func mode(nearest wanted: OutputMode) -> DRMMode? {
+        modes.filter { $0.width == wanted.width && $0.height == wanted.height }
+            .min { abs($0.refreshMilliHertz - wanted.refreshMilliHertz) < abs($1.refreshMilliHertz - wanted.refreshMilliHertz) }
     }
 }
 

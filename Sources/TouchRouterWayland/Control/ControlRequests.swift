@@ -183,14 +183,15 @@ extension ControlServer {
 
     private func outputJSON(_ output: OutputSnapshot) -> JSONValue {
         let rect = output.rect
+        let mode = server.outputs.first { $0.id == output.id }?.mode
         return [
             "id": .number(output.id.raw),
             "name": .string(output.name),
             "rect": [.number(rect.x), .number(rect.y), .number(rect.width), .number(rect.height)],
             "power": .string((server.protocols.output.power[output.id] ?? .on).rawValue),
-            "mode": server.outputs.first { $0.id == output.id }.map { JSONValue.string("\($0.mode)") } ?? .null,
-            "transform": server.outputs.first { $0.id == output.id }.map { JSONValue.string($0.mode.transform.name) } ?? .null,
-            "scale": server.outputs.first { $0.id == output.id }.map { JSONValue.number($0.mode.scale) } ?? .null,
+            "mode": mode.map { JSONValue.string("\($0)") } ?? .null,
+            "transform": mode.map { JSONValue.string($0.transform.name) } ?? .null,
+            "scale": mode.map { JSONValue.number($0.scale) } ?? .null,
             "toplevels": .array(output.toplevels.map(surfaceJSON)),
         ]
     }
