@@ -23,9 +23,13 @@ class WaylandObject {
 
     /// The whole server. A room's objects reach the server only through their handler
     /// protocol: each marks this unavailable (`@available(*, unavailable) override var
-    /// server`), so the compiler checks what the room may touch; the surface and shell
-    /// families, not yet in rooms of their own, use it.
+    /// server`), so the compiler checks what the room may touch; only the managers, which
+    /// make objects with their room's state and handler, still use it.
     var server: WaylandServer { owner }
+
+    /// Its client's record, for the accounting of what the client holds (`ClientLimits`);
+    /// nil once the client is gone.
+    var clientRecord: ClientRecord? { owner.existingRecord(for: client) }
 
     /// Called once, when libwayland destroys the resource (a destroy request, the client
     /// leaving, or a protocol error). Other objects refer to this one weakly.

@@ -20,7 +20,7 @@ enum WlShellGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_shell_surface_interface(), version: shell.version, id: id) else { return }
-            let shellSurface = WlShellSurfaceObject(resource: created, server: shell.server, surface: surface)
+            let shellSurface = WlShellSurfaceObject(resource: created, madeBy: shell, handler: shell.server, surface: surface)
             WaylandObject.install(shellSurface, implementation: WlShellSurfaceObject.table)
             surface.wlShellSurface = shellSurface
             surface.role = .shellSurface
@@ -32,6 +32,9 @@ final class WlShellSurfaceObject: WaylandObject {
         case unset, toplevel, transient, popup, fullscreen, maximized
     }
 
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any ShellHandler
     weak var surface: SurfaceObject?
     private(set) var kind = Kind.unset
     /// The surface a transient or popup hangs from, and where, in its surface-local coordinates.
@@ -55,24 +58,22 @@ final class WlShellSurfaceObject: WaylandObject {
         className.isEmpty ? title : title.isEmpty ? className : "\(className): \(title)"
     }
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject) {
+    init(resource: OpaquePointer, madeBy shell: WaylandObject, handler: any ShellHandler, surface: SurfaceObject) {
+        self.handler = handler
         self.surface = surface
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: shell)
     }
 
     override func resourceDestroyed() {
         endGrab()
         if surface?.wlShellSurface === self { surface?.wlShellSurface = nil }
-        server.roleDestroyed(surface: surface)
+        handler.roleDestroyed(surface: surface)
     }
 
     func endGrab() {
         guard grabbing else { return }
         grabbing = false
-        // Only a grab still this client's: a later one (another client's popup) replaced it.
-        guard server.protocols.shell.grabbingPopups.isEmpty, let record = server.existingRecord(for: client),
-              server.router.grabbingClient == record.id else { return }
-        server.router.endClientGrab()
+        handler.popupGrabEnded(by: client)
     }
 
     /// Gives the surface a kind. One that needs another place in the core's tree (a popup
@@ -89,9 +90,9 @@ final class WlShellSurfaceObject: WaylandObject {
         let placeChanged = (kind == .popup || kind == .transient) && (before.parent !== parent || before.offset != offset || before.kind != kind)
         if popupChanged || placeChanged {
             endGrab()
-            server.roleDestroyed(surface: surface)
+            handler.roleDestroyed(surface: surface)
         }
-        server.protocols.foreignToplevel.windowChanged(surface)
+        handler.windowChanged(surface)
     }
 
     /// A parent for set_transient or set_popup: not the surface itself, nor one hanging
@@ -121,14 +122,7 @@ final class WlShellSurfaceObject: WaylandObject {
     /// usable area's when maximized); the surface goes to the corner on its next commit.
     private func fill(_ kind: Kind) {
         become(kind)
-        guard let output = server.outputForShellSurface(self) else { return }
-        let size: Size
-        if kind == .fullscreen {
-            size = output.mode.layoutSize
-        } else {
-            let usable = server.usableArea(of: output)
-            size = Size(width: usable.width, height: usable.height)
-        }
+        guard let size = handler.fillSize(of: self) else { return }
         wl_shell_surface_send_configure(resource, 0, Int32(clamping: size.width), Int32(clamping: size.height))
     }
 
@@ -137,13 +131,13 @@ final class WlShellSurfaceObject: WaylandObject {
         move: { _, resource, _, serial in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             guard let surface = shellSurface.surface, !shellSurface.filling, shellSurface.kind != .popup else { return }
-            shellSurface.server.beginMove(surface, serial: serial)
+            shellSurface.handler.beginMove(surface, serial: serial)
         },
         resize: { _, resource, _, serial, edges in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             // wl_shell has no error for an edge it does not have: such a resize is ignored.
             guard [1, 2, 4, 5, 6, 8, 9, 10].contains(edges), !shellSurface.filling, shellSurface.kind != .popup else { return }
-            shellSurface.server.beginShellResize(shellSurface, serial: serial, edges: edges)
+            shellSurface.handler.beginShellResize(shellSurface, serial: serial, edges: edges)
         },
         set_toplevel: { _, resource in
             WaylandObject.of(resource, as: WlShellSurfaceObject.self).become(.toplevel)
@@ -169,12 +163,12 @@ final class WlShellSurfaceObject: WaylandObject {
         set_title: { _, resource, title in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             shellSurface.title = title.map { String(cString: $0) } ?? ""
-            shellSurface.server.shellSurfaceLabelChanged(shellSurface)
+            shellSurface.handler.shellSurfaceLabelChanged(shellSurface)
         },
         set_class: { _, resource, className in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
             shellSurface.className = className.map { String(cString: $0) } ?? ""
-            shellSurface.server.shellSurfaceLabelChanged(shellSurface)
+            shellSurface.handler.shellSurfaceLabelChanged(shellSurface)
         }))
 }
 

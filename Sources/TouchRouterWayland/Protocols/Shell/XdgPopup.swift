@@ -4,12 +4,14 @@ import TouchRouterCore
 // xdg_positioner and xdg_popup, and their v6 twins (XdgShell.swift has the shell and xdg_surface).
 
 final class PositionerObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     let flavor: XdgFlavor
     var placement = PopupPlacement()
 
-    init(resource: OpaquePointer, server: WaylandServer, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, madeBy base: WaylandObject, flavor: XdgFlavor) {
         self.flavor = flavor
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: base)
     }
 
     /// An anchor or gravity value as a side on each axis; a value the protocol does not
@@ -103,6 +105,9 @@ final class PositionerObject: WaylandObject {
 }
 
 final class XdgPopupObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any ShellHandler
     let flavor: XdgFlavor
     weak var xdgSurface: XdgSurfaceObject?
     weak var parent: SurfaceObject?
@@ -111,16 +116,17 @@ final class XdgPopupObject: WaylandObject {
     var box = Rect<SurfaceSpace>(x: 0, y: 0, width: 0, height: 0)
     var grabbed = false
 
-    init(resource: OpaquePointer, server: WaylandServer, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?, flavor: XdgFlavor) {
+        handler = xdgSurface.handler
         self.xdgSurface = xdgSurface
         self.parent = parent
         self.flavor = flavor
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: xdgSurface)
     }
 
     override func resourceDestroyed() {
-        server.popupGone(self)
-        server.roleDestroyed(surface: xdgSurface?.surface)
+        handler.popupGone(self)
+        handler.roleDestroyed(surface: xdgSurface?.surface)
     }
 
     func grab() {

@@ -47,7 +47,7 @@ enum XdgWmBaseGlobal {
     static func createPositioner(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ flavor: XdgFlavor) {
         let base = WaylandObject.of(resource, as: BoundGlobal.self)
         guard let created = createResource(client, flavor.positionerInterface, version: base.version, id: id) else { return }
-        WaylandObject.install(PositionerObject(resource: created, server: base.server, flavor: flavor), implementation: flavor.positionerTable)
+        WaylandObject.install(PositionerObject(resource: created, madeBy: base, flavor: flavor), implementation: flavor.positionerTable)
     }
 
     /// xdg_wm_base.get_xdg_surface, zxdg_shell_v6.get_xdg_surface.
@@ -63,14 +63,18 @@ enum XdgWmBaseGlobal {
             return
         }
         guard let created = createResource(client, flavor.surfaceInterface, version: base.version, id: id) else { return }
-        let xdg = XdgSurfaceObject(resource: created, server: base.server, surface: surface, flavor: flavor)
+        let xdg = XdgSurfaceObject(resource: created, madeBy: base, handler: base.server, surface: surface, flavor: flavor)
         WaylandObject.install(xdg, implementation: flavor.surfaceTable)
         surface.xdgSurface = xdg
-        if flavor == .stable { base.server.existingRecord(for: base.client)?.wmBase = base }
+        if flavor == .stable { base.clientRecord?.wmBase = base }
     }
 }
 
 final class XdgSurfaceObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    /// Also the toplevel's and popup's, which it makes.
+    unowned let handler: any ShellHandler
     let flavor: XdgFlavor
     weak var surface: SurfaceObject?
     weak var toplevel: XdgToplevelObject?
@@ -80,10 +84,11 @@ final class XdgSurfaceObject: WaylandObject {
     var sentFirstConfigure = false
     var geometry: Rect<SurfaceSpace>? = nil
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, madeBy base: WaylandObject, handler: any ShellHandler, surface: SurfaceObject, flavor: XdgFlavor) {
+        self.handler = handler
         self.surface = surface
         self.flavor = flavor
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: base)
     }
 
     override func resourceDestroyed() {
@@ -92,15 +97,15 @@ final class XdgSurfaceObject: WaylandObject {
 
     /// Sends the role's configure, then xdg_surface.configure with a fresh serial.
     func sendConfigure() {
-        let serial = server.display.nextSerial
+        let serial = handler.nextSerial
         if let toplevel {
             var states = wl_array()
             wl_array_init(&states)
-            for state in server.configureStates(for: toplevel) {
+            for state in handler.configureStates(for: toplevel) {
                 guard let slot = wl_array_add(&states, MemoryLayout<UInt32>.size) else { continue }
                 slot.storeBytes(of: state.rawValue, as: UInt32.self)
             }
-            let size = server.configureSize(for: toplevel)
+            let size = handler.configureSize(for: toplevel)
             xdg_toplevel_send_configure(toplevel.resource, Int32(clamping: size.width), Int32(clamping: size.height), &states)
             wl_array_release(&states)
             toplevel.sent(serial: serial)
@@ -108,7 +113,7 @@ final class XdgSurfaceObject: WaylandObject {
             // The box is computed in Int from the positioner's int32s, and can lie outside
             // int32 (an anchor at INT32_MAX with an offset): it goes out clamped, and the
             // popup then sits at the edge of what the protocol can say.
-            popup.box = server.popupBox(popup).clampedToInt32
+            popup.box = handler.popupBox(popup).clampedToInt32
             xdg_popup_send_configure(popup.resource, Int32(popup.box.x), Int32(popup.box.y), Int32(popup.box.width), Int32(popup.box.height))
         }
         xdg_surface_send_configure(resource, serial)
@@ -122,7 +127,7 @@ final class XdgSurfaceObject: WaylandObject {
             return
         }
         guard let created = createResource(client, flavor.toplevelInterface, version: version, id: id) else { return }
-        let toplevel = XdgToplevelObject(resource: created, server: server, xdgSurface: self, flavor: flavor)
+        let toplevel = XdgToplevelObject(resource: created, xdgSurface: self, flavor: flavor)
         WaylandObject.install(toplevel, implementation: flavor.toplevelTable)
         self.toplevel = toplevel
         surface.role = .toplevel
@@ -166,7 +171,7 @@ final class XdgSurfaceObject: WaylandObject {
             return
         }
         guard let created = createResource(client, flavor.popupInterface, version: version, id: id) else { return }
-        let popup = XdgPopupObject(resource: created, server: server, xdgSurface: self, parent: parent?.surface, flavor: flavor)
+        let popup = XdgPopupObject(resource: created, xdgSurface: self, parent: parent?.surface, flavor: flavor)
         popup.placement = positioner.placement
         WaylandObject.install(popup, implementation: flavor.popupTable)
         self.popup = popup

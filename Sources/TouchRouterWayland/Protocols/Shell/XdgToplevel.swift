@@ -4,6 +4,9 @@ import TouchRouterCore
 // xdg_toplevel and zxdg_toplevel_v6 (XdgShell.swift has the shell and xdg_surface).
 
 final class XdgToplevelObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any ShellHandler
     let flavor: XdgFlavor
     weak var xdgSurface: XdgSurfaceObject?
     var title = ""
@@ -69,13 +72,14 @@ final class XdgToplevelObject: WaylandObject {
         xdgSurface?.sendConfigure()
     }
 
-    init(resource: OpaquePointer, server: WaylandServer, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
+    init(resource: OpaquePointer, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
+        handler = xdgSurface.handler
         self.xdgSurface = xdgSurface
         self.flavor = flavor
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: xdgSurface)
     }
 
-    override func resourceDestroyed() { server.roleDestroyed(surface: xdgSurface?.surface) }
+    override func resourceDestroyed() { handler.roleDestroyed(surface: xdgSurface?.surface) }
 
     nonisolated(unsafe) static let table = implementation(xdg_toplevel_interface(
         destroy: destroyRequest,
@@ -101,7 +105,7 @@ extension XdgToplevelObject {
     func setParent(_ parentResource: OpaquePointer?) {
         guard let parentResource else {
             parent = nil
-            if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.windowChanged(surface) }
+            if let surface = xdgSurface?.surface { handler.windowChanged(surface) }
             return
         }
         let parent = WaylandObject.of(parentResource, as: XdgToplevelObject.self)
@@ -118,25 +122,22 @@ extension XdgToplevelObject {
             ancestor = next.parent
         }
         self.parent = parent
-        server.keepAboveParent(self)
-        if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.windowChanged(surface) }
+        handler.keepAboveParent(self)
+        if let surface = xdgSurface?.surface { handler.windowChanged(surface) }
     }
 
     func setTitle(_ title: UnsafePointer<CChar>?) {
         self.title = title.map { String(cString: $0) } ?? ""
-        server.labelChanged(self)
+        handler.labelChanged(self)
     }
 
     func setAppID(_ appID: UnsafePointer<CChar>?) {
         let before = self.appID
         self.appID = appID.map { String(cString: $0) } ?? ""
-        // In kiosk mode the app id chooses the window's state.
-        if server.options.kiosk, server.shell.kioskWindow(appID: before) != server.shell.kioskWindow(appID: self.appID) { xdgSurface?.sendConfigure() }
-        server.labelChanged(self)
-        if let surface = xdgSurface?.surface { server.shell.appIDChanged(surface) }
+        handler.appIDChanged(self, from: before)
     }
 
-    func move(serial: UInt32) { server.beginMove(self, serial: serial) }
+    func move(serial: UInt32) { handler.beginMove(self, serial: serial) }
 
     func resize(serial: UInt32, edges: UInt32) {
         guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
@@ -145,7 +146,7 @@ extension XdgToplevelObject {
             }
             return
         }
-        server.beginResize(self, serial: serial, edges: edges)
+        handler.beginResize(self, serial: serial, edges: edges)
     }
 
     func setMaxSize(_ width: Int32, _ height: Int32) {
@@ -172,12 +173,12 @@ extension XdgToplevelObject {
     func change(_ update: (XdgToplevelObject) -> Void) {
         update(self)
         xdgSurface?.sendConfigure()
-        if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.windowChanged(surface) }
+        if let surface = xdgSurface?.surface { handler.windowChanged(surface) }
     }
 
     /// set_minimized: hidden until activated or unminimized (ForeignToplevel.swift).
     func minimize() {
-        if let surface = xdgSurface?.surface { server.protocols.foreignToplevel.setMinimized(surface, true) }
+        if let surface = xdgSurface?.surface { handler.windowMinimized(surface) }
     }
 
     /// On commit: the pending minimum and maximum sizes become current, unless a maximum

@@ -18,12 +18,12 @@ enum CompositorGlobal {
             }
             guard let created = createResource(client, tr_wl_surface_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             record.usage.surfaces += 1
-            server.surfaceCreated(SurfaceObject(resource: created, server: server))
+            server.surfaceCreated(SurfaceObject(resource: created, madeBy: compositor, handler: server))
         },
         create_region: { client, resource, id in
-            let server = WaylandObject.of(resource, as: BoundGlobal.self).server
+            let compositor = WaylandObject.of(resource, as: BoundGlobal.self)
             guard let created = createResource(client, tr_wl_region_interface(), version: 1, id: id) else { return }
-            WaylandObject.install(RegionObject(resource: created, server: server), implementation: RegionObject.table)
+            WaylandObject.install(RegionObject(resource: created, madeBy: compositor), implementation: RegionObject.table)
         }))
 }
 
@@ -32,6 +32,8 @@ final class BoundGlobal: WaylandObject {}
 
 /// A wl_region: a set of rectangles, as the core's `Region`.
 final class RegionObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     var region = Region<SurfaceSpace>()
 
     nonisolated(unsafe) static let table = implementation(wl_region_interface(
@@ -56,7 +58,7 @@ final class RegionObject: WaylandObject {
     /// in one region and in all of a client's; in Int, a client's int32 corners and sizes
     /// cannot overflow.
     private func checkSize(_ request: String) {
-        guard let record = server.existingRecord(for: client) else { return }
+        guard let record = clientRecord else { return }
         record.usage.regionRectangles += region.rects.count - counted
         counted = region.rects.count
         if region.rects.count > ClientLimits.regionRectangles {
@@ -66,15 +68,17 @@ final class RegionObject: WaylandObject {
         }
     }
 
-    override func resourceDestroyed() { server.existingRecord(for: client)?.usage.regionRectangles -= counted }
+    override func resourceDestroyed() { clientRecord?.usage.regionRectangles -= counted }
 }
 
 /// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
 final class FrameCallback: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     private(set) var destroyed = false
 
     override func resourceDestroyed() {
-        server.existingRecord(for: client)?.usage.pendingFrameCallbacks -= 1
+        clientRecord?.usage.pendingFrameCallbacks -= 1
         destroyed = true
     }
 }

@@ -65,7 +65,7 @@ enum ShmGlobal {
                 shm.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): size \(size) is not positive")
                 return
             }
-            guard let record = client.flatMap(shm.server.existingRecord(for:)), shm.mayMap(Int(size), for: record, name) else { return }
+            guard let record = shm.clientRecord, shm.mayMap(Int(size), for: record, name) else { return }
             let memory: ClientMemory
             do {
                 memory = try ClientMemory(fd: fd, size: Int(size), owner: record)
@@ -74,7 +74,7 @@ enum ShmGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_shm_pool_interface(), version: shm.version, id: id) else { return }
-            WaylandObject.install(ShmPool(resource: created, server: shm.server, memory: memory), implementation: ShmPool.table)
+            WaylandObject.install(ShmPool(resource: created, madeBy: shm, memory: memory), implementation: ShmPool.table)
         }))
 
     static func sendFormats(to resource: OpaquePointer) {
@@ -83,11 +83,13 @@ enum ShmGlobal {
 }
 
 final class ShmPool: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     let memory: ClientMemory
 
-    init(resource: OpaquePointer, server: WaylandServer, memory: ClientMemory) {
+    init(resource: OpaquePointer, madeBy shm: WaylandObject, memory: ClientMemory) {
         self.memory = memory
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: shm)
     }
 
     nonisolated(unsafe) static let table = implementation(wl_shm_pool_interface(
@@ -110,7 +112,7 @@ final class ShmPool: WaylandObject {
                 return
             }
             guard let created = createResource(client, tr_wl_buffer_interface(), version: 1, id: id) else { return }
-            let buffer = ShmBuffer(resource: created, server: pool.server, memory: pool.memory, offset: offset,
+            let buffer = ShmBuffer(resource: created, madeBy: pool, memory: pool.memory, offset: offset,
                                    size: Size(width: width, height: height), stride: stride, format: format)
             WaylandObject.install(buffer, implementation: ShmBuffer.table)
         },
@@ -122,7 +124,7 @@ final class ShmPool: WaylandObject {
                 pool.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): a pool cannot shrink (\(pool.memory.size) to \(size) bytes)")
                 return
             }
-            guard let record = pool.server.existingRecord(for: pool.client), pool.mayMap(Int(size) - pool.memory.size, for: record, name) else { return }
+            guard let record = pool.clientRecord, pool.mayMap(Int(size) - pool.memory.size, for: record, name) else { return }
             do {
                 try pool.memory.grow(to: Int(size))
             } catch {
@@ -133,6 +135,8 @@ final class ShmPool: WaylandObject {
 
 /// A wl_buffer in a pool: four bytes a pixel, rows `stride` bytes apart.
 final class ShmBuffer: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
     let memory: ClientMemory
     let offset: Int
     let size: Size
@@ -140,13 +144,13 @@ final class ShmBuffer: WaylandObject {
     /// A wl_shm format, one of `ShmGlobal.formats`.
     let format: UInt32
 
-    init(resource: OpaquePointer, server: WaylandServer, memory: ClientMemory, offset: Int, size: Size, stride: Int, format: UInt32) {
+    init(resource: OpaquePointer, madeBy pool: ShmPool, memory: ClientMemory, offset: Int, size: Size, stride: Int, format: UInt32) {
         self.memory = memory
         self.offset = offset
         self.size = size
         self.stride = stride
         self.format = format
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: pool)
     }
 
     nonisolated(unsafe) static let table = implementation(wl_buffer_interface(destroy: destroyRequest))

@@ -24,7 +24,7 @@ enum SubcompositorGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_subsurface_interface(), version: 1, id: id) else { return }
-            let subsurface = SubsurfaceObject(resource: created, server: global.server, surface: surface, parent: parent)
+            let subsurface = SubsurfaceObject(resource: created, madeBy: global, handler: surface.handler, surface: surface, parent: parent)
             WaylandObject.install(subsurface, implementation: SubsurfaceObject.table)
             surface.role = .subsurface
             surface.subsurface = subsurface
@@ -80,16 +80,20 @@ extension SurfaceObject {
 }
 
 final class SubsurfaceObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    private unowned let handler: any SurfaceHandler
     weak var surface: SurfaceObject?
     weak var parent: SurfaceObject?
     /// Applied on the parent's commit, as wl_subsurface.set_position says.
     var position = Offset.zero
     var synchronized = true
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, parent: SurfaceObject) {
+    init(resource: OpaquePointer, madeBy subcompositor: WaylandObject, handler: any SurfaceHandler, surface: SurfaceObject, parent: SurfaceObject) {
+        self.handler = handler
         self.surface = surface
         self.parent = parent
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: subcompositor)
     }
 
     /// Synchronized itself or through any ancestor subsurface.
@@ -98,7 +102,7 @@ final class SubsurfaceObject: WaylandObject {
         return parent?.subsurface?.isEffectivelySynchronized ?? false
     }
 
-    override func resourceDestroyed() { server.subsurfaceDestroyed(self) }
+    override func resourceDestroyed() { handler.subsurfaceDestroyed(self) }
 
     /// Takes this subsurface out of its parent's lists and its surface's role.
     func detach() {

@@ -1,7 +1,26 @@
 import CWaylandShim
 import TouchRouterCore
 
+/// What the surface family's objects may ask of the server (Handlers/SurfaceHandling.swift):
+/// the server keeps the core's tree, the frames and the presentation clock.
+protocol SurfaceHandler: AnyObject {
+    /// The wl_surface went: it leaves the tree and its client's accounting.
+    func surfaceDestroyed(_ surface: SurfaceObject)
+    /// A commit made `state` current on `surface` (its pixels copied, its input policy
+    /// merged): the server maps it, follows it in the tree, queues its frame callbacks,
+    /// stamps its presentation feedbacks and checks its pointer constraints.
+    func surfaceStateApplied(_ surface: SurfaceObject, _ state: SurfaceState)
+    /// The wl_subsurface went: its surface leaves the tree with its cached state.
+    func subsurfaceDestroyed(_ subsurface: SubsurfaceObject)
+    /// The surface's wp_viewport, if it has one: a viewport's errors are posted on it.
+    func viewport(of surface: SurfaceObject) -> ViewportObject?
+}
+
 final class SurfaceObject: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    /// Also reached by the extensions other rooms give the surface (Viewporter.swift).
+    unowned let handler: any SurfaceHandler
     private(set) var id = SurfaceID(0)
     var pending = SurfaceState()
     var current = SurfaceState()
@@ -13,7 +32,7 @@ final class SurfaceObject: WaylandObject {
 
     func replaceContents(with new: SurfaceContents?) {
         let change = (new?.byteCount ?? 0) - (contents?.byteCount ?? 0)
-        if change != 0 { server.existingRecord(for: client)?.usage.contentBytes += change }
+        if change != 0 { clientRecord?.usage.contentBytes += change }
         contents = new
     }
     var role = SurfaceRoleKind.none
@@ -34,6 +53,11 @@ final class SurfaceObject: WaylandObject {
     /// A subsurface was restacked; the core follows on this surface's next commit.
     var pendingRestack = false
 
+    init(resource: OpaquePointer, madeBy compositor: WaylandObject, handler: any SurfaceHandler) {
+        self.handler = handler
+        super.init(resource: resource, madeBy: compositor)
+    }
+
     func assignID(_ id: SurfaceID) { self.id = id }
 
     /// Surface-local size: the viewport's where it sets one, else the buffer's, divided by
@@ -45,7 +69,7 @@ final class SurfaceObject: WaylandObject {
 
     var hasBuffer: Bool { current.bufferSize != nil }
 
-    override func resourceDestroyed() { server.surfaceDestroyed(self) }
+    override func resourceDestroyed() { handler.surfaceDestroyed(self) }
 
     nonisolated(unsafe) static let table = implementation(wl_surface_interface(
         destroy: destroyRequest,
@@ -87,14 +111,14 @@ final class SurfaceObject: WaylandObject {
         },
         frame: { client, resource, id in
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
-            guard let record = surface.server.existingRecord(for: surface.client) else { return }
+            guard let record = surface.clientRecord else { return }
             guard record.usage.pendingFrameCallbacks < ClientLimits.pendingFrameCallbacks else {
                 surface.endClient("\(surface.name).frame", pastLimit: "past \(ClientLimits.pendingFrameCallbacks) waiting frame callbacks, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_wl_callback_interface(), version: 1, id: id) else { return }
             record.usage.pendingFrameCallbacks += 1
-            let callback = FrameCallback(resource: created, server: surface.server)
+            let callback = FrameCallback(resource: created, madeBy: surface)
             WaylandObject.install(callback, implementation: nil)
             surface.pending.frameCallbacks.append(callback)
         },
@@ -159,7 +183,7 @@ final class SurfaceObject: WaylandObject {
 
     func countRegionRectangles(_ request: String?) {
         let held = request == nil ? 0 : [pending.inputRegion, cached?.inputRegion, current.inputRegion].reduce(0) { $0 + ($1?.rects.count ?? 0) }
-        guard held != countedRegionRectangles, let record = server.existingRecord(for: client) else { return }
+        guard held != countedRegionRectangles, let record = clientRecord else { return }
         record.usage.regionRectangles += held - countedRegionRectangles
         countedRegionRectangles = held
         if let request, record.usage.regionRectangles > ClientLimits.regionRectanglesInAll {
@@ -185,18 +209,8 @@ final class SurfaceObject: WaylandObject {
         for (child, position) in state.subsurfacePositions where child.surface != nil { child.position = position }
         copyDamagedPixels(state)
         current.buffer?.release()
-        if !state.presentationFeedbacks.isEmpty {
-            let now = server.clock.now()
-            for feedback in state.presentationFeedbacks {
-                feedback.committedAt = now
-                feedback.surface = id
-            }
-            server.protocols.presentation.committed(state.presentationFeedbacks, surface: id)
-        }
         current.inputPolicy.merge(state.inputPolicy)
-        server.pointerConstraintsCommitted(self)
-        server.surfaceCommitted(self, frameCallbacks: state.frameCallbacks)
-        inputPolicyCommitted(state.inputPolicy)
+        handler.surfaceStateApplied(self, state)
         for child in below + above {
             guard let surface = child.surface, let cached = surface.cached, child.isEffectivelySynchronized else { continue }
             surface.cached = nil
@@ -220,7 +234,7 @@ final class SurfaceObject: WaylandObject {
         var rects = state.bufferDamage.rects
         if contents?.width != size.width || contents?.height != size.height || current.transform != 0 {
             replaceContents(with: nil)
-            guard let record = server.existingRecord(for: client) else { return }
+            guard let record = clientRecord else { return }
             let bytes = size.width * size.height * 4
             guard record.usage.contentBytes + bytes <= ClientLimits.contentBytes else {
                 endClient("\(name).commit", pastLimit: "\(size.width)x\(size.height) takes the client past \(ClientLimits.contentBytes >> 20) MiB of shown pixels, its limit")

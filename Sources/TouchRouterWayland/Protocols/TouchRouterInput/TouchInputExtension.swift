@@ -116,26 +116,6 @@ extension SurfaceObject {
         current.inputPolicy.apply(to: &properties)
         return properties
     }
-
-    /// After a commit made `change` current (and the session mapped the surface if it was
-    /// due): the core follows. A surface out of the tree takes its policies when it enters
-    /// (`propertiesOnEntry`); its deferral is handed over at its first commit in the tree.
-    func inputPolicyCommitted(_ change: InputPolicyChange) {
-        let entered = inTree && touchInput?.surfaceWasInTree == false
-        touchInput?.surfaceWasInTree = inTree
-        guard inTree, !change.isEmpty || entered else { return }
-        if change.changesProperties {
-            do {
-                try server.tree.updateProperties(id) { current.inputPolicy.apply(to: &$0) }
-            } catch {
-                server.report("input policies of \(id): \(error)")
-            }
-        }
-        if let rects = change.gestureDeferral ?? (entered ? current.inputPolicy.gestureDeferral : nil) {
-            server.router.setGestureDeferral(rects, on: id)
-        }
-        server.router.dispatchAll()
-    }
 }
 
 /// What a surface's touch-router-input object may ask of the server (Handlers/TouchInputHandling.swift).

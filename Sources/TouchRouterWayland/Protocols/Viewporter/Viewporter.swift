@@ -172,7 +172,7 @@ extension SurfaceObject {
     /// Checks the viewport made current; false once the client was ended for it.
     func viewportAllowsCommit() -> Bool {
         guard !current.viewport.isEmpty, let problem = current.viewport.problem(unscaled: unscaledSize, hasBuffer: hasBuffer) else { return true }
-        if let viewport = server.protocols.viewporter.viewports.extension(of: self) {
+        if let viewport = handler.viewport(of: self) {
             viewport.commitFailed(problem, surface: self)
         } else {
             postError(problem.code, "\(name).commit: \(problem.message)")
