@@ -168,14 +168,30 @@ public final class WaylandServer {
         try display.every(milliseconds: 1000) { [unowned self] in self.disconnectClientsNotReading() }
     }
 
+    /// Binds a global whose requests need nothing of the server: its resource is a `PlainGlobal`.
     @discardableResult
-    static func bindGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
-                           _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
+    static func bindPlainGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
+                                _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
         let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
         guard let client, server.mayBind(client, String(cString: interface.pointee.name)),
               let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
         server.record(for: client)
-        WaylandObject.install(BoundGlobal(resource: resource, server: server), implementation: table)
+        WaylandObject.install(PlainGlobal(resource: resource, server: server), implementation: table)
+        return resource
+    }
+
+    /// Binds a room's global: its resource is a `RoomGlobal`, whose requests reach the server
+    /// through `handler(server)`, the room's handler protocol (checked by the compiler where
+    /// the room names it), and nothing else.
+    @discardableResult
+    static func bindGlobal<Handler>(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
+                                    _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer,
+                                    handler: (WaylandServer) -> Handler) -> OpaquePointer? {
+        let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
+        guard let client, server.mayBind(client, String(cString: interface.pointee.name)),
+              let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
+        server.record(for: client)
+        WaylandObject.install(RoomGlobal(resource: resource, server: server, handler: handler(server)), implementation: table)
         return resource
     }
 

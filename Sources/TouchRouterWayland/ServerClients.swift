@@ -24,7 +24,7 @@ final class ClientRecord {
     /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.
     var touchWithheld = false
     /// Its stable xdg_wm_base, the one it made an xdg_surface from last: what pings go to.
-    weak var wmBase: BoundGlobal?
+    weak var wmBase: RoomGlobal<any ShellHandler>?
     /// Its pings (Pings.swift); while it is hung it takes no touch or pointer.
     var ping = PingState()
     /// The serials of the latest touch downs sent to the client, and their touches: what

@@ -1,6 +1,13 @@
 import TouchRouterConfig
 import TouchRouterCore
 
+/// What the idle timeouts' managers may ask of the server (Protocols/IdleNotify/, Protocols/KdeIdle/).
+extension WaylandServer: IdleTimeoutHandler {
+    var idleNotifyState: IdleNotifyState { protocols.idleNotify }
+    var kdeIdleState: KdeIdleState { protocols.kdeIdle }
+    var idleClock: any RouterClock { clock }
+}
+
 /// What the seat's idle timer may ask of the server (Protocols/Seat/SeatIdle.swift).
 extension WaylandServer: IdleHandler {
     var idleOutputs: [OutputID] { outputs.map(\.id) }

@@ -2,6 +2,8 @@ import TouchRouterCore
 
 /// What output power control may ask of the server (Protocols/OutputPower/).
 extension WaylandServer: OutputPowerHandler {
+    var outputPowerState: OutputPowerState { protocols.outputPower }
+
     func outputPowerIsOn(_ output: OutputID) -> Bool? {
         guard outputs.contains(where: { $0.id == output && !$0.retired }) else { return nil }
         return protocols.output.power[output] != .off

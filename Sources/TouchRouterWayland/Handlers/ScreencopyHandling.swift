@@ -2,6 +2,8 @@ import TouchRouterCore
 
 /// What screen capture may ask of the server (Protocols/Screencopy/).
 extension WaylandServer: ScreencopyHandler {
+    var screencopyState: ScreencopyState { protocols.screencopy }
+
     func captureSize(of output: OutputID) -> (pixels: Size, scale: Int)? {
         outputs.first { $0.id == output && !$0.retired }.map { ($0.mode.pixelSize, $0.mode.scale) }
     }

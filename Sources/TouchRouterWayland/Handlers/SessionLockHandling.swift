@@ -3,6 +3,8 @@ import TouchRouterCore
 
 /// What the session lock may ask of the server (Protocols/SessionLock/).
 extension WaylandServer: SessionLockHandler {
+    var sessionLockState: SessionLockState { protocols.sessionLock }
+
     func sessionLockChanged(_ locked: Bool) {
         if locked { protocols.sessionLock.focusBeforeLock = router.keyboardFocus }
         router.setSessionLocked(locked)

@@ -2,6 +2,16 @@ import TouchRouterCore
 
 /// What a surface's touch-router-input object may ask of the server (Protocols/TouchRouterInput/).
 extension WaylandServer: TouchInputHandler {
+    func inputReceived(by client: ClientID, eventTime: Int64, receipt: Int64) {
+        guard let onReceipt else {
+            stats.received(client: client, eventTime: eventTime, receipt: receipt)
+            return
+        }
+        var sequences: [UInt64] = []
+        stats.received(client: client, eventTime: eventTime, receipt: receipt) { sequences.append($0.sequence) }
+        onReceipt(client, eventTime, receipt, sequences)
+    }
+
     var liveTouchIDs: Set<Int32> { Set(router.activeTouches.map(\.id.raw)) }
 
     func rejectTouch(_ touch: TouchID, on surface: SurfaceID, by client: OpaquePointer) -> Bool {

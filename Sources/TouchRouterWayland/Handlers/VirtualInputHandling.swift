@@ -3,6 +3,8 @@ import TouchRouterCore
 
 /// What virtual pointers and keyboards may ask of the server (Protocols/VirtualInput/).
 extension WaylandServer: VirtualInputHandler {
+    var virtualInputState: VirtualInputState { protocols.virtualInput }
+
     /// A fresh device id for a virtual pointer or keyboard, counted against its client's
     /// `ClientLimits.virtualDevices`; nil (the client ended) past it.
     func makeVirtualDevice(for manager: WaylandObject, request: String) -> DeviceID? {

@@ -11,29 +11,29 @@ extension ProtocolStates {
     /// The globals of the protocols that predate the rooms, each still in its own file.
     private static let core: [ProtocolGlobal] = [
         ProtocolGlobal(interface: tr_wl_shm_interface, version: ShmGlobal.version, bind: { client, data, version, id in
-            guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_wl_shm_interface(), ShmGlobal.table) else { return }
+            guard let resource = WaylandServer.bindPlainGlobal(client, data, version, id, tr_wl_shm_interface(), ShmGlobal.table) else { return }
             ShmGlobal.sendFormats(to: resource)
         }),
         ProtocolGlobal(interface: tr_wl_compositor_interface, version: CompositorGlobal.version, bind: { client, data, version, id in
-            WaylandServer.bindGlobal(client, data, version, id, tr_wl_compositor_interface(), CompositorGlobal.table)
+            WaylandServer.bindGlobal(client, data, version, id, tr_wl_compositor_interface(), CompositorGlobal.table) { $0 as any SurfaceHandler }
         }),
         ProtocolGlobal(interface: tr_wl_subcompositor_interface, version: SubcompositorGlobal.version, bind: { client, data, version, id in
-            WaylandServer.bindGlobal(client, data, version, id, tr_wl_subcompositor_interface(), SubcompositorGlobal.table)
+            WaylandServer.bindGlobal(client, data, version, id, tr_wl_subcompositor_interface(), SubcompositorGlobal.table) { $0 as any SurfaceHandler }
         }),
         ProtocolGlobal(interface: tr_xdg_wm_base_interface, version: XdgWmBaseGlobal.version, bind: { client, data, version, id in
-            WaylandServer.bindGlobal(client, data, version, id, tr_xdg_wm_base_interface(), XdgWmBaseGlobal.table)
+            WaylandServer.bindGlobal(client, data, version, id, tr_xdg_wm_base_interface(), XdgWmBaseGlobal.table) { $0 as any ShellHandler }
         }),
         ProtocolGlobal(interface: tr_zxdg_shell_v6_interface, version: XdgShellV6Global.version, bind: XdgShellV6Global.bind),
         ProtocolGlobal(interface: tr_wl_shell_interface, version: WlShellGlobal.version, bind: { client, data, version, id in
-            WaylandServer.bindGlobal(client, data, version, id, tr_wl_shell_interface(), WlShellGlobal.table)
+            WaylandServer.bindGlobal(client, data, version, id, tr_wl_shell_interface(), WlShellGlobal.table) { $0 as any ShellHandler }
         }),
         ProtocolGlobal(interface: tr_wl_seat_interface, version: SeatGlobal.version, bind: { client, data, version, id in
-            guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_wl_seat_interface(), SeatGlobal.table) else { return }
+            guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_wl_seat_interface(), SeatGlobal.table, handler: { $0 as any SeatHandler }) else { return }
             wl_seat_send_capabilities(resource, WL_SEAT_CAPABILITY_POINTER.rawValue | WL_SEAT_CAPABILITY_KEYBOARD.rawValue | WL_SEAT_CAPABILITY_TOUCH.rawValue)
             if version >= 2 { wl_seat_send_name(resource, "seat0") }
         }),
         ProtocolGlobal(interface: tr_wl_data_device_manager_interface, version: DataDeviceManagerGlobal.version, bind: { client, data, version, id in
-            WaylandServer.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table)
+            WaylandServer.bindGlobal(client, data, version, id, tr_wl_data_device_manager_interface(), DataDeviceManagerGlobal.table) { $0 as any SelectionHandler }
         }),
         ProtocolGlobal(interface: tr_zwp_primary_selection_device_manager_v1_interface, version: PrimarySelectionGlobal.version, bind: PrimarySelectionGlobal.bind),
         ProtocolGlobal(interface: tr_gtk_primary_selection_device_manager_interface, version: GtkPrimarySelectionGlobal.version, bind: GtkPrimarySelectionGlobal.bind),

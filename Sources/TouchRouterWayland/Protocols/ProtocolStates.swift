@@ -28,7 +28,7 @@ struct OnePerOwner<Owner: AnyObject, Extension: AnyObject> {
 
     /// Whether a manager's request may make `owner`'s extension: when it has one already, the
     /// protocol's `code` is posted on the manager, naming the request and what `owner` is.
-    func allowsAnother(for owner: Owner, named ownerName: String, manager: BoundGlobal, request: String, code: UInt32) -> Bool {
+    func allowsAnother(for owner: Owner, named ownerName: String, manager: WaylandObject, request: String, code: UInt32) -> Bool {
         guard has(owner) else { return true }
         manager.postError(code, "\(manager.name).\(request): \(ownerName) has one already")
         return false

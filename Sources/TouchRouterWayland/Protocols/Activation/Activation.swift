@@ -10,6 +10,7 @@ import TouchRouterCore
 
 /// What activation may ask of the server.
 protocol ActivationHandler: AnyObject {
+    var activationState: ActivationState { get }
     /// Whether `client` holds the keyboard focus now.
     func holdsKeyboardFocus(_ client: OpaquePointer) -> Bool
     /// Raises the window of `surface` and gives it the keyboard focus.
@@ -51,22 +52,22 @@ enum ActivationManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_xdg_activation_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_xdg_activation_v1_interface(), table) { $0 as any ActivationHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(xdg_activation_v1_interface(
         destroy: destroyRequest,
         get_activation_token: { client, resource, id in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any ActivationHandler>.self)
             guard let created = createResource(client, tr_xdg_activation_token_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(ActivationTokenObject(resource: created, server: manager.server, state: manager.server.protocols.activation, handler: manager.server),
+            WaylandObject.install(ActivationTokenObject(resource: created, madeBy: manager, state: manager.handler.activationState, handler: manager.handler),
                                   implementation: ActivationTokenObject.table)
         },
         activate: { _, resource, token, surfaceResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any ActivationHandler>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            let handler: any ActivationHandler = manager.server
-            guard let token, manager.server.protocols.activation.redeem(String(cString: token), at: handler.now) else { return }
+            let handler = manager.handler
+            guard let token, handler.activationState.redeem(String(cString: token), at: handler.now) else { return }
             handler.activateWindow(surface)
         }))
 }
@@ -79,10 +80,10 @@ final class ActivationTokenObject: WaylandObject {
     private unowned let handler: any ActivationHandler
     private var committed = false
 
-    init(resource: OpaquePointer, server: WaylandServer, state: ActivationState, handler: any ActivationHandler) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: ActivationState, handler: any ActivationHandler) {
         self.state = state
         self.handler = handler
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     /// set_serial, set_app_id and set_surface may come only before commit.

@@ -13,6 +13,7 @@ import CWaylandShim
 
 /// What the decoration objects may ask of the server.
 protocol DecorationHandler: AnyObject {
+    var decorationState: DecorationState { get }
     /// The decoration mode was sent: the toplevel's xdg_surface is to be configured again.
     func decorationModeChanged(_ toplevel: XdgToplevelObject)
 }

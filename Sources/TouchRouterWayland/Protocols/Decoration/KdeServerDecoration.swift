@@ -9,7 +9,7 @@ enum KdeServerDecorationManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_org_kde_kwin_server_decoration_manager_interface(), table) else { return }
+        guard let resource = WaylandServer.bindPlainGlobal(client, data, version, id, tr_org_kde_kwin_server_decoration_manager_interface(), table) else { return }
         org_kde_kwin_server_decoration_manager_send_default_mode(resource, mode)
     }
 
@@ -17,9 +17,9 @@ enum KdeServerDecorationManager {
 
     nonisolated(unsafe) static let table = implementation(org_kde_kwin_server_decoration_manager_interface(
         create: { client, resource, id, _ in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: PlainGlobal.self)
             guard let created = createResource(client, tr_org_kde_kwin_server_decoration_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            WaylandObject.install(KdeServerDecorationObject(resource: created, server: manager.server), implementation: KdeServerDecorationObject.table)
+            WaylandObject.install(KdeServerDecorationObject(resource: created, madeBy: manager), implementation: KdeServerDecorationObject.table)
             org_kde_kwin_server_decoration_send_mode(created, mode)
         }))
 }

@@ -5,15 +5,15 @@ enum XdgDecorationManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_decoration_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_decoration_manager_v1_interface(), table) { $0 as any DecorationHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zxdg_decoration_manager_v1_interface(
         destroy: destroyRequest,
         get_toplevel_decoration: { client, resource, id, toplevelResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any DecorationHandler>.self)
             let toplevel = WaylandObject.of(toplevelResource, as: XdgToplevelObject.self)
-            let state = manager.server.protocols.decoration
+            let state = manager.handler.decorationState
             guard state.decorations.allowsAnother(for: toplevel, named: toplevel.name, manager: manager, request: "get_toplevel_decoration",
                                                   code: ZXDG_TOPLEVEL_DECORATION_V1_ERROR_ALREADY_CONSTRUCTED.rawValue) else { return }
             guard toplevel.xdgSurface?.surface?.hasBuffer != true else {
@@ -22,7 +22,7 @@ enum XdgDecorationManager {
                 return
             }
             guard let created = createResource(client, tr_zxdg_toplevel_decoration_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let decoration = XdgToplevelDecorationObject(resource: created, server: manager.server, toplevel: toplevel, state: state, handler: manager.server)
+            let decoration = XdgToplevelDecorationObject(resource: created, madeBy: manager, toplevel: toplevel, state: state, handler: manager.handler)
             WaylandObject.install(decoration, implementation: XdgToplevelDecorationObject.table)
             state.decorations.add(decoration, to: toplevel)
             decoration.configure()
@@ -39,12 +39,12 @@ final class XdgToplevelDecorationObject: WaylandObject {
     private let state: DecorationState
     private unowned let handler: any DecorationHandler
 
-    init(resource: OpaquePointer, server: WaylandServer, toplevel: XdgToplevelObject, state: DecorationState, handler: any DecorationHandler) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, toplevel: XdgToplevelObject, state: DecorationState, handler: any DecorationHandler) {
         self.toplevel = toplevel
         key = ObjectIdentifier(toplevel)
         self.state = state
         self.handler = handler
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {

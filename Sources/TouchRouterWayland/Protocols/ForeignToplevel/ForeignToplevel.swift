@@ -17,18 +17,8 @@ import TouchRouterCore
 
 enum ForeignToplevelManagerGlobal {
     static let version: Int32 = 3
-
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
-        let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
-        guard let client, server.mayBind(client, "zwlr_foreign_toplevel_manager_v1"),
-              // At most the global's version: libwayland refuses a bind above it.
-              let resource = createResource(client, tr_zwlr_foreign_toplevel_manager_v1_interface(), version: Int32(clamping: version), id: id) else { return }
-        server.record(for: client)
-        let state = server.protocols.foreignToplevel
-        let manager = ForeignToplevelManagerObject(resource: resource, server: server, state: state)
-        WaylandObject.install(manager, implementation: ForeignToplevelManagerObject.table)
-        state.managerBound(manager)
-    }
+    // Its bind makes the room's own manager object, so it is the server's
+    // (Handlers/ForeignToplevelHandling.swift).
 }
 
 /// One mapped window as foreign toplevel management sees it: its handles in every manager,

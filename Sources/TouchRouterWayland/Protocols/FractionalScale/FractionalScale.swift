@@ -24,26 +24,38 @@ final class FractionalScaleState {
     static let globals = [ProtocolGlobal(interface: tr_wp_fractional_scale_manager_v1_interface, version: FractionalScaleManager.version, bind: FractionalScaleManager.bind)]
 }
 
+/// What the fractional scale manager may ask of the server (OutputReconfiguration.swift has
+/// the output scale).
+protocol FractionalScaleHandler: AnyObject {
+    var fractionalScaleState: FractionalScaleState { get }
+    /// The scale of the output the surface is on, or of the first output.
+    func outputScale(of surface: SurfaceObject) -> Int
+}
+
+extension WaylandServer: FractionalScaleHandler {
+    var fractionalScaleState: FractionalScaleState { protocols.fractionalScale }
+}
+
 enum FractionalScaleManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_wp_fractional_scale_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_wp_fractional_scale_manager_v1_interface(), table) { $0 as any FractionalScaleHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(wp_fractional_scale_manager_v1_interface(
         destroy: destroyRequest,
         get_fractional_scale: { client, resource, id, surfaceResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any FractionalScaleHandler>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            let state = manager.server.protocols.fractionalScale
+            let state = manager.handler.fractionalScaleState
             guard state.scales.allowsAnother(for: surface, named: surface.name, manager: manager, request: "get_fractional_scale",
                                              code: WP_FRACTIONAL_SCALE_MANAGER_V1_ERROR_FRACTIONAL_SCALE_EXISTS.rawValue) else { return }
             guard let created = createResource(client, tr_wp_fractional_scale_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let scale = FractionalScaleObject(resource: created, server: manager.server, surface: surface, state: state)
+            let scale = FractionalScaleObject(resource: created, madeBy: manager, surface: surface, state: state)
             WaylandObject.install(scale, implementation: FractionalScaleObject.table)
             state.scales.add(scale, to: surface)
-            wp_fractional_scale_v1_send_preferred_scale(created, FractionalScaleState.preferredScale(manager.server.outputScale(of: surface)))
+            wp_fractional_scale_v1_send_preferred_scale(created, FractionalScaleState.preferredScale(manager.handler.outputScale(of: surface)))
         }))
 }
 
@@ -54,11 +66,11 @@ final class FractionalScaleObject: WaylandObject {
     private let key: ObjectIdentifier
     private unowned let state: FractionalScaleState
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, state: FractionalScaleState) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: FractionalScaleState) {
         self.surface = surface
         key = ObjectIdentifier(surface)
         self.state = state
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() { state.scales.remove(self, key: key) }

@@ -41,17 +41,17 @@ enum IdleInhibitManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_idle_inhibit_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_idle_inhibit_manager_v1_interface(), table, handler: { $0.protocols.idleInhibit })
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_idle_inhibit_manager_v1_interface(
         destroy: destroyRequest,
         create_inhibitor: { client, resource, id, surfaceResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<IdleInhibitState>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             guard let created = createResource(client, tr_zwp_idle_inhibitor_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let state = manager.server.protocols.idleInhibit
-            let inhibitor = IdleInhibitorObject(resource: created, server: manager.server, surface: surface, state: state)
+            let state = manager.handler
+            let inhibitor = IdleInhibitorObject(resource: created, madeBy: manager, surface: surface, state: state)
             WaylandObject.install(inhibitor, implementation: IdleInhibitorObject.table)
             state.add(inhibitor)
         }))
@@ -65,10 +65,10 @@ final class IdleInhibitorObject: WaylandObject {
     fileprivate var order: UInt64 = 0
     private unowned let state: IdleInhibitState
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, state: IdleInhibitState) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: IdleInhibitState) {
         self.surface = surface
         self.state = state
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() { state.remove(self) }

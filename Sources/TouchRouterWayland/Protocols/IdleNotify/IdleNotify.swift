@@ -12,21 +12,30 @@ final class IdleNotifyState {
     static let globals = [ProtocolGlobal(interface: tr_ext_idle_notifier_v1_interface, version: IdleNotifier.version, bind: IdleNotifier.bind)]
 }
 
+/// What the idle timeouts' managers (ext-idle-notify and KDE's idle) may ask of the server
+/// (Handlers/IdleHandling.swift).
+protocol IdleTimeoutHandler: AnyObject {
+    var idleNotifyState: IdleNotifyState { get }
+    var kdeIdleState: KdeIdleState { get }
+    /// The clock a timeout counts from.
+    var idleClock: any RouterClock { get }
+}
+
 enum IdleNotifier {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_ext_idle_notifier_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_ext_idle_notifier_v1_interface(), table) { $0 as any IdleTimeoutHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(ext_idle_notifier_v1_interface(
         destroy: destroyRequest,
         get_idle_notification: { client, resource, id, milliseconds, _ in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any IdleTimeoutHandler>.self)
             guard let created = createResource(client, tr_ext_idle_notification_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let state = manager.server.protocols.idleNotify
-            let notification = IdleNotificationObject(resource: created, server: manager.server, state: state,
-                                                      nanoseconds: Int64(milliseconds) * 1_000_000, started: manager.server.clock.now())
+            let state = manager.handler.idleNotifyState
+            let notification = IdleNotificationObject(resource: created, madeBy: manager, state: state,
+                                                      nanoseconds: Int64(milliseconds) * 1_000_000, started: manager.handler.idleClock.now())
             WaylandObject.install(notification, implementation: IdleNotificationObject.table)
             state.timeouts.add(notification)
         }))
@@ -41,11 +50,11 @@ final class IdleNotificationObject: WaylandObject, IdleTimeout {
     var idle = false
     private unowned let state: IdleNotifyState
 
-    init(resource: OpaquePointer, server: WaylandServer, state: IdleNotifyState, nanoseconds: Int64, started: RouterTime) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: IdleNotifyState, nanoseconds: Int64, started: RouterTime) {
         self.state = state
         self.nanoseconds = nanoseconds
         self.started = started
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     func sendIdle() { ext_idle_notification_v1_send_idled(resource) }

@@ -16,16 +16,16 @@ enum KdeIdleGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_org_kde_kwin_idle_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_org_kde_kwin_idle_interface(), table) { $0 as any IdleTimeoutHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(org_kde_kwin_idle_interface(
         get_idle_timeout: { client, resource, id, _, milliseconds in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any IdleTimeoutHandler>.self)
             guard let created = createResource(client, tr_org_kde_kwin_idle_timeout_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let state = manager.server.protocols.kdeIdle
-            let timeout = KdeIdleTimeoutObject(resource: created, server: manager.server, state: state,
-                                               nanoseconds: Int64(milliseconds) * 1_000_000, started: manager.server.clock.now())
+            let state = manager.handler.kdeIdleState, clock = manager.handler.idleClock
+            let timeout = KdeIdleTimeoutObject(resource: created, madeBy: manager, state: state, clock: clock,
+                                               nanoseconds: Int64(milliseconds) * 1_000_000, started: clock.now())
             WaylandObject.install(timeout, implementation: KdeIdleTimeoutObject.table)
             state.timeouts.add(timeout)
         }))
@@ -42,12 +42,12 @@ final class KdeIdleTimeoutObject: WaylandObject, IdleTimeout {
     /// The session's clock, for simulate_user_activity's time.
     private let clock: any RouterClock
 
-    init(resource: OpaquePointer, server: WaylandServer, state: KdeIdleState, nanoseconds: Int64, started: RouterTime) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: KdeIdleState, clock: any RouterClock, nanoseconds: Int64, started: RouterTime) {
         self.state = state
-        clock = server.clock
+        self.clock = clock
         self.nanoseconds = nanoseconds
         self.started = started
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     func sendIdle() { org_kde_kwin_idle_timeout_send_idle(resource) }

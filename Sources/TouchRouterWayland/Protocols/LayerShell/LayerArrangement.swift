@@ -6,6 +6,12 @@ import TouchRouterCore
 // the keyboard focus that exclusive interactivity holds.
 
 extension WaylandServer: LayerSurfaceHandler {
+    var layerShellState: LayerShellState { protocols.layerShell }
+
+    var firstOutput: OutputID? { outputs.first?.id }
+
+    func startsHidden(_ layer: LayerSurfaceObject) -> Bool { isOnScreenKeyboard(layer) && activeTextInput == nil }
+
     /// The layer surface's object went: it leaves the tree, and the rest of its output is arranged again.
     func layerSurfaceGone(_ layer: LayerSurfaceObject) {
         protocols.layerShell.remove(layer)

@@ -13,7 +13,7 @@ enum LayerShellGlobal {
     static let version: Int32 = 4
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.table) { $0 as any LayerSurfaceHandler }
     }
 
     static func layer(_ value: UInt32) -> StackingLayer? {
@@ -28,7 +28,7 @@ enum LayerShellGlobal {
 
     nonisolated(unsafe) static let table = implementation(zwlr_layer_shell_v1_interface(
         get_layer_surface: { client, resource, id, surfaceResource, outputResource, layerValue, namespace in
-            let shell = WaylandObject.of(resource, as: BoundGlobal.self)
+            let shell = WaylandObject.of(resource, as: RoomGlobal<any LayerSurfaceHandler>.self)
             let request = "zwlr_layer_shell_v1@\(wl_resource_get_id(resource)).get_layer_surface"
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             guard surface.role == .none, surface.xdgSurface == nil, surface.subsurface == nil else {
@@ -46,15 +46,15 @@ enum LayerShellGlobal {
             guard let created = createResource(client, tr_zwlr_layer_surface_v1_interface(), version: shell.version, id: id) else { return }
             // The output asked for, or the first; an output already removed counts as none given.
             let asked = outputResource.map { WaylandObject.of($0, as: OutputBinding.self).output }
-            let output = asked.flatMap { $0 }.flatMap { $0.retired ? nil : $0 }?.id ?? shell.server.outputs.first?.id
-            let layerSurface = LayerSurfaceObject(resource: created, madeBy: shell, handler: shell.server, surface: surface, output: output, layer: layer,
+            let output = asked.flatMap { $0 }.flatMap { $0.retired ? nil : $0 }?.id ?? shell.handler.firstOutput
+            let layerSurface = LayerSurfaceObject(resource: created, madeBy: shell, handler: shell.handler, surface: surface, output: output, layer: layer,
                                                   namespace: namespace.map { String(cString: $0) } ?? "")
             WaylandObject.install(layerSurface, implementation: LayerSurfaceObject.table)
             surface.layerSurface = layerSurface
             surface.role = .layer
             // An on-screen keyboard's starts hidden unless a text field wants it (OnScreenKeyboard.swift).
-            layerSurface.oskHidden = shell.server.isOnScreenKeyboard(layerSurface) && shell.server.activeTextInput == nil
-            shell.server.protocols.layerShell.add(layerSurface)
+            layerSurface.oskHidden = shell.handler.startsHidden(layerSurface)
+            shell.handler.layerShellState.add(layerSurface)
         },
         destroy: destroyRequest))
 }
@@ -67,6 +67,11 @@ enum LayerKeyboardInteractivity: UInt32 {
 /// What a layer surface may ask of the server; the arrangement of an output's layer
 /// surfaces is the server's (LayerArrangement.swift).
 protocol LayerSurfaceHandler: AnyObject {
+    var layerShellState: LayerShellState { get }
+    /// The output a layer surface goes on when it names none.
+    var firstOutput: OutputID? { get }
+    /// An on-screen keyboard's starts hidden unless a text field wants it (OnScreenKeyboard.swift).
+    func startsHidden(_ layer: LayerSurfaceObject) -> Bool
     /// The layer surface went: its output is arranged again, and its surface leaves the tree.
     func layerSurfaceGone(_ layer: LayerSurfaceObject)
 }

@@ -10,15 +10,15 @@ enum XdgOutputManagerGlobal {
     static let version: Int32 = 3
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.table)
+        WaylandServer.bindPlainGlobal(client, data, version, id, tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zxdg_output_manager_v1_interface(
         destroy: destroyRequest,
         get_xdg_output: { client, resource, id, outputResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: PlainGlobal.self)
             guard let created = createResource(client, tr_zxdg_output_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let xdgOutput = XdgOutputObject(resource: created, server: manager.server)
+            let xdgOutput = XdgOutputObject(resource: created, madeBy: manager)
             WaylandObject.install(xdgOutput, implementation: XdgOutputObject.table)
             // libwayland has checked the argument is a wl_output; every one is an OutputBinding.
             // An output already removed from the session says nothing.

@@ -10,6 +10,7 @@ import TouchRouterCore
 
 /// What output power control may ask of the server (Handlers/OutputPowerHandling.swift).
 protocol OutputPowerHandler: AnyObject {
+    var outputPowerState: OutputPowerState { get }
     /// Whether the output exists and is on (lit or dimmed).
     func outputPowerIsOn(_ output: OutputID) -> Bool?
     func setOutputPower(_ output: OutputID, on: Bool)
@@ -47,18 +48,18 @@ enum OutputPowerManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_output_power_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_output_power_manager_v1_interface(), table) { $0 as any OutputPowerHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwlr_output_power_manager_v1_interface(
         get_output_power: { client, resource, id, outputResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any OutputPowerHandler>.self)
             guard let created = createResource(client, tr_zwlr_output_power_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let server = manager.server
+            let handler = manager.handler, state = handler.outputPowerState
             let output = WaylandObject.of(outputResource, as: OutputBinding.self).output.flatMap { $0.retired ? nil : $0 }
-            let control = OutputPowerObject(resource: created, server: server, state: server.protocols.outputPower, handler: server, output: output?.id ?? OutputID(0))
+            let control = OutputPowerObject(resource: created, madeBy: manager, state: state, handler: handler, output: output?.id ?? OutputID(0))
             WaylandObject.install(control, implementation: OutputPowerObject.table)
-            guard let output, let on = server.outputPowerIsOn(output.id), server.protocols.outputPower.take(control) else {
+            guard let output, let on = handler.outputPowerIsOn(output.id), state.take(control) else {
                 control.fail()
                 return
             }
@@ -76,11 +77,11 @@ final class OutputPowerObject: WaylandObject {
     let output: OutputID
     private var failed = false
 
-    init(resource: OpaquePointer, server: WaylandServer, state: OutputPowerState, handler: any OutputPowerHandler, output: OutputID) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: OutputPowerState, handler: any OutputPowerHandler, output: OutputID) {
         self.state = state
         self.handler = handler
         self.output = output
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     func sendMode(on: Bool) {

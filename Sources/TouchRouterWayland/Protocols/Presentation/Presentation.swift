@@ -73,17 +73,17 @@ enum PresentationGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_wp_presentation_interface(), table) else { return }
+        guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_wp_presentation_interface(), table, handler: { $0.protocols.presentation }) else { return }
         wp_presentation_send_clock_id(resource, UInt32(CLOCK_MONOTONIC))
     }
 
     nonisolated(unsafe) static let table = implementation(wp_presentation_interface(
         destroy: destroyRequest,
         feedback: { client, resource, surfaceResource, id in
-            let presentation = WaylandObject.of(resource, as: BoundGlobal.self)
+            let presentation = WaylandObject.of(resource, as: RoomGlobal<PresentationState>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             guard let created = createResource(client, tr_wp_presentation_feedback_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let feedback = PresentationFeedbackObject(resource: created, server: presentation.server, state: presentation.server.protocols.presentation)
+            let feedback = PresentationFeedbackObject(resource: created, madeBy: presentation, state: presentation.handler)
             WaylandObject.install(feedback, implementation: nil)
             surface.pending.presentationFeedbacks.append(feedback)
         }))
@@ -99,9 +99,9 @@ final class PresentationFeedbackObject: WaylandObject {
     var surface: SurfaceID?
     private unowned let state: PresentationState
 
-    init(resource: OpaquePointer, server: WaylandServer, state: PresentationState) {
+    init(resource: OpaquePointer, madeBy presentation: WaylandObject, state: PresentationState) {
         self.state = state
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: presentation)
     }
 
     /// Its resource went (its client did, or it was settled): nothing may be sent to it.

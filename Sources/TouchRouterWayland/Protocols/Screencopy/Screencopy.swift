@@ -5,7 +5,7 @@ enum ScreencopyManager {
     static let version: Int32 = 3
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_screencopy_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_screencopy_manager_v1_interface(), table) { $0 as any ScreencopyHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwlr_screencopy_manager_v1_interface(
@@ -19,11 +19,11 @@ enum ScreencopyManager {
 
     private static func capture(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ outputResource: OpaquePointer?,
                                 region: (Int32, Int32, Int32, Int32)?) {
-        let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+        let manager = WaylandObject.of(resource, as: RoomGlobal<any ScreencopyHandler>.self)
         guard let created = createResource(client, tr_zwlr_screencopy_frame_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-        let server = manager.server
+        let handler = manager.handler
         let output = WaylandObject.of(outputResource, as: OutputBinding.self).output.flatMap { $0.retired ? nil : $0 }
-        let size = output.flatMap { server.captureSize(of: $0.id) }
+        let size = output.flatMap { handler.captureSize(of: $0.id) }
         // The region, in the output's layout pixels (its logical ones) made panel pixels by its
         // scale, clipped to it; empty or outside: nothing to capture.
         var rect = Rect<GlobalSpace>(x: 0, y: 0, width: size?.pixels.width ?? 0, height: size?.pixels.height ?? 0)
@@ -32,7 +32,7 @@ enum ScreencopyManager {
             let asked = Rect<GlobalSpace>(x: Int(x) * scale, y: Int(y) * scale, width: Int(max(width, 0)) * scale, height: Int(max(height, 0)) * scale)
             rect = asked.intersection(rect) ?? Rect(x: 0, y: 0, width: 0, height: 0)
         }
-        let frame = ScreencopyFrameObject(resource: created, server: server, state: server.protocols.screencopy,
+        let frame = ScreencopyFrameObject(resource: created, madeBy: manager, state: handler.screencopyState,
                                           output: output?.id ?? OutputID(0), rect: rect)
         WaylandObject.install(frame, implementation: ScreencopyFrameObject.table)
         guard output != nil, rect.width > 0, rect.height > 0 else {
@@ -60,12 +60,12 @@ final class ScreencopyFrameObject: WaylandObject {
     /// What it has not copied is kept per client.
     let clientID: ClientID
 
-    init(resource: OpaquePointer, server: WaylandServer, state: ScreencopyState, output: OutputID, rect: Rect<GlobalSpace>) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: ScreencopyState, output: OutputID, rect: Rect<GlobalSpace>) {
         self.state = state
         self.output = output
         self.rect = rect
-        clientID = server.existingRecord(for: wl_resource_get_client(resource))?.id ?? ClientID(0)
-        super.init(resource: resource, server: server)
+        clientID = manager.clientRecord?.id ?? ClientID(0)
+        super.init(resource: resource, madeBy: manager)
     }
 
     var isLive: Bool { !ended && buffer?.resource != nil }

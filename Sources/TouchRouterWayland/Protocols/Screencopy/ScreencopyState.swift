@@ -12,6 +12,7 @@ import TouchRouterCore
 
 /// What screen capture may ask of the server (Handlers/ScreencopyHandling.swift).
 protocol ScreencopyHandler: AnyObject {
+    var screencopyState: ScreencopyState { get }
     /// The output's picture in panel pixels and its scale; nil for an output that is gone.
     func captureSize(of output: OutputID) -> (pixels: Size, scale: Int)?
     /// Composes the output now; its framebuffer (the damage is told through `composed`).

@@ -11,7 +11,7 @@ enum InputTimestampsManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.table)
+        WaylandServer.bindPlainGlobal(client, data, version, id, tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.table)
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_manager_v1_interface(
@@ -23,7 +23,7 @@ enum InputTimestampsManagerGlobal {
     /// libwayland has checked the device's interface against the request's; every wl_keyboard,
     /// wl_pointer and wl_touch is a `SeatDevice`.
     private static func create(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, for deviceResource: OpaquePointer?) {
-        let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+        let manager = WaylandObject.of(resource, as: PlainGlobal.self)
         let device = WaylandObject.of(deviceResource, as: SeatDevice.self)
         guard device.timestamps.count < ClientLimits.timestampsPerDevice else {
             manager.endClient("\(manager.name).get_\(device.kind)_timestamps", pastLimit: "past \(ClientLimits.timestampsPerDevice) timestamps objects for \(device.name), the most one device may have")

@@ -15,7 +15,7 @@ enum PointerConstraintsGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_pointer_constraints_v1_interface(), PointerConstraintsGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_pointer_constraints_v1_interface(), PointerConstraintsGlobal.table) { $0 as any SeatHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_pointer_constraints_v1_interface(
@@ -29,8 +29,8 @@ enum PointerConstraintsGlobal {
 
     private static func create(_ kind: PointerConstraintObject.Kind, _ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32,
                                _ surfaceResource: OpaquePointer?, _ pointerResource: OpaquePointer?, _ regionResource: OpaquePointer?, _ lifetime: UInt32) {
-        let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-        let server = manager.server
+        let manager = WaylandObject.of(resource, as: RoomGlobal<any SeatHandler>.self)
+        let handler = manager.handler
         let request = "\(manager.name).\(kind == .locked ? "lock_pointer" : "confine_pointer")"
         // libwayland has checked the arguments' interfaces: a wl_surface, a wl_pointer, a wl_region or null.
         let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
@@ -41,20 +41,20 @@ enum PointerConstraintsGlobal {
             tr_resource_post_error(display, WL_DISPLAY_ERROR_INVALID_METHOD.rawValue, "\(request): \(lifetime) is not a lifetime (1 oneshot, 2 persistent)")
             return
         }
-        guard !server.protocols.seat.pointerConstraints.contains(where: { $0.surface === surface }) else {
+        guard !handler.seatState.pointerConstraints.contains(where: { $0.surface === surface }) else {
             manager.postError(ZWP_POINTER_CONSTRAINTS_V1_ERROR_ALREADY_CONSTRAINED.rawValue, "\(request): \(surface.name) already has a pointer constraint")
             return
         }
         let interface: UnsafePointer<wl_interface> = kind == .locked ? tr_zwp_locked_pointer_v1_interface() : tr_zwp_confined_pointer_v1_interface()
         guard let created = createResource(client, interface, version: wl_resource_get_version(resource), id: id) else { return }
-        let constraint = PointerConstraintObject(resource: created, madeBy: manager, handler: server, kind: kind, surface: surface, pointer: pointer,
+        let constraint = PointerConstraintObject(resource: created, madeBy: manager, handler: handler, kind: kind, surface: surface, pointer: pointer,
                                                  persistent: lifetime == ZWP_POINTER_CONSTRAINTS_V1_LIFETIME_PERSISTENT.rawValue)
         WaylandObject.install(constraint, implementation: kind == .locked ? PointerConstraintObject.lockedTable : PointerConstraintObject.confinedTable)
         // The initial region is current at once, as wlroots has it.
         constraint.region = regionResource.map { WaylandObject.of($0, as: RegionObject.self).region }
         constraint.countRegionRectangles(request)
-        server.protocols.seat.pointerConstraints.append(constraint)
-        server.updatePointerConstraint()
+        handler.seatState.pointerConstraints.append(constraint)
+        handler.updatePointerConstraint()
     }
 }
 

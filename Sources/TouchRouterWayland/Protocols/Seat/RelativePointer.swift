@@ -12,22 +12,22 @@ enum RelativePointerManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.table) { $0 as any SeatHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_manager_v1_interface(
         destroy: destroyRequest,
         get_relative_pointer: { client, resource, id, pointerResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any SeatHandler>.self)
             // libwayland has checked that the argument is a wl_pointer: a `SeatDevice`.
             let pointer = WaylandObject.of(pointerResource, as: SeatDevice.self)
-            guard let client, let record = manager.server.existingRecord(for: client) else { return }
+            guard client != nil, let record = manager.clientRecord else { return }
             guard record.relativePointers.count < ClientLimits.relativePointers else {
                 manager.endClient("\(manager.name).get_relative_pointer", pastLimit: "past \(ClientLimits.relativePointers) relative pointers, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_zwp_relative_pointer_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let relative = RelativePointerObject(resource: created, madeBy: manager, handler: manager.server, pointer: pointer)
+            let relative = RelativePointerObject(resource: created, madeBy: manager, handler: manager.handler, pointer: pointer)
             WaylandObject.install(relative, implementation: RelativePointerObject.table)
             record.relativePointers.append(relative)
         }))

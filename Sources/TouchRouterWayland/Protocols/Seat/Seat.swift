@@ -12,13 +12,13 @@ enum SeatGlobal {
 
     nonisolated(unsafe) static let table = implementation(wl_seat_interface(
         get_pointer: { client, resource, id in
-            WaylandObject.of(resource, as: BoundGlobal.self).server.seatDeviceRequested(.pointer, client: client, seat: resource, id: id)
+            WaylandObject.of(resource, as: RoomGlobal<any SeatHandler>.self).handler.seatDeviceRequested(.pointer, client: client, seat: resource, id: id)
         },
         get_keyboard: { client, resource, id in
-            WaylandObject.of(resource, as: BoundGlobal.self).server.seatDeviceRequested(.keyboard, client: client, seat: resource, id: id)
+            WaylandObject.of(resource, as: RoomGlobal<any SeatHandler>.self).handler.seatDeviceRequested(.keyboard, client: client, seat: resource, id: id)
         },
         get_touch: { client, resource, id in
-            WaylandObject.of(resource, as: BoundGlobal.self).server.seatDeviceRequested(.touch, client: client, seat: resource, id: id)
+            WaylandObject.of(resource, as: RoomGlobal<any SeatHandler>.self).handler.seatDeviceRequested(.touch, client: client, seat: resource, id: id)
         },
         release: destroyRequest))
 }
@@ -26,6 +26,12 @@ enum SeatGlobal {
 /// What the seat's objects may ask of the server, whose delivery and send lists hold the
 /// devices (SeatDevices.swift, Delivery.swift, TouchSendLists.swift, PointerConstraints.swift).
 protocol SeatHandler: AnyObject {
+    var seatState: SeatState { get }
+    /// wl_seat.get_pointer, get_keyboard or get_touch: the device is made, counted against
+    /// its client's limit, and given its keymap.
+    func seatDeviceRequested(_ kind: SeatDevice.Kind, client: OpaquePointer?, seat: OpaquePointer?, id: UInt32)
+    /// The pointer constraint in force is chosen again (a new one may take the pointer).
+    func updatePointerConstraint()
     /// A device's timestamps objects changed: the touch send lists are made again.
     func seatDevicesChanged()
     func seatDeviceDestroyed(_ device: SeatDevice)
@@ -67,11 +73,11 @@ final class SeatDevice: WaylandObject {
     /// mistaken for a later one at the same address).
     weak var sentKeymap: Keymap?
 
-    init(resource: OpaquePointer, server: WaylandServer, handler: any SeatHandler, kind: Kind, clientID: ClientID) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, kind: Kind, clientID: ClientID) {
         self.handler = handler
         self.kind = kind
         self.clientID = clientID
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     deinit {

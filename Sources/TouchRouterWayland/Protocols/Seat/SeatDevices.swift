@@ -7,6 +7,8 @@ import Glibc
 /// The seat's side of the session: wl_touch, wl_pointer and wl_keyboard objects as
 /// clients ask for them, the keymap they are sent, and the keyboard's modifiers and LEDs.
 extension WaylandServer: SeatHandler {
+    var seatState: SeatState { protocols.seat }
+
     func seatDeviceRequested(_ kind: SeatDevice.Kind, client: OpaquePointer?, seat: OpaquePointer?, id: UInt32) {
         guard let client else { return }
         let interface: UnsafePointer<wl_interface>, table: UnsafeRawPointer
@@ -17,11 +19,11 @@ extension WaylandServer: SeatHandler {
         }
         let record = record(for: client)
         guard record.devices.count < ClientLimits.seatDevices else {
-            WaylandObject.of(seat, as: BoundGlobal.self).endClient("wl_seat@\(wl_resource_get_id(seat)).get_\(kind)", pastLimit: "past \(ClientLimits.seatDevices) pointers, keyboards and touches, the most one client may have")
+            WaylandObject.of(seat, as: RoomGlobal<any SeatHandler>.self).endClient("wl_seat@\(wl_resource_get_id(seat)).get_\(kind)", pastLimit: "past \(ClientLimits.seatDevices) pointers, keyboards and touches, the most one client may have")
             return
         }
         guard let resource = createResource(client, interface, version: wl_resource_get_version(seat), id: id) else { return }
-        let device = SeatDevice(resource: resource, server: self, handler: self, kind: kind, clientID: record.id)
+        let device = SeatDevice(resource: resource, madeBy: WaylandObject.of(seat, as: RoomGlobal<any SeatHandler>.self), handler: self, kind: kind, clientID: record.id)
         WaylandObject.install(device, implementation: table)
         record.devices.append(device)
         seatDevicesChanged()

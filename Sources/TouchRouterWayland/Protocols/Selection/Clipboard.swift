@@ -63,18 +63,19 @@ enum SelectionProtocol {
 
     /// A manager's create_source (wl_data_device_manager's create_data_source) in this protocol.
     func createSource(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
-        let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
+        let manager = WaylandObject.of(managerResource, as: RoomGlobal<any SelectionHandler>.self)
         guard let created = createResource(client, sourceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
-        WaylandObject.install(SelectionSource(resource: created, madeBy: manager, handler: manager.server, kind: self), implementation: sourceTable)
+        WaylandObject.install(SelectionSource(resource: created, madeBy: manager, handler: manager.handler, kind: self), implementation: sourceTable)
     }
 
     /// A manager's get_device (get_data_device) in this protocol; the device hears the seat's selection.
     func getDevice(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
-        let manager = WaylandObject.of(managerResource, as: BoundGlobal.self)
+        let manager = WaylandObject.of(managerResource, as: RoomGlobal<any SelectionHandler>.self)
         guard let created = createResource(client, deviceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
-        let device = SelectionDevice(resource: created, madeBy: manager, handler: manager.server, state: manager.server.protocols.selection, kind: self)
+        let handler = manager.handler
+        let device = SelectionDevice(resource: created, madeBy: manager, handler: handler, state: handler.selectionState, kind: self)
         WaylandObject.install(device, implementation: deviceTable)
-        manager.server.selectionDeviceCreated(device)
+        handler.selectionDeviceCreated(device)
     }
 }
 
@@ -282,6 +283,8 @@ final class SelectionOffer: WaylandObject {
 }
 
 extension WaylandServer: SelectionHandler {
+    var selectionState: SelectionState { protocols.selection }
+
     func clientIsLive(_ client: OpaquePointer) -> Bool { existingRecord(for: client) != nil }
 
     /// The client with the keyboard focus, if it is still connected.

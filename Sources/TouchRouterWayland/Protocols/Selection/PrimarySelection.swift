@@ -9,7 +9,7 @@ enum PrimarySelectionGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_primary_selection_device_manager_v1_interface(), PrimarySelectionGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_primary_selection_device_manager_v1_interface(), PrimarySelectionGlobal.table) { $0 as any SelectionHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_primary_selection_device_manager_v1_interface(
@@ -41,7 +41,7 @@ enum GtkPrimarySelectionGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_gtk_primary_selection_device_manager_interface(), GtkPrimarySelectionGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_gtk_primary_selection_device_manager_interface(), GtkPrimarySelectionGlobal.table) { $0 as any SelectionHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(gtk_primary_selection_device_manager_interface(

@@ -6,6 +6,9 @@ import TouchRouterCore
 /// What data devices, sources and offers may ask of the server: the seat's selections and
 /// drag and drop are the server's (Clipboard.swift's and DragAndDrop.swift's server side).
 protocol SelectionHandler: AnyObject {
+    var selectionState: SelectionState { get }
+    /// A new device: it hears the selection at once if its client has the keyboard focus.
+    func selectionDeviceCreated(_ device: SelectionDevice)
     /// The client is still connected (its record not yet let go).
     func clientIsLive(_ client: OpaquePointer) -> Bool
     func setSelection(_ source: SelectionSource?, kind: SelectionKind, serial: UInt32)

@@ -5,18 +5,18 @@ enum SessionLockManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_ext_session_lock_manager_v1_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_ext_session_lock_manager_v1_interface(), table) { $0 as any SessionLockHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(ext_session_lock_manager_v1_interface(
         destroy: destroyRequest,
         lock: { client, resource, id in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any SessionLockHandler>.self)
             guard let created = createResource(client, tr_ext_session_lock_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let server = manager.server
-            let lock = SessionLockObject(resource: created, server: server, state: server.protocols.sessionLock, handler: server)
+            let handler = manager.handler, state = handler.sessionLockState
+            let lock = SessionLockObject(resource: created, madeBy: manager, state: state, handler: handler)
             WaylandObject.install(lock, implementation: SessionLockObject.table)
-            server.protocols.sessionLock.lock(lock, handler: server)
+            state.lock(lock, handler: handler)
         }))
 }
 
@@ -32,10 +32,10 @@ final class SessionLockObject: WaylandObject {
     /// Its lock surfaces by output, while they live.
     private var surfaces: [OutputID: WeakLockSurface] = [:]
 
-    init(resource: OpaquePointer, server: WaylandServer, state: SessionLockState, handler: any SessionLockHandler) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: SessionLockState, handler: any SessionLockHandler) {
         self.state = state
         self.handler = handler
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     func finish() {

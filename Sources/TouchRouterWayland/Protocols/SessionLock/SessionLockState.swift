@@ -12,6 +12,7 @@ import TouchRouterCore
 
 /// What the session lock may ask of the server (Handlers/SessionLockHandling.swift).
 protocol SessionLockHandler: AnyObject {
+    var sessionLockState: SessionLockState { get }
     /// The session locks or unlocks: the router and the tree follow.
     func sessionLockChanged(_ locked: Bool)
     /// The output's size in the layout, nil for an output that is gone.

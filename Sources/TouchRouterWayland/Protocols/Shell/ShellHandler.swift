@@ -35,4 +35,7 @@ protocol ShellHandler: AnyObject {
     func beginMove(_ surface: SurfaceObject, serial: UInt32)
     func beginResize(_ toplevel: XdgToplevelObject, serial: UInt32, edges: UInt32)
     func beginShellResize(_ shellSurface: WlShellSurfaceObject, serial: UInt32, edges: UInt32)
+
+    /// xdg_wm_base.pong: the client answered a ping (Pings.swift).
+    func pong(_ client: OpaquePointer, serial: UInt32)
 }

@@ -11,7 +11,7 @@ enum WlShellGlobal {
 
     nonisolated(unsafe) static let table = implementation(wl_shell_interface(
         get_shell_surface: { client, resource, id, surfaceResource in
-            let shell = WaylandObject.of(resource, as: BoundGlobal.self)
+            let shell = WaylandObject.of(resource, as: RoomGlobal<any ShellHandler>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             // The role stays with the wl_surface once given: a shell surface may be made
             // again for it only after the last one went.
@@ -20,7 +20,7 @@ enum WlShellGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_shell_surface_interface(), version: shell.version, id: id) else { return }
-            let shellSurface = WlShellSurfaceObject(resource: created, madeBy: shell, handler: shell.server, surface: surface)
+            let shellSurface = WlShellSurfaceObject(resource: created, madeBy: shell, handler: shell.handler, surface: surface)
             WaylandObject.install(shellSurface, implementation: WlShellSurfaceObject.table)
             surface.wlShellSurface = shellSurface
             surface.role = .shellSurface

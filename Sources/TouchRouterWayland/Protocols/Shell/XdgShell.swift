@@ -40,19 +40,19 @@ enum XdgWmBaseGlobal {
         get_xdg_surface: { client, resource, id, surfaceResource in getXdgSurface(client, resource, id, surfaceResource, .stable) },
         pong: { client, resource, serial in
             guard let client else { return }
-            WaylandObject.of(resource, as: BoundGlobal.self).server.pong(client, serial: serial)
+            WaylandObject.of(resource, as: RoomGlobal<any ShellHandler>.self).handler.pong(client, serial: serial)
         }))
 
     /// xdg_wm_base.create_positioner, zxdg_shell_v6.create_positioner.
     static func createPositioner(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ flavor: XdgFlavor) {
-        let base = WaylandObject.of(resource, as: BoundGlobal.self)
+        let base = WaylandObject.of(resource, as: RoomGlobal<any ShellHandler>.self)
         guard let created = createResource(client, flavor.positionerInterface, version: base.version, id: id) else { return }
         WaylandObject.install(PositionerObject(resource: created, madeBy: base, flavor: flavor), implementation: flavor.positionerTable)
     }
 
     /// xdg_wm_base.get_xdg_surface, zxdg_shell_v6.get_xdg_surface.
     static func getXdgSurface(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ surfaceResource: OpaquePointer?, _ flavor: XdgFlavor) {
-        let base = WaylandObject.of(resource, as: BoundGlobal.self)
+        let base = WaylandObject.of(resource, as: RoomGlobal<any ShellHandler>.self)
         let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
         guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface && surface.role != .shellSurface && surface.role != .dndIcon else {
             base.postError(flavor.roleError, "\(base.name).get_xdg_surface: wl_surface@\(wl_resource_get_id(surfaceResource)) already has the role \(surface.role.rawValue)")
@@ -63,7 +63,7 @@ enum XdgWmBaseGlobal {
             return
         }
         guard let created = createResource(client, flavor.surfaceInterface, version: base.version, id: id) else { return }
-        let xdg = XdgSurfaceObject(resource: created, madeBy: base, handler: base.server, surface: surface, flavor: flavor)
+        let xdg = XdgSurfaceObject(resource: created, madeBy: base, handler: base.handler, surface: surface, flavor: flavor)
         WaylandObject.install(xdg, implementation: flavor.surfaceTable)
         surface.xdgSurface = xdg
         if flavor == .stable { base.clientRecord?.wmBase = base }

@@ -10,7 +10,7 @@ enum XdgShellV6Global {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_shell_v6_interface(), XdgShellV6Global.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_shell_v6_interface(), XdgShellV6Global.table) { $0 as any ShellHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zxdg_shell_v6_interface(

@@ -12,15 +12,15 @@ enum SinglePixelBufferManager {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_wp_single_pixel_buffer_manager_v1_interface(), table)
+        WaylandServer.bindPlainGlobal(client, data, version, id, tr_wp_single_pixel_buffer_manager_v1_interface(), table)
     }
 
     nonisolated(unsafe) static let table = implementation(wp_single_pixel_buffer_manager_v1_interface(
         destroy: destroyRequest,
         create_u32_rgba_buffer: { client, resource, id, red, green, blue, alpha in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: PlainGlobal.self)
             guard let created = createResource(client, tr_wl_buffer_interface(), version: 1, id: id) else { return }
-            WaylandObject.install(SinglePixelBuffer(resource: created, server: manager.server, red: red, green: green, blue: blue, alpha: alpha),
+            WaylandObject.install(SinglePixelBuffer(resource: created, madeBy: manager, red: red, green: green, blue: blue, alpha: alpha),
                                   implementation: SinglePixelBuffer.table)
         }))
 }
@@ -33,10 +33,10 @@ final class SinglePixelBuffer: WaylandObject {
     let pixel: UInt32
     let opaque: Bool
 
-    init(resource: OpaquePointer, server: WaylandServer, red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) {
         pixel = (alpha >> 24) << 24 | (red >> 24) << 16 | (green >> 24) << 8 | blue >> 24
         opaque = alpha == UInt32.max
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     static func behind(_ resource: OpaquePointer) -> SinglePixelBuffer? {

@@ -9,26 +9,43 @@ enum CompositorGlobal {
 
     nonisolated(unsafe) static let table = implementation(wl_compositor_interface(
         create_surface: { client, resource, id in
-            let compositor = WaylandObject.of(resource, as: BoundGlobal.self)
-            let server = compositor.server
-            guard let record = client.flatMap(server.existingRecord(for:)) else { return }
+            let compositor = WaylandObject.of(resource, as: RoomGlobal<any SurfaceHandler>.self)
+            guard client != nil, let record = compositor.clientRecord else { return }
             guard record.usage.surfaces < ClientLimits.surfaces else {
                 compositor.endClient("\(compositor.name).create_surface", pastLimit: "past \(ClientLimits.surfaces) surfaces, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_wl_surface_interface(), version: wl_resource_get_version(resource), id: id) else { return }
             record.usage.surfaces += 1
-            server.surfaceCreated(SurfaceObject(resource: created, madeBy: compositor, handler: server))
+            compositor.handler.surfaceCreated(SurfaceObject(resource: created, madeBy: compositor, handler: compositor.handler))
         },
         create_region: { client, resource, id in
-            let compositor = WaylandObject.of(resource, as: BoundGlobal.self)
+            let compositor = WaylandObject.of(resource, as: RoomGlobal<any SurfaceHandler>.self)
             guard let created = createResource(client, tr_wl_region_interface(), version: 1, id: id) else { return }
             WaylandObject.install(RegionObject(resource: created, madeBy: compositor), implementation: RegionObject.table)
         }))
 }
 
-/// The resource of a bound global whose requests need only the session.
-final class BoundGlobal: WaylandObject {}
+/// The resource of a bound global, a manager of its room's objects: its requests reach the
+/// server through `handler`, the room's handler protocol, never the whole server.
+final class RoomGlobal<Handler>: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+    /// Held strongly (a protocol existential cannot be unowned in a generic): the server
+    /// outlives every client's objects, which `WaylandServer.shutdown` destroys first.
+    let handler: Handler
+
+    init(resource: OpaquePointer, server: WaylandServer, handler: Handler) {
+        self.handler = handler
+        super.init(resource: resource, server: server)
+    }
+}
+
+/// The resource of a bound global whose requests need nothing of the server.
+final class PlainGlobal: WaylandObject {
+    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
+    override var server: WaylandServer { super.server }
+}
 
 /// A wl_region: a set of rectangles, as the core's `Region`.
 final class RegionObject: WaylandObject {

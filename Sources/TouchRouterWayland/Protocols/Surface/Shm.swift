@@ -59,7 +59,7 @@ enum ShmGlobal {
     nonisolated(unsafe) static let table = implementation(wl_shm_interface(
         create_pool: { client, resource, id, fd, size in
             defer { close(fd) }
-            let shm = WaylandObject.of(resource, as: BoundGlobal.self)
+            let shm = WaylandObject.of(resource, as: PlainGlobal.self)
             let name = "wl_shm@\(wl_resource_get_id(resource)).create_pool"
             guard size > 0 else {
                 shm.postError(WL_SHM_ERROR_INVALID_STRIDE.rawValue, "\(name): size \(size) is not positive")

@@ -7,7 +7,7 @@ enum SubcompositorGlobal {
     nonisolated(unsafe) static let table = implementation(wl_subcompositor_interface(
         destroy: destroyRequest,
         get_subsurface: { client, resource, id, surfaceResource, parentResource in
-            let global = WaylandObject.of(resource, as: BoundGlobal.self)
+            let global = WaylandObject.of(resource, as: RoomGlobal<any SurfaceHandler>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             let parent = WaylandObject.of(parentResource, as: SurfaceObject.self)
             let name = "wl_subcompositor@\(wl_resource_get_id(resource)).get_subsurface"
@@ -24,12 +24,12 @@ enum SubcompositorGlobal {
                 return
             }
             guard let created = createResource(client, tr_wl_subsurface_interface(), version: 1, id: id) else { return }
-            let subsurface = SubsurfaceObject(resource: created, madeBy: global, handler: surface.handler, surface: surface, parent: parent)
+            let subsurface = SubsurfaceObject(resource: created, madeBy: global, handler: global.handler, surface: surface, parent: parent)
             WaylandObject.install(subsurface, implementation: SubsurfaceObject.table)
             surface.role = .subsurface
             surface.subsurface = subsurface
             parent.above.append(subsurface)
-            global.server.subsurfaceCreated(subsurface)
+            global.handler.subsurfaceCreated(subsurface)
         }))
 }
 

@@ -4,6 +4,10 @@ import TouchRouterCore
 /// What the surface family's objects may ask of the server (Handlers/SurfaceHandling.swift):
 /// the server keeps the core's tree, the frames and the presentation clock.
 protocol SurfaceHandler: AnyObject {
+    /// wl_compositor.create_surface: the surface is given its id in the core and installed.
+    func surfaceCreated(_ surface: SurfaceObject)
+    /// wl_subcompositor.get_subsurface: the surface joins its parent in the tree, if the parent is in it.
+    func subsurfaceCreated(_ subsurface: SubsurfaceObject)
     /// The wl_surface went: it leaves the tree and its client's accounting.
     func surfaceDestroyed(_ surface: SurfaceObject)
     /// A commit made `state` current on `surface` (its pixels copied, its input policy

@@ -19,23 +19,23 @@ enum InputMethodManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.table) { $0 as any TextInputHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_input_method_manager_v2_interface(
         get_input_method: { client, resource, _, id in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            let server = manager.server
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any TextInputHandler>.self)
+            let handler = manager.handler, state = handler.textInputState
             guard let created = createResource(client, tr_zwp_input_method_v2_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let inputMethod = InputMethodObject(resource: created, madeBy: manager, handler: server, state: server.protocols.textInput)
+            let inputMethod = InputMethodObject(resource: created, madeBy: manager, handler: handler, state: state)
             WaylandObject.install(inputMethod, implementation: InputMethodObject.table)
-            guard server.protocols.textInput.inputMethod == nil else {
+            guard state.inputMethod == nil else {
                 inputMethod.unavailable = true
                 zwp_input_method_v2_send_unavailable(created)
                 return
             }
-            server.protocols.textInput.inputMethod = inputMethod
-            if let textInput = server.activeTextInput { inputMethod.serve(textInput) }
+            state.inputMethod = inputMethod
+            if let textInput = handler.activeTextInput { inputMethod.serve(textInput) }
         },
         destroy: destroyRequest))
 }

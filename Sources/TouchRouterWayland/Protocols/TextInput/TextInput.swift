@@ -14,23 +14,23 @@ enum TextInputManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.table) { $0 as any TextInputHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwp_text_input_manager_v3_interface(
         destroy: destroyRequest,
         get_text_input: { client, resource, id, _ in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            guard let client, let record = manager.server.existingRecord(for: client) else { return }
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any TextInputHandler>.self)
+            guard let client, let record = manager.clientRecord else { return }
             guard record.textInputs.count < ClientLimits.textInputs else {
                 manager.endClient("\(manager.name).get_text_input", pastLimit: "past \(ClientLimits.textInputs) text inputs, the most one client may have")
                 return
             }
             guard let created = createResource(client, tr_zwp_text_input_v3_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let textInput = TextInputObject(resource: created, madeBy: manager, handler: manager.server)
+            let textInput = TextInputObject(resource: created, madeBy: manager, handler: manager.handler)
             WaylandObject.install(textInput, implementation: TextInputObject.table)
             record.textInputs.append(textInput)
-            manager.server.textInputCreated(textInput, of: record)
+            manager.handler.textInputCreated(textInput, of: record)
         }))
 }
 
@@ -132,6 +132,8 @@ final class TextInputObject: WaylandObject {
 }
 
 extension WaylandServer: TextInputHandler {
+    var textInputState: TextInputState { protocols.textInput }
+
     /// A text input of the client with the keyboard focus is entered at once.
     func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord) {
         guard let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], tree.client(of: focus) == record.id else { return }

@@ -6,6 +6,11 @@ import TouchRouterCore
 /// What text inputs, input methods and keyboard grabs may ask of the server
 /// (Handlers/TextInputHandling.swift and TextInput.swift's server side).
 protocol TextInputHandler: AnyObject {
+    var textInputState: TextInputState { get }
+    /// A text input of the client with the keyboard focus is entered at once.
+    func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord)
+    /// The enabled text input on the focused surface, if any: what a new input method serves.
+    var activeTextInput: TextInputObject? { get }
     /// The surface with the keyboard focus.
     var focusedSurface: SurfaceID? { get }
     /// A text input committed: the input method serves it, or stops.

@@ -10,13 +10,13 @@ enum TouchInputManagerGlobal {
     static let version: Int32 = 2
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table) { $0 as any TouchInputHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(touch_router_input_manager_v1_interface(
         destroy: destroyRequest,
         get_surface_input: { client, resource, id, surfaceResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any TouchInputHandler>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             guard surface.touchInput == nil else {
                 manager.postError(TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_ALREADY_EXISTS.rawValue,
@@ -24,12 +24,12 @@ enum TouchInputManagerGlobal {
                 return
             }
             guard let created = createResource(client, tr_touch_router_surface_input_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let input = TouchInputSurfaceObject(resource: created, madeBy: manager, handler: manager.server, surface: surface)
+            let input = TouchInputSurfaceObject(resource: created, madeBy: manager, handler: manager.handler, surface: surface)
             surface.touchInput = input
             WaylandObject.install(input, implementation: TouchInputSurfaceObject.table)
         },
         received: { client, resource, eventHigh, eventLow, eventNanoseconds, receiptHigh, receiptLow, receiptNanoseconds in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any TouchInputHandler>.self)
             guard let eventTime = nanoseconds(eventHigh, eventLow, eventNanoseconds) else {
                 manager.postError(TOUCH_ROUTER_INPUT_MANAGER_V1_ERROR_INVALID_TIME.rawValue,
                                   "\(manager.name).received: the event time \(describe(eventHigh, eventLow, eventNanoseconds)) \(invalidTime)")
@@ -40,15 +40,8 @@ enum TouchInputManagerGlobal {
                                   "\(manager.name).received: the receipt time \(describe(receiptHigh, receiptLow, receiptNanoseconds)) \(invalidTime)")
                 return
             }
-            guard let client, let record = manager.server.existingRecord(for: client) else { return }
-            let server = manager.server
-            guard let onReceipt = server.onReceipt else {
-                server.stats.received(client: record.id, eventTime: eventTime, receipt: receipt)
-                return
-            }
-            var sequences: [UInt64] = []
-            server.stats.received(client: record.id, eventTime: eventTime, receipt: receipt) { sequences.append($0.sequence) }
-            onReceipt(record.id, eventTime, receipt, sequences)
+            guard client != nil, let record = manager.clientRecord else { return }
+            manager.handler.inputReceived(by: record.id, eventTime: eventTime, receipt: receipt)
         }))
 
     private static let invalidTime = "is not a time: nanoseconds past 999999999, or seconds past what 64-bit nanoseconds hold"
@@ -120,6 +113,9 @@ extension SurfaceObject {
 
 /// What a surface's touch-router-input object may ask of the server (Handlers/TouchInputHandling.swift).
 protocol TouchInputHandler: AnyObject {
+    /// touch_router_input_manager_v1.received: the client's receipt of an event goes into the
+    /// timeline (`msg stats`), and to a benchmark listening.
+    func inputReceived(by client: ClientID, eventTime: Int64, receipt: Int64)
     /// The ids of the touches down now.
     var liveTouchIDs: Set<Int32> { get }
     /// Rejects `touch` for the client, if it is down on `surface` and given to it as touches

@@ -59,19 +59,19 @@ enum ViewporterGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_wp_viewporter_interface(), table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_wp_viewporter_interface(), table, handler: { $0.protocols.viewporter })
     }
 
     nonisolated(unsafe) static let table = implementation(wp_viewporter_interface(
         destroy: destroyRequest,
         get_viewport: { client, resource, id, surfaceResource in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+            let manager = WaylandObject.of(resource, as: RoomGlobal<ViewporterState>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
-            let state = manager.server.protocols.viewporter
+            let state = manager.handler
             guard state.viewports.allowsAnother(for: surface, named: surface.name, manager: manager, request: "get_viewport",
                                                 code: WP_VIEWPORTER_ERROR_VIEWPORT_EXISTS.rawValue) else { return }
             guard let created = createResource(client, tr_wp_viewport_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let viewport = ViewportObject(resource: created, server: manager.server, surface: surface, state: state)
+            let viewport = ViewportObject(resource: created, madeBy: manager, surface: surface, state: state)
             WaylandObject.install(viewport, implementation: ViewportObject.table)
             state.viewports.add(viewport, to: surface)
         }))
@@ -86,11 +86,11 @@ final class ViewportObject: WaylandObject {
     private let key: ObjectIdentifier
     private unowned let state: ViewporterState
 
-    init(resource: OpaquePointer, server: WaylandServer, surface: SurfaceObject, state: ViewporterState) {
+    init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: ViewporterState) {
         self.surface = surface
         key = ObjectIdentifier(surface)
         self.state = state
-        super.init(resource: resource, server: server)
+        super.init(resource: resource, madeBy: manager)
     }
 
     override func resourceDestroyed() {

@@ -2,6 +2,7 @@ import TouchRouterCore
 
 /// What virtual pointers and keyboards may ask of the server (Handlers/VirtualInputHandling.swift).
 protocol VirtualInputHandler: AnyObject {
+    var virtualInputState: VirtualInputState { get }
     var now: RouterTime { get }
     /// A fresh device id for a client's virtual pointer or keyboard, counted against its
     /// client's `ClientLimits.virtualDevices`; nil (the client ended) past it.

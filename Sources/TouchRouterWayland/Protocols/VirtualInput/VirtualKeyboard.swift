@@ -16,17 +16,17 @@ enum VirtualKeyboardManagerGlobal {
     static let version: Int32 = 1
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.table) { $0 as any VirtualInputHandler }
     }
 
     /// The seat argument is ignored: the session has one seat.
     nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_manager_v1_interface(
         create_virtual_keyboard: { client, resource, _, id in
-            let manager = WaylandObject.of(resource, as: BoundGlobal.self)
-            let handler: any VirtualInputHandler = manager.server
+            let manager = WaylandObject.of(resource, as: RoomGlobal<any VirtualInputHandler>.self)
+            let handler = manager.handler
             guard let device = handler.makeVirtualDevice(for: manager, request: "\(manager.name).create_virtual_keyboard") else { return }
             guard let created = createResource(client, tr_zwp_virtual_keyboard_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let state = manager.server.protocols.virtualInput
+            let state = handler.virtualInputState
             let keyboard = VirtualKeyboardObject(resource: created, madeBy: manager, handler: handler, state: state, device: device)
             WaylandObject.install(keyboard, implementation: VirtualKeyboardObject.table)
             state.virtualKeyboards[device] = keyboard

@@ -11,7 +11,7 @@ enum VirtualPointerManagerGlobal {
     static let version: Int32 = 2
 
     static let bind: wl_global_bind_func_t = { client, data, version, id in
-        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.table)
+        WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.table) { $0 as any VirtualInputHandler }
     }
 
     nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_manager_v1_interface(
@@ -21,9 +21,9 @@ enum VirtualPointerManagerGlobal {
 
     /// The seat argument is ignored: the session has one seat.
     private static func create(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, output: OpaquePointer?) {
-        let manager = WaylandObject.of(resource, as: BoundGlobal.self)
+        let manager = WaylandObject.of(resource, as: RoomGlobal<any VirtualInputHandler>.self)
         let request = "\(manager.name).create_virtual_pointer"
-        let handler: any VirtualInputHandler = manager.server
+        let handler = manager.handler
         guard let device = handler.makeVirtualDevice(for: manager, request: request) else { return }
         guard let created = createResource(client, tr_zwlr_virtual_pointer_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
         // A wl_output is always an OutputBinding; one of a removed output maps nowhere special.
