@@ -112,7 +112,7 @@ extension WaylandObject {
     /// text at 128 bytes, so the message says the limit first, and briefly; the session's
     /// log has it too, with the client's pid.
     func endClient(_ request: String, pastLimit message: String) {
-        server.endClient(client, "\(request): \(message)")
+        endOwnClient("\(request): \(message)")
     }
 
     /// The protocol's name for this object, "interface@id", for error messages.

@@ -5,8 +5,9 @@ import CWaylandShim
 /// as long as the client's object does.
 class WaylandObject {
     let resource: OpaquePointer
-    /// The server, for what every object shares: its client's accounting (`install`,
-    /// `endClient`).
+    /// The server, private to this file, for what every object shares: its client's
+    /// accounting (`install`, `clientRecord`, `endOwnClient`). No object reaches anything
+    /// else of the server: a room's objects and managers hold its handler protocol.
     private unowned let owner: WaylandServer
 
     init(resource: OpaquePointer, server: WaylandServer) {
@@ -21,15 +22,13 @@ class WaylandObject {
         owner = parent.owner
     }
 
-    /// The whole server. A room's objects reach the server only through their handler
-    /// protocol: each marks this unavailable (`@available(*, unavailable) override var
-    /// server`), so the compiler checks what the room may touch; only the managers, which
-    /// make objects with their room's state and handler, still use it.
-    var server: WaylandServer { owner }
-
     /// Its client's record, for the accounting of what the client holds (`ClientLimits`);
     /// nil once the client is gone.
     var clientRecord: ClientRecord? { owner.existingRecord(for: client) }
+
+    /// Ends its client with wl_display's implementation error, and says so in the log
+    /// (`endClient(_:pastLimit:)` in ClientLimits.swift).
+    func endOwnClient(_ message: String) { owner.endClient(client, message) }
 
     /// Called once, when libwayland destroys the resource (a destroy request, the client
     /// leaving, or a protocol error). Other objects refer to this one weakly.

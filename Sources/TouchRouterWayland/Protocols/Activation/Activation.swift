@@ -74,8 +74,6 @@ enum ActivationManager {
 
 /// xdg_activation_token_v1: set up, then committed once for its token.
 final class ActivationTokenObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let state: ActivationState
     private unowned let handler: any ActivationHandler
     private var committed = false

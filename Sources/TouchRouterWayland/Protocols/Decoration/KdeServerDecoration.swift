@@ -27,8 +27,6 @@ enum KdeServerDecorationManager {
 /// org_kde_kwin_server_decoration: a mode request is answered with that mode; one that is
 /// not a mode of the protocol's is answered with server-side.
 final class KdeServerDecorationObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     nonisolated(unsafe) static let table = implementation(org_kde_kwin_server_decoration_interface(
         release: destroyRequest,
         request_mode: { _, resource, mode in

@@ -31,8 +31,6 @@ enum XdgDecorationManager {
 
 /// zxdg_toplevel_decoration_v1: every request is answered with server-side.
 final class XdgToplevelDecorationObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     weak var toplevel: XdgToplevelObject?
     /// Its toplevel's identity, its key in the state.
     let key: ObjectIdentifier

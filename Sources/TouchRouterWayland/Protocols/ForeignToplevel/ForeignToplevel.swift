@@ -46,8 +46,6 @@ struct WeakForeignHandle {
 }
 
 final class ForeignToplevelManagerObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// Tells a manager's handles from another's, for the parent event.
     let serial: UInt64
     var stopped = false
@@ -76,8 +74,6 @@ final class ForeignToplevelManagerObject: WaylandObject {
 }
 
 final class ForeignToplevelHandleObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// Nil once closed was sent: the handle then only waits for its destroy.
     weak var surface: SurfaceObject?
     let managerSerial: UInt64

@@ -60,8 +60,6 @@ enum FractionalScaleManager {
 }
 
 final class FractionalScaleObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     weak var surface: SurfaceObject?
     private let key: ObjectIdentifier
     private unowned let state: FractionalScaleState

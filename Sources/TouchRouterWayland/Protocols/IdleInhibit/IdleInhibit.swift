@@ -59,8 +59,6 @@ enum IdleInhibitManager {
 
 /// zwp_idle_inhibitor_v1: alive until destroyed; its surface going first leaves it inert.
 final class IdleInhibitorObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     weak var surface: SurfaceObject?
     fileprivate var order: UInt64 = 0
     private unowned let state: IdleInhibitState

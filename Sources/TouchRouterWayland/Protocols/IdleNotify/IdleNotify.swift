@@ -43,8 +43,6 @@ enum IdleNotifier {
 
 /// ext_idle_notification_v1: idled after its time without input, resumed at the next input.
 final class IdleNotificationObject: WaylandObject, IdleTimeout {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     let nanoseconds: Int64
     let started: RouterTime
     var idle = false

@@ -33,8 +33,6 @@ enum KdeIdleGlobal {
 
 /// org_kde_kwin_idle_timeout: idle after its time without input, resumed at the next input.
 final class KdeIdleTimeoutObject: WaylandObject, IdleTimeout {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     let nanoseconds: Int64
     let started: RouterTime
     var idle = false

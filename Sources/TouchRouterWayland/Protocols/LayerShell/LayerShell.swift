@@ -77,8 +77,6 @@ protocol LayerSurfaceHandler: AnyObject {
 }
 
 final class LayerSurfaceObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any LayerSurfaceHandler
     weak var surface: SurfaceObject?
     let output: OutputID?

@@ -118,8 +118,6 @@ final class VirtualOutput {
 
 /// One client's wl_output resource; it leaves its output's list when the client lets it go.
 final class OutputBinding: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     weak var output: VirtualOutput?
     /// Its xdg_outputs, told of changes with it.
     var xdgOutputs: [XdgOutputObject] = []

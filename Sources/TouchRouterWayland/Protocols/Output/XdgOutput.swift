@@ -32,8 +32,6 @@ enum XdgOutputManagerGlobal {
 
 /// One zxdg_output_v1: it only ever receives.
 final class XdgOutputObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// The wl_output it describes, while both live.
     weak var binding: OutputBinding?
 

@@ -70,8 +70,6 @@ enum OutputPowerManager {
 
 /// zwlr_output_power_v1: one output's power mode, set and heard; failed ends it.
 final class OutputPowerObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let state: OutputPowerState
     private unowned let handler: any OutputPowerHandler
     let output: OutputID

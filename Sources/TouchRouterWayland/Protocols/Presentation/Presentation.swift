@@ -91,8 +91,6 @@ enum PresentationGlobal {
 
 /// wp_presentation_feedback: told once, presented or discarded, then destroyed.
 final class PresentationFeedbackObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private(set) var settled = false
     /// When its commit made it current, and the surface it was committed on.
     var committedAt: RouterTime?

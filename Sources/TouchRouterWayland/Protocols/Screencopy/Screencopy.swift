@@ -47,8 +47,6 @@ enum ScreencopyManager {
 /// zwlr_screencopy_frame_v1: one picture of an output (or a region of it), copied once into
 /// a buffer the client gives; ready or failed ends it.
 final class ScreencopyFrameObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let state: ScreencopyState
     let output: OutputID
     let rect: Rect<GlobalSpace>

@@ -38,8 +38,6 @@ enum InputTimestampsManagerGlobal {
 
 /// One zwp_input_timestamps_v1. Its device going first leaves it inert until destroyed.
 final class InputTimestampsObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// Cleared by the device when its resource is destroyed first (`SeatDevice.resourceDestroyed`).
     unowned(unsafe) var device: SeatDevice?
 

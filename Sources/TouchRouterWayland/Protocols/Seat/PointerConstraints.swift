@@ -60,8 +60,6 @@ enum PointerConstraintsGlobal {
 
 /// One zwp_locked_pointer_v1 or zwp_confined_pointer_v1.
 final class PointerConstraintObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any SeatHandler
     enum Kind { case locked, confined }
     let kind: Kind

@@ -35,8 +35,6 @@ enum RelativePointerManagerGlobal {
 
 /// One zwp_relative_pointer_v1. Its wl_pointer going first leaves it silent until destroyed.
 final class RelativePointerObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any SeatHandler
     weak var pointer: SeatDevice?
 

@@ -48,8 +48,6 @@ protocol SeatHandler: AnyObject {
 
 /// One wl_touch, wl_pointer or wl_keyboard of a client.
 final class SeatDevice: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any SeatHandler
     enum Kind { case touch, pointer, keyboard }
     let kind: Kind

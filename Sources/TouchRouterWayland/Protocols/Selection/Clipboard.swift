@@ -127,8 +127,6 @@ final class SeatSelections {
 /// A wl_data_source, zwp_primary_selection_source_v1 or gtk_primary_selection_source: the
 /// MIME types its client offers, and the way to ask it for the data.
 final class SelectionSource: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any SelectionHandler
     let kind: SelectionProtocol
     private(set) var mimeTypes: [String] = []
@@ -184,8 +182,6 @@ final class SelectionSource: WaylandObject {
 
 /// A wl_data_device, zwp_primary_selection_device_v1 or gtk_primary_selection_device.
 final class SelectionDevice: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     unowned let handler: any SelectionHandler
     private unowned let state: SelectionState
     let kind: SelectionProtocol
@@ -244,8 +240,6 @@ final class SelectionDevice: WaylandObject {
 /// A wl_data_offer, zwp_primary_selection_offer_v1 or gtk_primary_selection_offer: its
 /// source, while that lives. A source gone leaves its offers inert.
 final class SelectionOffer: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     unowned let handler: any SelectionHandler
     let kind: SelectionProtocol
     weak var source: SelectionSource?

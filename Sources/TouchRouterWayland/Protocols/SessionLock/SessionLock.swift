@@ -23,8 +23,6 @@ enum SessionLockManager {
 /// ext_session_lock_v1: the lock, in force from `locked` until unlock_and_destroy; one that
 /// was refused (another lock holds the session) heard `finished` and is inert.
 final class SessionLockObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let state: SessionLockState
     fileprivate unowned let handler: any SessionLockHandler
     private(set) var sentLocked = false
@@ -118,8 +116,6 @@ struct WeakLockSurface {
 /// configured to the output's size; its commits need an acked configure and a buffer of
 /// exactly the acked size.
 final class LockSurfaceObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     weak var surface: SurfaceObject?
     private weak var lock: SessionLockObject?
     private unowned let handler: any SessionLockHandler

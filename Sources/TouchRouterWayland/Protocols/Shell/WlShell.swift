@@ -32,8 +32,6 @@ final class WlShellSurfaceObject: WaylandObject {
         case unset, toplevel, transient, popup, fullscreen, maximized
     }
 
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any ShellHandler
     weak var surface: SurfaceObject?
     private(set) var kind = Kind.unset

@@ -4,8 +4,6 @@ import TouchRouterCore
 // xdg_positioner and xdg_popup, and their v6 twins (XdgShell.swift has the shell and xdg_surface).
 
 final class PositionerObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     let flavor: XdgFlavor
     var placement = PopupPlacement()
 
@@ -105,8 +103,6 @@ final class PositionerObject: WaylandObject {
 }
 
 final class XdgPopupObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any ShellHandler
     let flavor: XdgFlavor
     weak var xdgSurface: XdgSurfaceObject?

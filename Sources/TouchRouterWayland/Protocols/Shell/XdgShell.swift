@@ -71,8 +71,6 @@ enum XdgWmBaseGlobal {
 }
 
 final class XdgSurfaceObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// Also the toplevel's and popup's, which it makes.
     unowned let handler: any ShellHandler
     let flavor: XdgFlavor

@@ -4,8 +4,6 @@ import TouchRouterCore
 // xdg_toplevel and zxdg_toplevel_v6 (XdgShell.swift has the shell and xdg_surface).
 
 final class XdgToplevelObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any ShellHandler
     let flavor: XdgFlavor
     weak var xdgSurface: XdgSurfaceObject?

@@ -27,8 +27,6 @@ enum SinglePixelBufferManager {
 
 /// A wl_buffer of one premultiplied pixel, each channel a fraction of UInt32.max.
 final class SinglePixelBuffer: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// The pixel as premultiplied ARGB8888, each channel's top eight bits.
     let pixel: UInt32
     let opaque: Bool

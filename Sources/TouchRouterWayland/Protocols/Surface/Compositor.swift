@@ -29,8 +29,6 @@ enum CompositorGlobal {
 /// The resource of a bound global, a manager of its room's objects: its requests reach the
 /// server through `handler`, the room's handler protocol, never the whole server.
 final class RoomGlobal<Handler>: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// Held strongly (a protocol existential cannot be unowned in a generic): the server
     /// outlives every client's objects, which `WaylandServer.shutdown` destroys first.
     let handler: Handler
@@ -43,14 +41,10 @@ final class RoomGlobal<Handler>: WaylandObject {
 
 /// The resource of a bound global whose requests need nothing of the server.
 final class PlainGlobal: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
 }
 
 /// A wl_region: a set of rectangles, as the core's `Region`.
 final class RegionObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     var region = Region<SurfaceSpace>()
 
     nonisolated(unsafe) static let table = implementation(wl_region_interface(
@@ -90,8 +84,6 @@ final class RegionObject: WaylandObject {
 
 /// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
 final class FrameCallback: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private(set) var destroyed = false
 
     override func resourceDestroyed() {

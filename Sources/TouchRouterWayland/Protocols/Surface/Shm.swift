@@ -83,8 +83,6 @@ enum ShmGlobal {
 }
 
 final class ShmPool: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     let memory: ClientMemory
 
     init(resource: OpaquePointer, madeBy shm: WaylandObject, memory: ClientMemory) {
@@ -135,8 +133,6 @@ final class ShmPool: WaylandObject {
 
 /// A wl_buffer in a pool: four bytes a pixel, rows `stride` bytes apart.
 final class ShmBuffer: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     let memory: ClientMemory
     let offset: Int
     let size: Size

@@ -80,8 +80,6 @@ extension SurfaceObject {
 }
 
 final class SubsurfaceObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any SurfaceHandler
     weak var surface: SurfaceObject?
     weak var parent: SurfaceObject?

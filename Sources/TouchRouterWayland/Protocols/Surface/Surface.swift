@@ -21,8 +21,6 @@ protocol SurfaceHandler: AnyObject {
 }
 
 final class SurfaceObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     /// Also reached by the extensions other rooms give the surface (Viewporter.swift).
     unowned let handler: any SurfaceHandler
     private(set) var id = SurfaceID(0)

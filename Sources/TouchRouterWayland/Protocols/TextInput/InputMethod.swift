@@ -42,8 +42,6 @@ enum InputMethodManagerGlobal {
 
 /// One zwp_input_method_v2.
 final class InputMethodObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any TextInputHandler
     private unowned let state: TextInputState
     /// The text input it was last activated for; nil once deactivated.
@@ -139,7 +137,5 @@ final class InputMethodObject: WaylandObject {
 
 /// A zwp_input_popup_surface_v2: kept until destroyed; its surface is never shown.
 final class InputPopupSurfaceObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     nonisolated(unsafe) static let table = implementation(zwp_input_popup_surface_v2_interface(destroy: destroyRequest))
 }

@@ -15,8 +15,6 @@ import Glibc
 // timed: the input method's typing is.
 
 final class InputMethodKeyboardGrabObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any TextInputHandler
     private unowned let state: TextInputState
     nonisolated(unsafe) static let table = implementation(zwp_input_method_keyboard_grab_v2_interface(release: destroyRequest))

@@ -57,8 +57,6 @@ struct TextFieldState: Equatable {
 
 /// One zwp_text_input_v3.
 final class TextInputObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any TextInputHandler
     /// The surface it was last sent `enter` for, until its `leave`.
     var entered: SurfaceID?

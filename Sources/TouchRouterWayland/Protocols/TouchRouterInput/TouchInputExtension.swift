@@ -125,8 +125,6 @@ protocol TouchInputHandler: AnyObject {
 
 /// A touch_router_surface_input_v1: the client's handle on one surface's policies.
 final class TouchInputSurfaceObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any TouchInputHandler
     /// Nil once the wl_surface is destroyed; from then on only destroy is allowed.
     private(set) weak var surface: SurfaceObject?

@@ -80,8 +80,6 @@ enum ViewporterGlobal {
 /// wp_viewport: its requests go to its surface's pending state; destroying it unsets both at
 /// the surface's next commit, as the protocol says.
 final class ViewportObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     weak var surface: SurfaceObject?
     private let key: ObjectIdentifier
     private unowned let state: ViewporterState

@@ -37,8 +37,6 @@ enum VirtualKeyboardManagerGlobal {
 /// One virtual keyboard: its keymap, with the xkbcommon state its keys and modifiers
 /// requests move, and the keys it holds, released when it goes.
 final class VirtualKeyboardObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any VirtualInputHandler
     private unowned let state: VirtualInputState
     let device: DeviceID

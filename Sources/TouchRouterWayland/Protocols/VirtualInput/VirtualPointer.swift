@@ -37,8 +37,6 @@ enum VirtualPointerManagerGlobal {
 /// One virtual pointer: what it asked for since its last frame, and the buttons it holds,
 /// released when it goes (destroyed, or its client dies).
 final class VirtualPointerObject: WaylandObject {
-    @available(*, unavailable, message: "a room reaches the server only through its handler protocol")
-    override var server: WaylandServer { super.server }
     private unowned let handler: any VirtualInputHandler
     let device: DeviceID
     private weak var output: VirtualOutput?
