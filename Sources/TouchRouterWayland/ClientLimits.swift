@@ -63,18 +63,18 @@ public enum ClientLimits {
 }
 
 /// What a client holds, counted against `ClientLimits`.
-struct ClientUsage {
+package struct ClientUsage {
     /// For how many checks in a row its socket has been full.
-    var checksNotReading = 0
+    package var checksNotReading = 0
 
-    var objects = 0
-    var globalBindings = 0
-    var regionRectangles = 0
-    var surfaces = 0
-    var pendingFrameCallbacks = 0
-    var mappedBytes = 0
-    var contentBytes = 0
-    var virtualDevices = 0
+    package var objects = 0
+    package var globalBindings = 0
+    package var regionRectangles = 0
+    package var surfaces = 0
+    package var pendingFrameCallbacks = 0
+    package var mappedBytes = 0
+    package var contentBytes = 0
+    package var virtualDevices = 0
 }
 
 extension WaylandServer {
@@ -82,7 +82,7 @@ extension WaylandServer {
     /// is disconnected. A client that reads at all keeps room in its socket (a backlog
     /// that merely stays the same size, as steady traffic gives, is not one that is full).
     /// No error can reach it, so the log says why.
-    func disconnectClientsNotReading() {
+    package func disconnectClientsNotReading() {
         for record in clientRecords {
             let fd = wl_client_get_fd(record.client)
             record.usage.checksNotReading = tr_socket_is_full(fd) == 1 ? record.usage.checksNotReading + 1 : 0
@@ -98,7 +98,7 @@ extension WaylandServer {
     }
 
     /// Ends a client with wl_display's implementation error, and says so in the log.
-    func endClient(_ client: OpaquePointer, _ message: String) {
+    package func endClient(_ client: OpaquePointer, _ message: String) {
         var pid: pid_t = 0
         wl_client_get_credentials(client, &pid, nil, nil)
         report("client \(pid) ended: \(message)")
@@ -111,10 +111,10 @@ extension WaylandObject {
     /// what it asked for ("wl_compositor@3.create_surface"). libwayland cuts an error's
     /// text at 128 bytes, so the message says the limit first, and briefly; the session's
     /// log has it too, with the client's pid.
-    func endClient(_ request: String, pastLimit message: String) {
+    package func endClient(_ request: String, pastLimit message: String) {
         endOwnClient("\(request): \(message)")
     }
 
     /// The protocol's name for this object, "interface@id", for error messages.
-    var name: String { "\(String(cString: wl_resource_get_class(resource)))@\(wl_resource_get_id(resource))" }
+    package var name: String { "\(String(cString: wl_resource_get_class(resource)))@\(wl_resource_get_id(resource))" }
 }

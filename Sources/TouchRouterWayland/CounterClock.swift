@@ -14,9 +14,9 @@ import TouchRouterCore
 /// invariant counter (not x86-64, or no constant_tsc and nonstop_tsc) it reads the clock.
 public final class CounterClock: RouterClock {
     /// How long a real reading stands before the next `now()` takes a new one.
-    static let anchorLifetimeNanoseconds: Int64 = 1_000_000
+    package static let anchorLifetimeNanoseconds: Int64 = 1_000_000
     /// How long start-up spends measuring the rate before the counter is trusted.
-    static let calibrationNanoseconds: Int64 = 2_000_000
+    package static let calibrationNanoseconds: Int64 = 2_000_000
 
     private let usable: Bool
     private var first: (ticks: UInt64, nanoseconds: Int64) = (0, 0)
@@ -81,7 +81,7 @@ public final class CounterClock: RouterClock {
     }
 
     /// How many times a real reading is tried; once a millisecond, so the cost is small.
-    static let readingTries = 3
+    package static let readingTries = 3
 
     private static func monotonic() -> Int64 {
         var spec = timespec()

@@ -6,48 +6,48 @@ import Glibc
 public struct WaylandError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
-    static func errno(_ what: String) -> WaylandError { WaylandError("\(what): \(String(cString: strerror(Glibc.errno)))") }
+    package static func errno(_ what: String) -> WaylandError { WaylandError("\(what): \(String(cString: strerror(Glibc.errno)))") }
 }
 
 /// libwayland-server's display and its event loop, which is the session's only loop:
 /// client sockets, the control socket, frame timers and signals all wait in it.
-final class WaylandDisplay {
-    let display: OpaquePointer
-    let loop: OpaquePointer
-    private(set) var socketName: String = ""
+package final class WaylandDisplay {
+    package let display: OpaquePointer
+    package let loop: OpaquePointer
+    package private(set) var socketName: String = ""
     private var sources: [OpaquePointer] = []
     private var callbacks: [Int: () -> Void] = [:]
     private var fdCallbacks: [Int32: (UInt32) -> Void] = [:]
     private var nextCallback = 1
     private var boxes: [TimerBox] = []
-    private(set) var running = false
+    package private(set) var running = false
     /// Runs after each round of the loop, before clients are flushed: the session settles
     /// what a round of requests changed (the pointer's focus) so that clients hear it now.
-    var beforeFlush: (() -> Void)?
+    package var beforeFlush: (() -> Void)?
     /// Runs after `beforeFlush`, before clients are flushed: the shell reports what the
     /// round changed (the keyboard focus) and arms the gesture timer for the next deadline.
-    var afterSettle: (() -> Void)?
+    package var afterSettle: (() -> Void)?
     /// Runs right after clients are flushed: the timelines of the events sent since the
     /// last flush get their `flushed` stage.
-    var afterFlush: (() -> Void)?
+    package var afterFlush: (() -> Void)?
 
-    init() throws(WaylandError) {
+    package init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
         self.display = display
         loop = wl_display_get_event_loop(display)
     }
 
     /// Listens on the first free wayland-N socket in XDG_RUNTIME_DIR, as every compositor does.
-    func addSocket() throws(WaylandError) {
+    package func addSocket() throws(WaylandError) {
         guard getenv("XDG_RUNTIME_DIR") != nil else { throw WaylandError("XDG_RUNTIME_DIR is not set: it says where the Wayland socket goes") }
         guard let name = wl_display_add_socket_auto(display) else { throw WaylandError.errno("no free Wayland socket in XDG_RUNTIME_DIR") }
         socketName = String(cString: name)
     }
 
-    var nextSerial: UInt32 { wl_display_next_serial(display) }
+    package var nextSerial: UInt32 { wl_display_next_serial(display) }
 
     /// Watches a file descriptor for reading; the callback gets libwayland's event mask.
-    func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer {
+    package func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer {
         fdCallbacks[fd] = callback
         let source = wl_event_loop_add_fd(loop, fd, UInt32(WL_EVENT_READABLE), { fd, mask, data in
             let display = Unmanaged<WaylandDisplay>.fromOpaque(data!).takeUnretainedValue()
@@ -61,13 +61,13 @@ final class WaylandDisplay {
         return source
     }
 
-    func unwatch(fd: Int32, source: OpaquePointer) {
+    package func unwatch(fd: Int32, source: OpaquePointer) {
         wl_event_source_remove(source)
         fdCallbacks[fd] = nil
     }
 
     /// A repeating timer, every `milliseconds`.
-    func every(milliseconds: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
+    package func every(milliseconds: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
         let key = nextCallback
         nextCallback += 1
         let box = TimerBox(display: self, key: key, interval: milliseconds)
@@ -87,7 +87,7 @@ final class WaylandDisplay {
 
     /// A timer that fires once each time it is armed; the loop's own timerfd, so that its
     /// callback runs on the session's thread like everything else.
-    func oneShotTimer(_ callback: @escaping () -> Void) throws(WaylandError) -> OneShotTimer {
+    package func oneShotTimer(_ callback: @escaping () -> Void) throws(WaylandError) -> OneShotTimer {
         let key = nextCallback
         nextCallback += 1
         callbacks[key] = callback
@@ -103,7 +103,7 @@ final class WaylandDisplay {
     }
 
     /// A signal taken through the loop (a signalfd), not a handler.
-    func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
+    package func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
         let key = nextCallback
         nextCallback += 1
         callbacks[key] = callback
@@ -119,7 +119,7 @@ final class WaylandDisplay {
 
     /// Dispatches until `stop()`; flushes clients after each round, since events sent from
     /// outside a libwayland callback are not flushed for us.
-    func run() {
+    package func run() {
         running = true
         while running {
             settleAndFlush()
@@ -131,7 +131,7 @@ final class WaylandDisplay {
 
     /// What ends each round of the loop: the session settles what the round changed, and
     /// clients hear it.
-    func settleAndFlush() {
+    package func settleAndFlush() {
         beforeFlush?()
         afterSettle?()
         wl_display_flush_clients(display)
@@ -141,14 +141,14 @@ final class WaylandDisplay {
     /// Writes what each of `clients` was sent, now. Safe inside a client's request, unlike
     /// wl_display_flush_clients, which destroys a client whose write fails: wl_client_flush
     /// leaves a failed or partial write to the end of the round's flush, which handles it.
-    func write<Clients: Sequence>(_ clients: Clients) where Clients.Element == OpaquePointer {
+    package func write<Clients: Sequence>(_ clients: Clients) where Clients.Element == OpaquePointer {
         for client in clients { wl_client_flush(client) }
         afterFlush?()
     }
 
-    func stop() { running = false }
+    package func stop() { running = false }
 
-    func destroy() {
+    package func destroy() {
         wl_display_destroy_clients(display)
         for source in sources { wl_event_source_remove(source) }
         sources.removeAll()
@@ -157,20 +157,20 @@ final class WaylandDisplay {
 }
 
 /// A timer of the loop, armed for one expiry at a time.
-final class OneShotTimer {
+package final class OneShotTimer {
     private let source: OpaquePointer
-    init(source: OpaquePointer) { self.source = source }
+    package init(source: OpaquePointer) { self.source = source }
     /// Fires once, `milliseconds` (1 or more) from now, replacing any earlier arming.
-    func arm(milliseconds: Int32) { wl_event_source_timer_update(source, max(1, milliseconds)) }
-    func disarm() { wl_event_source_timer_update(source, 0) }
+    package func arm(milliseconds: Int32) { wl_event_source_timer_update(source, max(1, milliseconds)) }
+    package func disarm() { wl_event_source_timer_update(source, 0) }
 }
 
 private final class TimerBox {
-    weak var display: WaylandDisplay?
-    let key: Int
-    let interval: Int32
-    var source: OpaquePointer?
-    init(display: WaylandDisplay, key: Int, interval: Int32) {
+    package weak var display: WaylandDisplay?
+    package let key: Int
+    package let interval: Int32
+    package var source: OpaquePointer?
+    package init(display: WaylandDisplay, key: Int, interval: Int32) {
         self.display = display
         self.key = key
         self.interval = interval

@@ -92,7 +92,7 @@ extension WaylandServer {
     /// would stand between a touch and its delivery; and before the settling (the index,
     /// pointer focus, the activated toplevel), which sends nothing that could go before them:
     /// a client's events are written in the order they were sent, whenever the flush.
-    func flushRoutedInput() {
+    package func flushRoutedInput() {
         display.write(clients.keys)
         display.settleAndFlush()
     }
@@ -100,7 +100,7 @@ extension WaylandServer {
     /// Queues an event of a device, as libinput's are queued: a key waits for the keys before
     /// it to be dispatched (the keymap's modifiers follow them), then a bound chord or the
     /// input method's keyboard grab may take it.
-    func enqueueAsDevice(_ event: InputEvent) {
+    package func enqueueAsDevice(_ event: InputEvent) {
         if case .key(_, _, let key, let state) = event {
             router.dispatchAll()
             if shell.takesKey(key, state: state) || grabbedKey(event) { return }
@@ -112,7 +112,7 @@ extension WaylandServer {
     /// as libinput's are routed, and writes them to the clients at once; `name` names a
     /// device it adds. It runs inside the virtual device's request, so the settling waits
     /// for the end of the loop's round.
-    func routeAsDevice(_ events: [InputEvent], naming name: String? = nil) {
+    package func routeAsDevice(_ events: [InputEvent], naming name: String? = nil) {
         for event in events {
             if case .deviceAdded(let device, _, _) = event, let name { router.nameDevice(device, name) }
             enqueueAsDevice(event)

@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// What a new listening socket may take the place of at its path.
-enum StalePath {
+package enum StalePath {
     /// Anything there: a path only this process names (the control socket's has its pid).
     case anything
     /// Only a socket, left by a dead session; any other file is an error.
@@ -15,7 +15,7 @@ enum StalePath {
 /// with no permissions for anyone else (so there is no window before the chmod): the control
 /// socket and the grant sockets. Each failure is an error naming the socket (`name`), the
 /// path and errno's reason.
-func listeningSocket(at path: String, named name: String, replacing stale: StalePath) throws(WaylandError) -> Int32 {
+package func listeningSocket(at path: String, named name: String, replacing stale: StalePath) throws(WaylandError) -> Int32 {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let capacity = MemoryLayout.size(ofValue: address.sun_path)

@@ -6,7 +6,7 @@ import Glibc
 /// thread of its own, so that the loop goes on serving clients and the control socket; its
 /// result comes back on the loop, through a pipe the loop watches.
 extension WaylandDisplay {
-    func runOffLoop<Result: Sendable>(_ what: String, _ work: @escaping @Sendable () -> Result, then deliver: @escaping (Result) -> Void) throws(WaylandError) {
+    package func runOffLoop<Result: Sendable>(_ what: String, _ work: @escaping @Sendable () -> Result, then deliver: @escaping (Result) -> Void) throws(WaylandError) {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { throw WaylandError.errno("a pipe for \(what)") }
         let (readEnd, writeEnd) = (ends[0], ends[1])
@@ -52,16 +52,16 @@ extension WaylandDisplay {
 
 /// The closure a thread runs; handed to it retained, released when it is done.
 private final class OffLoopJob: @unchecked Sendable {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
+    package let run: () -> Void
+    package init(_ run: @escaping () -> Void) { self.run = run }
 }
 
 /// The result of work off the loop, written by its thread before the byte that says it is
 /// there and read by the loop after that byte: the pipe's write and read order the two.
 private final class OffLoopResult<Result>: @unchecked Sendable {
     private var result: Result?
-    func put(_ value: Result) { result = value }
-    func take() -> Result? {
+    package func put(_ value: Result) { result = value }
+    package func take() -> Result? {
         defer { result = nil }
         return result
     }

@@ -17,9 +17,9 @@ import Glibc
 // close_fd is closed.
 
 /// The session's grant sockets and the clients that came through them.
-final class PrivilegedSockets {
+package final class PrivilegedSockets {
     /// Grant sockets open at once: each is a descriptor and a file.
-    static let maximumSockets = 64
+    package static let maximumSockets = 64
 
     private unowned let server: WaylandServer
     private var sockets: [String: GrantSocket] = [:]
@@ -30,11 +30,11 @@ final class PrivilegedSockets {
     private var nextNumber = 1
 
     private final class GrantSocket {
-        let path: String
-        let fd: Int32
-        let grants: Set<Privilege>
-        var source: OpaquePointer?
-        init(path: String, fd: Int32, grants: Set<Privilege>) {
+        package let path: String
+        package let fd: Int32
+        package let grants: Set<Privilege>
+        package var source: OpaquePointer?
+        package init(path: String, fd: Int32, grants: Set<Privilege>) {
             self.path = path
             self.fd = fd
             self.grants = grants
@@ -42,21 +42,21 @@ final class PrivilegedSockets {
     }
 
     private final class GrantedClient {
-        let grants: Set<Privilege>
+        package let grants: Set<Privilege>
         /// The socket it came through; nil for a socket pair's (`run --grant`).
-        let socket: String?
-        var destroyListener: Listener?
-        init(grants: Set<Privilege>, socket: String?) {
+        package let socket: String?
+        package var destroyListener: Listener?
+        package init(grants: Set<Privilege>, socket: String?) {
             self.grants = grants
             self.socket = socket
         }
     }
 
-    init(server: WaylandServer) { self.server = server }
+    package init(server: WaylandServer) { self.server = server }
 
     /// What `client` was granted, or nil when it did not come through a grant socket (the
     /// executable rule decides for it then).
-    func grants(of client: OpaquePointer) -> Set<Privilege>? { clients[client]?.grants }
+    package func grants(of client: OpaquePointer) -> Set<Privilege>? { clients[client]?.grants }
 
     /// A new listening socket whose clients get `grants`; its path.
     func open(_ grants: Set<Privilege>) throws(WaylandError) -> String {
@@ -85,7 +85,7 @@ final class PrivilegedSockets {
 
     /// Stops accepting on the socket at `path` and removes its file; returns how many of
     /// its clients are still connected (they keep their grants).
-    func revoke(_ path: String) throws(WaylandError) -> Int {
+    package func revoke(_ path: String) throws(WaylandError) -> Int {
         guard let socket = sockets.removeValue(forKey: path) else {
             throw WaylandError("\(path) is not an open grant socket of this session")
         }
@@ -94,7 +94,7 @@ final class PrivilegedSockets {
     }
 
     /// Every socket closed and its file removed, at the session's end.
-    func closeAll() {
+    package func closeAll() {
         for socket in sockets.values { close(socket) }
         sockets.removeAll()
     }
@@ -128,7 +128,7 @@ final class PrivilegedSockets {
     }
 
     /// Serves a client on `fd` holding `grants`; the client owns `fd` from here on.
-    func admit(_ fd: Int32, grants: Set<Privilege>, socket: String?) throws(WaylandError) {
+    package func admit(_ fd: Int32, grants: Set<Privilege>, socket: String?) throws(WaylandError) {
         let client = try SocketCalls.createClient(server.display.display, fd)
         let granted = GrantedClient(grants: grants, socket: socket)
         let listener = Listener { [unowned self, unowned granted] _ in
@@ -147,7 +147,7 @@ final class PrivilegedSockets {
 /// the call's object and errno's reason.
 private enum SocketCalls {
     /// A waiting connection, non-blocking and close-on-exec; nil when none waits.
-    static func accept(_ fd: Int32) throws(WaylandError) -> Int32? {
+    package static func accept(_ fd: Int32) throws(WaylandError) -> Int32? {
         while true {
             let connection = tr_accept_nonblocking(fd)
             if connection >= 0 { return connection }
@@ -160,13 +160,13 @@ private enum SocketCalls {
     }
 
     /// libwayland's client on `fd`; on failure `fd` is still the caller's.
-    static func createClient(_ display: OpaquePointer, _ fd: Int32) throws(WaylandError) -> OpaquePointer {
+    package static func createClient(_ display: OpaquePointer, _ fd: Int32) throws(WaylandError) -> OpaquePointer {
         guard let client = wl_client_create(display, fd) else { throw WaylandError.errno("wl_client_create cannot serve a new client") }
         return client
     }
 
     /// Two connected ends, close-on-exec.
-    static func socketPair() throws(WaylandError) -> (Int32, Int32) {
+    package static func socketPair() throws(WaylandError) -> (Int32, Int32) {
         var ends: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
             throw WaylandError.errno("socketpair for a granted client")
@@ -177,7 +177,7 @@ private enum SocketCalls {
 
 extension WaylandServer {
     /// The session's grant sockets, made at the first grant.
-    var grantSockets: PrivilegedSockets {
+    package var grantSockets: PrivilegedSockets {
         if let privilegedSockets { return privilegedSockets }
         let sockets = PrivilegedSockets(server: self)
         privilegedSockets = sockets

@@ -13,7 +13,7 @@ import Glibc
 // logged, since a program that merely lists globals is not misbehaving.
 
 extension WaylandServer {
-    func installGlobalFilter() {
+    package func installGlobalFilter() {
         wl_display_set_global_filter(display.display, { client, global, data in
             guard let client, let global, let data else { return true }
             let server = Unmanaged<WaylandServer>.fromOpaque(data).takeUnretainedValue()
@@ -33,7 +33,7 @@ extension WaylandServer {
     /// Whether the configuration's `[privileges]` allows `client`'s executable `privilege`
     /// (or the options give it to every client). Asked at each announcement and bind, so
     /// that a reloaded `[privileges]` holds for every bind after it.
-    func mayUse(_ privilege: Privilege, _ client: OpaquePointer) -> Bool {
+    package func mayUse(_ privilege: Privilege, _ client: OpaquePointer) -> Bool {
         if options.grantsEveryClient(privilege) { return true }
         return allowed(client, shell?.configuration.privileges.programs(for: privilege) ?? [])
     }
@@ -48,14 +48,14 @@ extension WaylandServer {
 
     /// /proc/PID/exe: the executable, its links resolved, as the kernel keeps it (the path it
     /// had at exec; a file deleted since has " (deleted)" after it and matches nothing).
-    static func executable(of pid: pid_t) -> String? {
+    package static func executable(of pid: pid_t) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/\(pid)/exe", &buffer, buffer.count - 1)
         guard length > 0, length < buffer.count - 1 else { return nil }
         return String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    static func resolvedPath(_ path: String) -> String? {
+    package static func resolvedPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)

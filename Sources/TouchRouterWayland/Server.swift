@@ -36,27 +36,27 @@ public final class WaylandServer {
         public var listens = true
         public init() {}
 
-        func grantsEveryClient(_ privilege: Privilege) -> Bool { grantedToEveryClient.contains(privilege) }
+        package func grantsEveryClient(_ privilege: Privilege) -> Bool { grantedToEveryClient.contains(privilege) }
     }
 
     public let options: Options
-    let display: WaylandDisplay
+    package let display: WaylandDisplay
     public let tree = SurfaceTree()
     /// The protocols that have a room of their own (Protocols/).
-    let protocols: ProtocolStates
+    package let protocols: ProtocolStates
     public private(set) var router: Router!
     public let clock = CounterClock()
     /// Every routed event's timeline in HDR histograms, for `msg stats` (TouchRouterStats).
     public let stats = LatencyStats()
     /// Hears each flush of the clients, after `stats`: the control socket's trace stamps
     /// the records it held back with it.
-    var onFlushed: ((RouterTime) -> Void)?
+    package var onFlushed: ((RouterTime) -> Void)?
     /// Hears each client's receipt report with the events it matched (`seq`s), while the
     /// control socket traces.
-    var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
+    package var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: ServerShell!
-    var outputs: [VirtualOutput] = []
+    package var outputs: [VirtualOutput] = []
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
     /// Called when the keymap's state lights other LEDs (Caps Lock pressed), for the input
@@ -68,31 +68,31 @@ public final class WaylandServer {
     /// The LEDs lit now.
     public internal(set) var keyboardLEDs: KeyboardLEDs = []
     /// Whether the compositor's cursor is drawn (Cursor.swift).
-    var cursor: CursorVisibility
-    var clients: [OpaquePointer: ClientRecord] = [:]
+    package var cursor: CursorVisibility
+    package var clients: [OpaquePointer: ClientRecord] = [:]
     /// Clients by their id in the core, looked up for every delivered event (ServerClients.swift).
-    let clientTables = UncheckedState(ClientTables())
+    package let clientTables = UncheckedState(ClientTables())
     deinit {
         clientTables.pointee.touchSends.removeAll()
         clientTables.release()
     }
-    var nextClient: UInt32 = 1
+    package var nextClient: UInt32 = 1
     /// Clients a host handed a socket to (`addClient`), by the host's end.
-    var clientsBySocket: [Int32: OpaquePointer] = [:]
+    package var clientsBySocket: [Int32: OpaquePointer] = [:]
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
-    var privilegedSockets: PrivilegedSockets?
+    package var privilegedSockets: PrivilegedSockets?
     private let seatTracker = SeatTracker()
     /// The device `inject` speaks for; real devices come from libinput.
     public static let injectionDevice = DeviceID(1)
 
     public var socketName: String { display.socketName }
     /// `[supervise]`'s pings (Pings.swift); nil: clients are never pinged.
-    var pingSettings: PingSettings?
+    package var pingSettings: PingSettings?
     /// Hears of a client found hung (true) or answering again (false), and of one
     /// disconnected for a socket that stayed full (true, reason "socket-full").
-    var onResponsiveness: ((ClientResponsiveness, Bool) -> Void)?
+    package var onResponsiveness: ((ClientResponsiveness, Bool) -> Void)?
     /// Hears of each toplevel mapped (for sd_notify's READY=1), with its client's pid.
-    var onToplevelMapped: ((Int32) -> Void)?
+    package var onToplevelMapped: ((Int32) -> Void)?
 
     public init(options: Options) throws(WaylandError) {
         self.options = options
@@ -170,7 +170,7 @@ public final class WaylandServer {
 
     /// Binds a global whose requests need nothing of the server: its resource is a `PlainGlobal`.
     @discardableResult
-    static func bindPlainGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
+    package static func bindPlainGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
                                 _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
         let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
         guard let client, server.mayBind(client, String(cString: interface.pointee.name)),
@@ -184,7 +184,7 @@ public final class WaylandServer {
     /// through `handler(server)`, the room's handler protocol (checked by the compiler where
     /// the room names it), and nothing else.
     @discardableResult
-    static func bindGlobal<Handler>(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
+    package static func bindGlobal<Handler>(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
                                     _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer,
                                     handler: (WaylandServer) -> Handler) -> OpaquePointer? {
         let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
@@ -197,7 +197,7 @@ public final class WaylandServer {
 
     /// Counts a bind of a global against `ClientLimits.globalBindings`; past it the client
     /// is ended (libwayland's wl_registry, which it binds through, is the object named).
-    func mayBind(_ client: OpaquePointer, _ interface: String) -> Bool {
+    package func mayBind(_ client: OpaquePointer, _ interface: String) -> Bool {
         let record = record(for: client)
         guard record.usage.globalBindings < ClientLimits.globalBindings else {
             endClient(client, "wl_registry.bind of \(interface): past \(ClientLimits.globalBindings) bound globals, the most one client may have")
@@ -216,12 +216,12 @@ public final class WaylandServer {
         display.destroy()
     }
 
-    func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) { try display.onSignal(signal, callback) }
-    func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer { try display.watch(fd: fd, callback) }
-    func runOffLoop<Result: Sendable>(_ what: String, _ work: @escaping @Sendable () -> Result, then deliver: @escaping (Result) -> Void) throws(WaylandError) {
+    package func onSignal(_ signal: Int32, _ callback: @escaping () -> Void) throws(WaylandError) { try display.onSignal(signal, callback) }
+    package func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer { try display.watch(fd: fd, callback) }
+    package func runOffLoop<Result: Sendable>(_ what: String, _ work: @escaping @Sendable () -> Result, then deliver: @escaping (Result) -> Void) throws(WaylandError) {
         try display.runOffLoop(what, work, then: deliver)
     }
-    func unwatch(fd: Int32, source: OpaquePointer) { display.unwatch(fd: fd, source: source) }
+    package func unwatch(fd: Int32, source: OpaquePointer) { display.unwatch(fd: fd, source: source) }
 
     // MARK: Frames
 

@@ -5,41 +5,41 @@ import Glibc
 #endif
 
 /// What a client has: its id in the core, and its seat devices.
-final class ClientRecord {
-    let id: ClientID
-    let client: OpaquePointer
+package final class ClientRecord {
+    package let id: ClientID
+    package let client: OpaquePointer
     /// Behind one pointer (`UncheckedState`): every delivered event reads it, and as a stored
     /// property of the class each read paid a dynamic exclusivity check.
-    var devices: [SeatDevice] {
+    package var devices: [SeatDevice] {
         _read { yield deviceList.pointee }
         _modify { yield &deviceList.pointee }
     }
     private let deviceList = UncheckedState<[SeatDevice]>([])
     /// Its zwp_relative_pointer_v1 objects (RelativePointer.swift), each leaving as its resource goes.
-    var relativePointers: [RelativePointerObject] = []
+    package var relativePointers: [RelativePointerObject] = []
     /// Its zwp_text_input_v3 objects (TextInput.swift), each leaving as its resource goes.
-    var textInputs: [TextInputObject] = []
-    var destroyListener: Listener?
-    var usage = ClientUsage()
+    package var textInputs: [TextInputObject] = []
+    package var destroyListener: Listener?
+    package var usage = ClientUsage()
     /// An app policy says `touch = false` for one of its toplevels: the router is told it has no wl_touch.
-    var touchWithheld = false
+    package var touchWithheld = false
     /// Its stable xdg_wm_base, the one it made an xdg_surface from last: what pings go to.
-    weak var wmBase: RoomGlobal<any ShellHandler>?
+    package weak var wmBase: RoomGlobal<any ShellHandler>?
     /// Its pings (Pings.swift); while it is hung it takes no touch or pointer.
-    var ping = PingState()
+    package var ping = PingState()
     /// The serials of the latest touch downs sent to the client, and their touches: what
     /// xdg_toplevel.move is checked against. The latest few only.
-    var touchDownSerials: [(serial: UInt32, touch: TouchID)] = []
+    package var touchDownSerials: [(serial: UInt32, touch: TouchID)] = []
 
     /// The serial of the latest button press sent to the client.
-    var buttonPressSerial: UInt32?
+    package var buttonPressSerial: UInt32?
 
-    func noteTouchDown(serial: UInt32, touch: TouchID) {
+    package func noteTouchDown(serial: UInt32, touch: TouchID) {
         if touchDownSerials.count >= 8 { touchDownSerials.removeFirst() }
         touchDownSerials.append((serial, touch))
     }
 
-    init(id: ClientID, client: OpaquePointer) {
+    package init(id: ClientID, client: OpaquePointer) {
         self.id = id
         self.client = client
     }
@@ -48,16 +48,16 @@ final class ClientRecord {
         deviceList.release()
     }
 
-    func devices(_ kind: SeatDevice.Kind) -> [SeatDevice] { devices.filter { $0.kind == kind } }
+    package func devices(_ kind: SeatDevice.Kind) -> [SeatDevice] { devices.filter { $0.kind == kind } }
 
     /// The client's process, as its socket's peer credentials say.
-    var pid: Int32 {
+    package var pid: Int32 {
         var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
         wl_client_get_credentials(client, &pid, &uid, &gid)
         return pid
     }
 
-    var capabilities: ClientCapabilities {
+    package var capabilities: ClientCapabilities {
         var capabilities: ClientCapabilities = []
         for device in devices {
             switch device.kind {
@@ -74,7 +74,7 @@ final class ClientRecord {
 /// when libwayland says the client is going.
 extension WaylandServer {
     @discardableResult
-    func record(for client: OpaquePointer) -> ClientRecord {
+    package func record(for client: OpaquePointer) -> ClientRecord {
         if let record = clients[client] { return record }
         let record = ClientRecord(id: ClientID(nextClient), client: client)
         nextClient += 1
@@ -89,11 +89,11 @@ extension WaylandServer {
         return record
     }
 
-    var clientRecords: [ClientRecord] { Array(clients.values) }
+    package var clientRecords: [ClientRecord] { Array(clients.values) }
 
     /// The record of a client that is still connected; nil once it is going, so that
     /// resources destroyed with it neither count nor make a new record.
-    func existingRecord(for client: OpaquePointer) -> ClientRecord? { clients[client] }
+    package func existingRecord(for client: OpaquePointer) -> ClientRecord? { clients[client] }
 
     /// libwayland tells this before it destroys the client's resources: from here on
     /// nothing is sent to the client, and its resources leave the tree as they go.
@@ -112,14 +112,14 @@ extension WaylandServer {
         protocols.screencopy.clientGone(record.id)
         shell.clientDisconnected(record)
     }
-    var clientsByID: [ClientID: ClientRecord] {
+    package var clientsByID: [ClientID: ClientRecord] {
         _read { yield clientTables.pointee.byID }
         _modify { yield &clientTables.pointee.byID }
     }
 
     /// A client's devices of one kind, walked without making an array: every delivered
     /// event walks them.
-    func devices(_ kind: SeatDevice.Kind, of client: ClientID) -> SeatDevices {
+    package func devices(_ kind: SeatDevice.Kind, of client: ClientID) -> SeatDevices {
         SeatDevices(all: clientTables.pointee.record(of: client)?.devices ?? [], kind: kind)
     }
 }
@@ -127,15 +127,15 @@ extension WaylandServer {
 /// The session's clients by their id in the core, behind one pointer (`UncheckedState`, no
 /// exclusivity check per access), with the last one looked up kept: a frame's events come
 /// to the same client one after the other, and a hash costs more than the event's routing.
-struct ClientTables {
-    var byID: [ClientID: ClientRecord] = [:] {
+package struct ClientTables {
+    package var byID: [ClientID: ClientRecord] = [:] {
         didSet { last = nil }
     }
     private var last: ClientRecord?
-    var touchSends = TouchSendLists()
+    package var touchSends = TouchSendLists()
 
     @inline(__always)
-    mutating func record(of client: ClientID) -> ClientRecord? {
+    package mutating func record(of client: ClientID) -> ClientRecord? {
         if let last, last.id == client { return last }
         last = byID[client]
         return last
@@ -143,15 +143,15 @@ struct ClientTables {
 }
 
 /// The devices of one kind among a client's, as a sequence that allocates nothing.
-struct SeatDevices: Sequence {
-    let all: [SeatDevice]
-    let kind: SeatDevice.Kind
+package struct SeatDevices: Sequence {
+    package let all: [SeatDevice]
+    package let kind: SeatDevice.Kind
 
-    struct Iterator: IteratorProtocol {
-        var base: IndexingIterator<[SeatDevice]>
-        let kind: SeatDevice.Kind
+    package struct Iterator: IteratorProtocol {
+        package var base: IndexingIterator<[SeatDevice]>
+        package let kind: SeatDevice.Kind
 
-        mutating func next() -> SeatDevice? {
+        package mutating func next() -> SeatDevice? {
             while let device = base.next() {
                 if device.kind == kind { return device }
             }
@@ -159,5 +159,5 @@ struct SeatDevices: Sequence {
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(base: all.makeIterator(), kind: kind) }
+    package func makeIterator() -> Iterator { Iterator(base: all.makeIterator(), kind: kind) }
 }

@@ -12,43 +12,43 @@ import Glibc
 /// tells `msg subscribe`'s readers what happened. Reloading replaces all of it at once,
 /// or, when anything in the new file fails, none of it.
 public final class ServerShell {
-    unowned let server: WaylandServer
+    package unowned let server: WaylandServer
     public private(set) var configuration = SessionConfiguration()
     /// What `reload` reads: the file given with --config (which must exist), or the
     /// default path (which may not: then the configuration is the default one).
     public var source: ConfigurationSource?
     /// Where the session starts programs (`run`): `[environment]` is exported for them.
-    var childEnvironment: ChildEnvironment?
-    weak var sink: (any ShellEventSink)?
+    package var childEnvironment: ChildEnvironment?
+    package weak var sink: (any ShellEventSink)?
 
     /// The policy last applied to each toplevel in the tree, by its surface.
     private var appliedPolicies: [SurfaceID: ApplicationPolicy] = [:]
     /// The keyboard the current keymap was compiled for.
-    private(set) var keyboard: KeyboardSettings
-    var keyBindings: [KeyChord: Binding] = [:]
-    var switchBindings: [Trigger: Binding] = [:]
+    package private(set) var keyboard: KeyboardSettings
+    package var keyBindings: [KeyChord: Binding] = [:]
+    package var switchBindings: [Trigger: Binding] = [:]
     /// By output name: what a press on that output's background runs.
-    var backgroundBindings: [String: Binding] = [:]
-    var gestureBindings: [String: [Binding]] = [:]
+    package var backgroundBindings: [String: Binding] = [:]
+    package var gestureBindings: [String: [Binding]] = [:]
     /// What the last configuration's `[[output]]` tables could not set, each saying why.
     public private(set) var outputProblems: [String] = []
     /// Keys whose press a chord took: their release is the chord's too.
-    var swallowedKeys: Set<UInt32> = []
+    package var swallowedKeys: Set<UInt32> = []
     /// Whether the toggle action began ignoring interaction (and so is the one to end it).
-    var ignoringInteraction = false
+    package var ignoringInteraction = false
     private var reportedFocus: SurfaceID?
     private var gestureTimer: OneShotTimer?
     private var armedDeadline: RouterTime?
     private var responders: [any CompositorResponder] = []
 
-    init(server: WaylandServer) {
+    package init(server: WaylandServer) {
         self.server = server
         keyboard = KeyboardSettings(layout: server.options.keyboardLayout)
     }
 
     /// Takes the shell's places in the core: the gesture observer, the shell and
     /// delegate links, and the timer that gives recognizers and held touches their deadlines.
-    func install() throws(WaylandError) {
+    package func install() throws(WaylandError) {
         server.router.gestureObserver = self
         let shell = ShellResponder(shell: self), delegate = DelegateResponder(shell: self)
         responders = [shell, delegate]
@@ -60,7 +60,7 @@ public final class ServerShell {
     }
 
     /// An output's link of the chain: a touch on its background.
-    func outputAdded(_ output: VirtualOutput) {
+    package func outputAdded(_ output: VirtualOutput) {
         // A moving finger first: it was given back by its client, and no binding may take it.
         let move = MoveResponder(server: server, output: output.name)
         responders.append(move)
@@ -73,7 +73,7 @@ public final class ServerShell {
         server.router.attach(background, to: .output(output.id))
     }
 
-    func outputRemoved(_ output: VirtualOutput) {
+    package func outputRemoved(_ output: VirtualOutput) {
         let ofOutput = { (responder: any CompositorResponder) in
             (responder as? BackgroundResponder)?.output == output.name || (responder as? MoveResponder)?.output == output.name
                 || (responder as? DragResponder)?.output == output.name
@@ -201,7 +201,7 @@ public final class ServerShell {
 
     // MARK: Application policies
 
-    func kioskWindow(appID: String) -> KioskWindowState {
+    package func kioskWindow(appID: String) -> KioskWindowState {
         (configuration.applications[appID] ?? ApplicationPolicy()).kioskWindow
     }
 
@@ -221,7 +221,7 @@ public final class ServerShell {
     }
 
     /// A toplevel's app id was set or changed: the core matches recognizers by it, and its policy may differ.
-    func appIDChanged(_ surface: SurfaceObject) {
+    package func appIDChanged(_ surface: SurfaceObject) {
         guard surface.inTree, server.tree.role(of: surface.id) == .toplevel else { return }
         let appID = surface.xdgSurface?.toplevel?.appID ?? ""
         server.router.setAppID(appID.isEmpty ? nil : appID, for: surface.id)
@@ -232,7 +232,7 @@ public final class ServerShell {
 
     /// A surface entered the tree: a toplevel takes its app's policy (and the core learns
     /// its app id); a subsurface or popup takes its toplevel's.
-    func surfaceEntered(_ surface: SurfaceObject) {
+    package func surfaceEntered(_ surface: SurfaceObject) {
         let tree = server.tree
         if tree.role(of: surface.id) == .toplevel {
             let appID = surface.xdgSurface?.toplevel?.appID ?? ""
@@ -246,7 +246,7 @@ public final class ServerShell {
     }
 
     /// A surface left the tree: a toplevel's policy is forgotten, and its client may take touch again.
-    func surfaceLeft(_ id: SurfaceID) {
+    package func surfaceLeft(_ id: SurfaceID) {
         guard appliedPolicies.removeValue(forKey: id) != nil else { return }
         updateTouchCapabilities()
     }
@@ -326,16 +326,16 @@ public final class ServerShell {
     // MARK: Subscribers
 
     /// Builds the event only when someone subscribed to its topic.
-    func publish(_ topic: ShellTopic, _ json: () -> String) {
+    package func publish(_ topic: ShellTopic, _ json: () -> String) {
         guard let sink, sink.wants(topic) else { return }
         sink.publish(topic, json())
     }
 
-    func clientConnected(_ record: ClientRecord) {
+    package func clientConnected(_ record: ClientRecord) {
         publish(.client) { "{\"type\":\"client\",\"change\":\"connected\",\"client\":\(record.id.raw),\"pid\":\(record.pid)}" }
     }
 
-    func clientDisconnected(_ record: ClientRecord) {
+    package func clientDisconnected(_ record: ClientRecord) {
         publish(.client) { "{\"type\":\"client\",\"change\":\"disconnected\",\"client\":\(record.id.raw),\"pid\":\(record.pid)}" }
     }
 
@@ -362,5 +362,5 @@ public struct ConfigurationSource: Sendable {
 }
 
 extension SourceNotes {
-    func section(_ key: String) -> SourcePosition { sections[key] ?? SourcePosition(line: 1, column: 1) }
+    package func section(_ key: String) -> SourcePosition { sections[key] ?? SourcePosition(line: 1, column: 1) }
 }

@@ -9,7 +9,7 @@ extension ServerShell {
     /// Called for every key before the router sees it: a press that completes a bound
     /// chord runs its action and, with its release, never reaches the focused client, as
     /// sway's bindsym does. True when the shell took the key.
-    func takesKey(_ key: UInt32, state: KeyState) -> Bool {
+    package func takesKey(_ key: UInt32, state: KeyState) -> Bool {
         if state == .released { return swallowedKeys.remove(key) != nil }
         guard !keyBindings.isEmpty else { return false }
         let keymap = server.protocols.seat.keymap
@@ -20,21 +20,21 @@ extension ServerShell {
         return true
     }
 
-    func switchToggled(_ kind: SwitchKind, _ state: SwitchState) -> Bool {
+    package func switchToggled(_ kind: SwitchKind, _ state: SwitchState) -> Bool {
         guard let binding = switchBindings[.switchToggle(kind, state)], mayRun(binding) else { return false }
         run(binding)
         return true
     }
 
     /// Locked, only bindings marked `while-locked` run: a kiosk's shortcuts are behind the lock.
-    func mayRun(_ binding: Binding) -> Bool { !server.router.sessionLocked || binding.whileLocked }
+    package func mayRun(_ binding: Binding) -> Bool { !server.router.sessionLocked || binding.whileLocked }
 
     /// The session locked or unlocked: subscribers hear it.
-    func sessionLockChanged(_ locked: Bool) {
+    package func sessionLockChanged(_ locked: Bool) {
         publish(.lock) { "{\"type\":\"lock\",\"locked\":\(locked)}" }
     }
 
-    func run(_ binding: Binding) {
+    package func run(_ binding: Binding) {
         publish(.action) { "{\"type\":\"action\",\"action\":\(jsonString(binding.action.name)),\"trigger\":\(jsonString(binding.trigger.description))\(self.actionDetail(binding.action))}" }
         perform(binding.action)
     }

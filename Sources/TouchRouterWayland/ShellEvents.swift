@@ -31,12 +31,12 @@ public enum ShellTopic: String, CaseIterable, Sendable {
 }
 
 /// Where the shell's events go: the control server's subscribers.
-protocol ShellEventSink: AnyObject {
+package protocol ShellEventSink: AnyObject {
     func wants(_ topic: ShellTopic) -> Bool
     func publish(_ topic: ShellTopic, _ json: String)
 }
 
-func gestureJSON(_ event: GestureEvent) -> String {
+package func gestureJSON(_ event: GestureEvent) -> String {
     let v = event.values
     var values = "\"x\":\(jsonNumber(v.location.x)),\"y\":\(jsonNumber(v.location.y)),\"translation\":[\(jsonNumber(v.translationX)),\(jsonNumber(v.translationY))],"
         + "\"velocity\":[\(jsonNumber(v.velocityX)),\(jsonNumber(v.velocityY))],\"scale\":\(jsonNumber(v.scale)),\"rotation\":\(jsonNumber(v.rotation)),"
@@ -48,11 +48,11 @@ func gestureJSON(_ event: GestureEvent) -> String {
 
 /// The shell link (UIKit's application): takes the switches the configuration binds.
 /// Touchpad gestures and keys that reach it pass on to the delegate.
-final class ShellResponder: CompositorResponder {
-    unowned let shell: ServerShell
-    init(shell: ServerShell) { self.shell = shell }
+package final class ShellResponder: CompositorResponder {
+    package unowned let shell: ServerShell
+    package init(shell: ServerShell) { self.shell = shell }
 
-    func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
+    package func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         if case .switchToggle(_, _, let kind, let state) = event, shell.switchToggled(kind, state) { return .handled }
         return .notHandled
     }
@@ -61,15 +61,15 @@ final class ShellResponder: CompositorResponder {
 /// An output's link: a touch down or button press that no client took lands on the
 /// output's background; when a `background` binding names the output, it runs, and the
 /// touch's sequence stays with this responder.
-final class BackgroundResponder: CompositorResponder {
-    unowned let shell: ServerShell
-    let output: String
-    init(shell: ServerShell, output: String) {
+package final class BackgroundResponder: CompositorResponder {
+    package unowned let shell: ServerShell
+    package let output: String
+    package init(shell: ServerShell, output: String) {
         self.shell = shell
         self.output = output
     }
 
-    func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
+    package func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown, .pointerButton(_, _, _, .pressed):
             guard let binding = shell.backgroundBindings[output], shell.mayRun(binding) else { return .notHandled }
@@ -87,11 +87,11 @@ final class BackgroundResponder: CompositorResponder {
 /// The shell delegate, the chain's last link: it tells subscribers of each event that
 /// nothing took (the start of a sequence or a press; not every motion), and declines it,
 /// so the router still discards it and traces it so.
-final class DelegateResponder: CompositorResponder {
-    unowned let shell: ServerShell
-    init(shell: ServerShell) { self.shell = shell }
+package final class DelegateResponder: CompositorResponder {
+    package unowned let shell: ServerShell
+    package init(shell: ServerShell) { self.shell = shell }
 
-    func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
+    package func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown, .key(_, _, _, .pressed), .pointerButton(_, _, _, .pressed), .switchToggle,
              .swipe(_, _, .begin, _, _, _, _), .pinch(_, _, .begin, _, _, _, _, _, _), .hold(_, _, .begin, _, _):

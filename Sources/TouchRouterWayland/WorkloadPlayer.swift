@@ -39,16 +39,16 @@ public enum Workload: Sendable, Equatable {
 @_silgen_name("timerfd_create") private func tr_timerfd_create(_ clock: Int32, _ flags: Int32) -> Int32
 @_silgen_name("timerfd_settime") private func tr_timerfd_settime(_ fd: Int32, _ flags: Int32, _ new: UnsafePointer<itimerspec>, _ old: UnsafeMutablePointer<itimerspec>?) -> Int32
 
-final class WorkloadPlayer {
+package final class WorkloadPlayer {
     private struct Touch {
-        enum Kind: UInt8 { case down, motion, up }
-        var kind: Kind
-        var id: TouchID
-        var position: Point<GlobalSpace>
+        package enum Kind: UInt8 { case down, motion, up }
+        package var kind: Kind
+        package var id: TouchID
+        package var position: Point<GlobalSpace>
     }
     private struct Frame {
-        var offset: Int64
-        var touches: Range<Int>
+        package var offset: Int64
+        package var touches: Range<Int>
     }
 
     private unowned let server: WaylandServer
@@ -59,16 +59,16 @@ final class WorkloadPlayer {
     /// (`UncheckedState`), since a class's arrays pay an exclusivity check on every access,
     /// and these are written between a touch's device time and its delivery.
     private struct Times {
-        var device: [Int64] = []
-        var frame: [Int64] = []
+        package var device: [Int64] = []
+        package var frame: [Int64] = []
     }
     private let times = UncheckedState(Times())
     /// Per touch down (by its index in `touches`): the toplevel it hit and that toplevel's
     /// origin in the layout; a touch's later events are the log's to match to it.
     private var downs: [Int: Binding] = [:]
     private struct Binding {
-        var target: Int32
-        var origin: (x: Double, y: Double)
+        package var target: Int32
+        package var origin: (x: Double, y: Double)
     }
     private var toplevelIndex: [SurfaceID: Int32] = [:]
     private let logPath: String?
@@ -84,10 +84,10 @@ final class WorkloadPlayer {
     /// Writing the log takes the session's CPU for milliseconds, and a client woken for the
     /// last frames may wait on that CPU behind it: in `bench e2e` the last two frames of each
     /// round were most of the session's slowest 0.1% of events.
-    static let settleNanoseconds: Int64 = 20_000_000
+    package static let settleNanoseconds: Int64 = 20_000_000
 
     /// Reads the workload into frames now, so that what is wrong with it is said before anything plays.
-    init(server: WaylandServer, workload: Workload, log: String?, completion: @escaping (Result<[JSONValue.Member], WaylandError>) -> Void) throws(WaylandError) {
+    package init(server: WaylandServer, workload: Workload, log: String?, completion: @escaping (Result<[JSONValue.Member], WaylandError>) -> Void) throws(WaylandError) {
         self.server = server
         logPath = log
         self.completion = completion
@@ -198,7 +198,7 @@ final class WorkloadPlayer {
         guard !frames.isEmpty else { throw WaylandError("play recording: \(path) has no touch frames") }
     }
 
-    static func readFile(_ path: String) throws(WaylandError) -> [UInt8] {
+    package static func readFile(_ path: String) throws(WaylandError) -> [UInt8] {
         do {
             return try RegularFile.read(path: path, limit: InputLimits.fileBytes)
         } catch {
@@ -206,7 +206,7 @@ final class WorkloadPlayer {
         }
     }
 
-    func start() throws(WaylandError) {
+    package func start() throws(WaylandError) {
         timerFD = tr_timerfd_create(CLOCK_MONOTONIC, O_CLOEXEC | O_NONBLOCK)
         guard timerFD >= 0 else { throw WaylandError.errno("play: timerfd_create") }
         source = try server.watch(fd: timerFD) { [unowned self] _ in self.fire() }

@@ -2,10 +2,10 @@
 ///   play touch FINGERS RATE SECONDS [log=PATH]
 ///   play recording PATH [log=PATH]
 /// Paths are absolute and without spaces (`touch-router msg` makes relative ones absolute).
-enum WorkloadRequest {
-    static let usage = "play: expected 'touch FINGERS RATE SECONDS [log=PATH]' or 'recording PATH [log=PATH]'"
+package enum WorkloadRequest {
+    package static let usage = "play: expected 'touch FINGERS RATE SECONDS [log=PATH]' or 'recording PATH [log=PATH]'"
 
-    static func parse(_ words: [Substring]) throws(ControlRequestError) -> ControlRequest {
+    package static func parse(_ words: [Substring]) throws(ControlRequestError) -> ControlRequest {
         guard words.count >= 2 else { throw ControlRequestError(usage) }
         var rest = Array(words.dropFirst(2))
         var log: String?

@@ -133,5 +133,5 @@ public enum ControlRequest: Sendable {
 
 public struct ControlRequestError: Error, CustomStringConvertible, Equatable {
     public var description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }

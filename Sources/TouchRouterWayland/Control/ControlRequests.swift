@@ -6,7 +6,7 @@ import TouchRouterReplay
 /// its reply line (JSONReply.swift writes them; docs/man/touch-router-msg.7.scd says them).
 extension ControlServer {
     /// One request's reply; nil when it comes later (`play`).
-    func handle(_ line: String, from connection: Connection) -> String? {
+    package func handle(_ line: String, from connection: Connection) -> String? {
         let request: ControlRequest
         do {
             request = try ControlRequest.parse(line, time: server.clock.now(), device: WaylandServer.injectionDevice)

@@ -27,41 +27,41 @@ public final class ControlServer {
     public static let idleSeconds = 60
     /// `idleSeconds`, unless TOUCH_ROUTER_CONTROL_IDLE_SECONDS (1 or more) says otherwise,
     /// as the tests do to see a connection closed without waiting a minute.
-    let idleSeconds: Int
+    package let idleSeconds: Int
     /// Touches down at once through `inject`, as scripts allow (InputLimits.liveTouches):
     /// the router's touch rules look at every live touch.
     public static let maximumInjectedTouches = InputLimits.liveTouches
 
     public let path: String
-    unowned let server: WaylandServer
+    package unowned let server: WaylandServer
     private let listenFD: Int32
     private var listenSource: OpaquePointer?
-    private(set) var connections: [Int32: Connection] = [:]
+    package private(set) var connections: [Int32: Connection] = [:]
     /// The `trace` stream while a peer reads it (ControlTrace.swift).
-    var traceWriter: FlushStampedTrace?
+    package var traceWriter: FlushStampedTrace?
     /// The workload `play` is playing (ControlRequests.swift).
-    var player: WorkloadPlayer?
+    package var player: WorkloadPlayer?
     /// A screenshot is being composed and written off the loop (ControlRequests.swift).
-    var screenshotInFlight = false
+    package var screenshotInFlight = false
 
-    final class Connection {
-        let fd: Int32
-        var source: OpaquePointer?
-        var buffer: [UInt8] = []
+    package final class Connection {
+        package let fd: Int32
+        package var source: OpaquePointer?
+        package var buffer: [UInt8] = []
         /// Reply bytes the peer has not read yet.
-        var unsent: [UInt8] = []
+        package var unsent: [UInt8] = []
         /// Trace lines dropped since the peer last kept up.
-        var lost = 0
-        var tracing = false
+        package var lost = 0
+        package var tracing = false
         /// Waiting for a `play` to end: never idle.
-        var waiting = false
+        package var waiting = false
         /// What `subscribe` asked for; nil before it.
-        var subscriptions: Set<ShellTopic>?
+        package var subscriptions: Set<ShellTopic>?
         /// A trace reader or a subscriber: its stream is never idle, and a stream that
         /// falls behind loses lines rather than the connection.
-        var streams: Bool { tracing || subscriptions != nil }
-        var lastRequest: RouterTime
-        init(fd: Int32, now: RouterTime) {
+        package var streams: Bool { tracing || subscriptions != nil }
+        package var lastRequest: RouterTime
+        package init(fd: Int32, now: RouterTime) {
             self.fd = fd
             lastRequest = now
         }
@@ -158,7 +158,7 @@ public final class ControlServer {
     /// Queues one line for the peer and writes what it will take now. A reply nobody
     /// reads closes the connection once `maximumUnsent` bytes wait; a trace line is
     /// dropped instead, and counted, and the peer is told the count once it catches up.
-    func send(_ fd: Int32, _ line: String) {
+    package func send(_ fd: Int32, _ line: String) {
         guard let connection = connections[fd] else { return }
         let bytes = line.utf8.count + 1
         if connection.unsent.count + bytes > Self.maximumUnsent {
@@ -195,13 +195,13 @@ public final class ControlServer {
 }
 
 extension ControlServer: ShellEventSink {
-    func wants(_ topic: ShellTopic) -> Bool {
+    package func wants(_ topic: ShellTopic) -> Bool {
         connections.values.contains { $0.subscriptions?.contains(topic) == true }
     }
 
     /// One line to each subscriber of the topic, written now (the control socket is not
     /// libwayland's, so nothing waits for the loop's flush).
-    func publish(_ topic: ShellTopic, _ json: String) {
+    package func publish(_ topic: ShellTopic, _ json: String) {
         for (fd, connection) in connections where connection.subscriptions?.contains(topic) == true { send(fd, json) }
     }
 }

@@ -4,7 +4,7 @@ import TouchRouterReplay
 /// `trace`: while any peer reads it, the router's records go to every tracing peer as
 /// one JSON line each (TraceWriter's `json` format), after the round's flush.
 extension ControlServer {
-    func startTracing(for connection: Connection) {
+    package func startTracing(for connection: Connection) {
         connection.tracing = true
         guard traceWriter == nil else { return }
         let writer = TraceWriter(format: .json, names: NameBook()) { [unowned self] line in
@@ -22,7 +22,7 @@ extension ControlServer {
     }
 
     /// Once no peer traces, the router stops reporting.
-    func stopTracingUnlessRead() {
+    package func stopTracingUnlessRead() {
         guard traceWriter != nil, !connections.values.contains(where: \.tracing) else { return }
         server.router.traceSink = nil
         server.onFlushed = nil
@@ -34,7 +34,7 @@ extension ControlServer {
 /// The control socket's trace: what the router reports waits until the session flushes
 /// clients, and goes out then, in order, each routed record that reached a client stamped
 /// `flushed` with that flush. A round of the loop is short, so the lines are hardly late.
-final class FlushStampedTrace: RoutingTraceSink {
+package final class FlushStampedTrace: RoutingTraceSink {
     private enum Item {
         case routed(RouteRecord)
         case focus(FocusChangeRecord)
@@ -45,18 +45,18 @@ final class FlushStampedTrace: RoutingTraceSink {
     private let writer: TraceWriter
     private var items: [Item] = []
 
-    init(_ writer: TraceWriter) { self.writer = writer }
+    package init(_ writer: TraceWriter) { self.writer = writer }
 
-    func routed(_ record: RouteRecord) { items.append(.routed(record)) }
-    func focusChanged(_ record: FocusChangeRecord) { items.append(.focus(record)) }
-    func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord]) { items.append(.ignoring(depth, cancelled)) }
-    func arenaDecided(_ record: ArenaRecord) { items.append(.arena(record)) }
+    package func routed(_ record: RouteRecord) { items.append(.routed(record)) }
+    package func focusChanged(_ record: FocusChangeRecord) { items.append(.focus(record)) }
+    package func interactionIgnoringChanged(depth: Int, cancelled: [DeliveryRecord]) { items.append(.ignoring(depth, cancelled)) }
+    package func arenaDecided(_ record: ArenaRecord) { items.append(.arena(record)) }
     /// Held like the rest, so that it follows the lines of the events it names.
-    func received(_ client: ClientID, eventTime: Int64, receipt: Int64, sequences: [UInt64]) {
+    package func received(_ client: ClientID, eventTime: Int64, receipt: Int64, sequences: [UInt64]) {
         items.append(.received(client, eventTime: eventTime, receipt: receipt, sequences: sequences))
     }
 
-    func flushed(at time: RouterTime) {
+    package func flushed(at time: RouterTime) {
         guard !items.isEmpty else { return }
         let held = items
         items.removeAll(keepingCapacity: true)

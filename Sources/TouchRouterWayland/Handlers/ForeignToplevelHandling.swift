@@ -4,7 +4,7 @@ import TouchRouterCore
 extension ForeignToplevelManagerGlobal {
     /// Each bind is a manager that hears every window: it is made here, with the room's state,
     /// since the manager is the room's own object, not a `RoomGlobal`.
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
         guard let client, server.mayBind(client, "zwlr_foreign_toplevel_manager_v1"),
               // At most the global's version: libwayland refuses a bind above it.
@@ -19,29 +19,29 @@ extension ForeignToplevelManagerGlobal {
 
 /// What foreign toplevel management may ask of the server (Protocols/ForeignToplevel/).
 extension WaylandServer: ForeignToplevelHandler {
-    func isListedWindow(_ surface: SurfaceObject) -> Bool {
+    package func isListedWindow(_ surface: SurfaceObject) -> Bool {
         guard surface.inTree, tree.role(of: surface.id) == .toplevel, surface.hasBuffer else { return false }
         return surface.xdgSurface?.toplevel != nil || surface.wlShellSurface != nil
     }
 
-    func output(showing surface: SurfaceObject) -> VirtualOutput? {
+    package func output(showing surface: SurfaceObject) -> VirtualOutput? {
         tree.outputOf(surface.id).flatMap { id in outputs.first { $0.id == id } }
     }
 
-    var focusedWindow: SurfaceID? { router.keyboardFocus.flatMap { tree.toplevel(of: $0) } }
+    package var focusedWindow: SurfaceID? { router.keyboardFocus.flatMap { tree.toplevel(of: $0) } }
 
-    func setWindowHidden(_ surface: SurfaceObject, _ hidden: Bool) {
+    package func setWindowHidden(_ surface: SurfaceObject, _ hidden: Bool) {
         do { try tree.updateProperties(surface.id) { $0.hidden = hidden } } catch { report("\(hidden ? "hiding" : "showing") window \(surface.id): \(error)") }
     }
 
-    func windowHidden(_ surface: SurfaceObject) {
+    package func windowHidden(_ surface: SurfaceObject) {
         router.dispatchAll()
         updateActivatedToplevel()
     }
 
     /// Also xdg-activation's (ActivationHandler): the window is shown if minimized, raised,
     /// and given the keyboard focus.
-    func activateWindow(_ surface: SurfaceObject) {
+    package func activateWindow(_ surface: SurfaceObject) {
         guard surface.inTree else { return }
         if protocols.foreignToplevel.unminimize(surface) { setWindowHidden(surface, false) }
         raiseWindow(surface.id)

@@ -3,18 +3,18 @@ import TouchRouterCore
 
 /// What the idle timeouts' managers may ask of the server (Protocols/IdleNotify/, Protocols/KdeIdle/).
 extension WaylandServer: IdleTimeoutHandler {
-    var idleNotifyState: IdleNotifyState { protocols.idleNotify }
-    var kdeIdleState: KdeIdleState { protocols.kdeIdle }
-    var idleClock: any RouterClock { clock }
+    package var idleNotifyState: IdleNotifyState { protocols.idleNotify }
+    package var kdeIdleState: KdeIdleState { protocols.kdeIdle }
+    package var idleClock: any RouterClock { clock }
 }
 
 /// What the seat's idle timer may ask of the server (Protocols/Seat/SeatIdle.swift).
 extension WaylandServer: IdleHandler {
-    var idleOutputs: [OutputID] { outputs.map(\.id) }
+    package var idleOutputs: [OutputID] { outputs.map(\.id) }
 
-    var idleInhibited: Bool { protocols.idleInhibit.anyShown(shown: tree.isShown) }
+    package var idleInhibited: Bool { protocols.idleInhibit.anyShown(shown: tree.isShown) }
 
-    func powerOutputs(_ ids: [OutputID], to power: OutputPower, blanking: IdleBlanking) {
+    package func powerOutputs(_ ids: [OutputID], to power: OutputPower, blanking: IdleBlanking) {
         var changed: [OutputID] = []
         for id in ids {
             let old = protocols.output.power[id] ?? .on
@@ -35,13 +35,13 @@ extension WaylandServer: IdleHandler {
         router.setOutputs(changed, dark: power == .off)
     }
 
-    func idleChanged(_ idle: SeatIdle) {
+    package func idleChanged(_ idle: SeatIdle) {
         shell.publish(.idle) { idleReport().json }
     }
 
     /// `msg idle` and the `idle` topic's events: the phase, the time without input, and the
     /// inhibitors.
-    func idleReport() -> JSONValue {
+    package func idleReport() -> JSONValue {
         let idle = protocols.seat.idle
         let inhibitors = protocols.idleInhibit.report(shown: tree.isShown)
         return [

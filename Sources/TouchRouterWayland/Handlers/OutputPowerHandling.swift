@@ -2,14 +2,14 @@ import TouchRouterCore
 
 /// What output power control may ask of the server (Protocols/OutputPower/).
 extension WaylandServer: OutputPowerHandler {
-    var outputPowerState: OutputPowerState { protocols.outputPower }
+    package var outputPowerState: OutputPowerState { protocols.outputPower }
 
-    func outputPowerIsOn(_ output: OutputID) -> Bool? {
+    package func outputPowerIsOn(_ output: OutputID) -> Bool? {
         guard outputs.contains(where: { $0.id == output && !$0.retired }) else { return nil }
         return protocols.output.power[output] != .off
     }
 
-    func setOutputPower(_ output: OutputID, on: Bool) {
+    package func setOutputPower(_ output: OutputID, on: Bool) {
         powerOutputs([output], to: on ? .on : .off, blanking: protocols.seat.idle.settings.blanking)
         router.dispatchAll()
     }

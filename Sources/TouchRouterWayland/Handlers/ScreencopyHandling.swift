@@ -2,13 +2,13 @@ import TouchRouterCore
 
 /// What screen capture may ask of the server (Protocols/Screencopy/).
 extension WaylandServer: ScreencopyHandler {
-    var screencopyState: ScreencopyState { protocols.screencopy }
+    package var screencopyState: ScreencopyState { protocols.screencopy }
 
-    func captureSize(of output: OutputID) -> (pixels: Size, scale: Int)? {
+    package func captureSize(of output: OutputID) -> (pixels: Size, scale: Int)? {
         outputs.first { $0.id == output && !$0.retired }.map { ($0.mode.pixelSize, $0.mode.scale) }
     }
 
-    func composeForCapture(_ output: OutputID) -> Framebuffer? {
+    package func composeForCapture(_ output: OutputID) -> Framebuffer? {
         guard let name = outputs.first(where: { $0.id == output && !$0.retired })?.name else { return nil }
         do {
             return try compose(output: name).framebuffer

@@ -3,9 +3,9 @@ import TouchRouterCore
 
 /// What the session lock may ask of the server (Protocols/SessionLock/).
 extension WaylandServer: SessionLockHandler {
-    var sessionLockState: SessionLockState { protocols.sessionLock }
+    package var sessionLockState: SessionLockState { protocols.sessionLock }
 
-    func sessionLockChanged(_ locked: Bool) {
+    package func sessionLockChanged(_ locked: Bool) {
         if locked { protocols.sessionLock.focusBeforeLock = router.keyboardFocus }
         router.setSessionLocked(locked)
         if !locked, let previous = protocols.sessionLock.focusBeforeLock {
@@ -19,11 +19,11 @@ extension WaylandServer: SessionLockHandler {
         shell.sessionLockChanged(locked)
     }
 
-    func lockOutputSize(_ output: OutputID) -> Size? { liveOutputSize(output) }
+    package func lockOutputSize(_ output: OutputID) -> Size? { liveOutputSize(output) }
 
-    var nextSerial: UInt32 { display.nextSerial }
+    package var nextSerial: UInt32 { display.nextSerial }
 
-    func mapLockSurface(_ surface: SurfaceObject, output: OutputID) {
+    package func mapLockSurface(_ surface: SurfaceObject, output: OutputID) {
         var properties = surface.propertiesOnEntry
         properties.mapped = true
         do {
@@ -47,7 +47,7 @@ extension WaylandServer: SessionLockHandler {
         router.dispatchAll()
     }
 
-    func unmapLockSurface(_ surface: SurfaceObject) {
+    package func unmapLockSurface(_ surface: SurfaceObject) {
         roleDestroyed(surface: surface)
     }
 }

@@ -3,7 +3,7 @@ import TouchRouterCore
 /// What the surface family's objects may ask of the server (Protocols/Surface/): the
 /// tree's side of a commit is SurfaceMapping.swift's.
 extension WaylandServer: SurfaceHandler {
-    func surfaceStateApplied(_ surface: SurfaceObject, _ state: SurfaceState) {
+    package func surfaceStateApplied(_ surface: SurfaceObject, _ state: SurfaceState) {
         if !state.presentationFeedbacks.isEmpty {
             let now = clock.now()
             for feedback in state.presentationFeedbacks {
@@ -17,7 +17,7 @@ extension WaylandServer: SurfaceHandler {
         inputPolicyCommitted(surface, state.inputPolicy)
     }
 
-    func viewport(of surface: SurfaceObject) -> ViewportObject? {
+    package func viewport(of surface: SurfaceObject) -> ViewportObject? {
         protocols.viewporter.viewports.extension(of: surface)
     }
 

@@ -2,7 +2,7 @@ import TouchRouterCore
 
 /// What a surface's touch-router-input object may ask of the server (Protocols/TouchRouterInput/).
 extension WaylandServer: TouchInputHandler {
-    func inputReceived(by client: ClientID, eventTime: Int64, receipt: Int64) {
+    package func inputReceived(by client: ClientID, eventTime: Int64, receipt: Int64) {
         guard let onReceipt else {
             stats.received(client: client, eventTime: eventTime, receipt: receipt)
             return
@@ -12,9 +12,9 @@ extension WaylandServer: TouchInputHandler {
         onReceipt(client, eventTime, receipt, sequences)
     }
 
-    var liveTouchIDs: Set<Int32> { Set(router.activeTouches.map(\.id.raw)) }
+    package var liveTouchIDs: Set<Int32> { Set(router.activeTouches.map(\.id.raw)) }
 
-    func rejectTouch(_ touch: TouchID, on surface: SurfaceID, by client: OpaquePointer) -> Bool {
+    package func rejectTouch(_ touch: TouchID, on surface: SurfaceID, by client: OpaquePointer) -> Bool {
         guard let record = existingRecord(for: client),
               router.activeTouches.contains(where: { $0.id == touch && $0.surface == surface && !$0.emulatingPointer }) else { return false }
         router.rejectTouch(touch, by: record.id)

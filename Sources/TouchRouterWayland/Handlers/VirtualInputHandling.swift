@@ -3,11 +3,11 @@ import TouchRouterCore
 
 /// What virtual pointers and keyboards may ask of the server (Protocols/VirtualInput/).
 extension WaylandServer: VirtualInputHandler {
-    var virtualInputState: VirtualInputState { protocols.virtualInput }
+    package var virtualInputState: VirtualInputState { protocols.virtualInput }
 
     /// A fresh device id for a virtual pointer or keyboard, counted against its client's
     /// `ClientLimits.virtualDevices`; nil (the client ended) past it.
-    func makeVirtualDevice(for manager: WaylandObject, request: String) -> DeviceID? {
+    package func makeVirtualDevice(for manager: WaylandObject, request: String) -> DeviceID? {
         guard let record = existingRecord(for: manager.client) else { return nil }
         guard record.usage.virtualDevices < ClientLimits.virtualDevices else {
             manager.endClient(request, pastLimit: "past \(ClientLimits.virtualDevices) virtual pointers and keyboards, the most one client may have")
@@ -20,23 +20,23 @@ extension WaylandServer: VirtualInputHandler {
         return device
     }
 
-    func virtualDeviceAdded(_ device: DeviceID, capabilities: DeviceCapabilities, of object: WaylandObject) {
+    package func virtualDeviceAdded(_ device: DeviceID, capabilities: DeviceCapabilities, of object: WaylandObject) {
         let name = "\(object.name) (client \(existingRecord(for: object.client)?.pid ?? 0))"
         routeAsDevice([.deviceAdded(device: device, time: clock.now(), capabilities: capabilities)], naming: name)
     }
 
-    func routeVirtual(_ events: [InputEvent]) { routeAsDevice(events) }
+    package func routeVirtual(_ events: [InputEvent]) { routeAsDevice(events) }
 
     /// The device's last events (releases of what it held, then its removal), routed whether
     /// it was destroyed or its client died (then nothing is sent to that client).
-    func virtualDeviceRemoved(_ object: WaylandObject, events: [InputEvent]) {
+    package func virtualDeviceRemoved(_ object: WaylandObject, events: [InputEvent]) {
         existingRecord(for: object.client)?.usage.virtualDevices -= 1
         routeAsDevice(events)
     }
 
     /// A point `x`, `y` of the way across the output (the layout's bounding box without one,
     /// or when it was removed), kept inside it: a fraction of 1 is its last pixel.
-    func absolutePosition(_ x: Double, _ y: Double, on output: VirtualOutput?) -> Point<GlobalSpace> {
+    package func absolutePosition(_ x: Double, _ y: Double, on output: VirtualOutput?) -> Point<GlobalSpace> {
         let area: Rect<GlobalSpace>
         if let output, !output.retired {
             area = output.rect

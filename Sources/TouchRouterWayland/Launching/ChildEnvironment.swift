@@ -7,8 +7,8 @@ import Glibc
 /// pick X11 and die where there is no X server. Each default is set only where the
 /// session's own environment leaves it unset; `[environment]` adds to them and overrides
 /// them, and a reload that drops one of its variables puts back what was there before.
-final class ChildEnvironment {
-    static let defaults: [(name: String, value: String)] = [
+package final class ChildEnvironment {
+    package static let defaults: [(name: String, value: String)] = [
         ("XDG_SESSION_TYPE", "wayland"),
         ("XDG_CURRENT_DESKTOP", "TouchRouter"),
         // Qt falls back to X11 where there is one (Xwayland), as sway's and GNOME's sessions set it.
@@ -21,12 +21,12 @@ final class ChildEnvironment {
     /// What each variable the configuration set was before it (nil: unset), to restore.
     private var before: [String: String?] = [:]
 
-    init() {
+    package init() {
         for (name, value) in Self.defaults where getenv(name) == nil { setenv(name, value, 1) }
     }
 
     /// The configuration's variables over the defaults; ones it no longer sets go back.
-    func apply(_ variables: [String: String]) {
+    package func apply(_ variables: [String: String]) {
         for (name, old) in before where variables[name] == nil {
             if let old { setenv(name, old, 1) } else { unsetenv(name) }
             before[name] = nil

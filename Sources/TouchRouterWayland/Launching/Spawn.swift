@@ -13,7 +13,7 @@ import Glibc
 ///
 /// `newProcessGroup`: the child leads a process group of its own, so that a supervisor can
 /// end it and everything it started (`kill(-pid, …)`).
-func spawnProcess(_ command: [String], waylandSocket: Int32? = nil, newProcessGroup: Bool = false) throws(WaylandError) -> pid_t {
+package func spawnProcess(_ command: [String], waylandSocket: Int32? = nil, newProcessGroup: Bool = false) throws(WaylandError) -> pid_t {
     guard let program = command.first, !command.contains(where: { $0.contains("\0") }) else {
         throw WaylandError("cannot run an empty command, or one holding NUL")
     }

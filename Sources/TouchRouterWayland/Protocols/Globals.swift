@@ -6,7 +6,7 @@ import TouchRouterConfig
 /// a privilege allows: Privileges.swift filters by this table alone). Adding a protocol
 /// adds its room's globals here.
 extension ProtocolStates {
-    static let globals: [ProtocolGlobal] = core + ProtocolStates.privileged + rooms
+    package static let globals: [ProtocolGlobal] = core + ProtocolStates.privileged + rooms
 
     /// The globals of the protocols that predate the rooms, each still in its own file.
     private static let core: [ProtocolGlobal] = [

@@ -9,7 +9,7 @@ import TouchRouterCore
 // shown if minimized, focused); any other is ignored, without an error.
 
 /// What activation may ask of the server.
-protocol ActivationHandler: AnyObject {
+package protocol ActivationHandler: AnyObject {
     var activationState: ActivationState { get }
     /// Whether `client` holds the keyboard focus now.
     func holdsKeyboardFocus(_ client: OpaquePointer) -> Bool
@@ -19,14 +19,14 @@ protocol ActivationHandler: AnyObject {
 }
 
 /// The tokens handed out and not yet used or expired, oldest first.
-final class ActivationState {
+package final class ActivationState {
     /// How long a token is good for.
-    static let lifetime: Int64 = 30_000_000_000
+    package static let lifetime: Int64 = 30_000_000_000
     /// The most tokens kept: past it the oldest is forgotten.
-    static let maximumTokens = 64
+    package static let maximumTokens = 64
     private var tokens: [(token: String, good: Bool, issued: RouterTime)] = []
 
-    func issue(good: Bool, at time: RouterTime) -> String {
+    package func issue(good: Bool, at time: RouterTime) -> String {
         // The system's generator (getrandom): a client cannot guess another's token.
         var generator = SystemRandomNumberGenerator()
         let token = (0..<2).map { _ in
@@ -39,23 +39,23 @@ final class ActivationState {
     }
 
     /// Whether `token` is good now; it is used up either way.
-    func redeem(_ token: String, at time: RouterTime) -> Bool {
+    package func redeem(_ token: String, at time: RouterTime) -> Bool {
         guard let index = tokens.firstIndex(where: { $0.token == token }) else { return false }
         let entry = tokens.remove(at: index)
         return entry.good && time.nanoseconds - entry.issued.nanoseconds <= Self.lifetime
     }
 
-    static let globals = [ProtocolGlobal(interface: tr_xdg_activation_v1_interface, version: ActivationManager.version, bind: ActivationManager.bind)]
+    package static let globals = [ProtocolGlobal(interface: tr_xdg_activation_v1_interface, version: ActivationManager.version, bind: ActivationManager.bind)]
 }
 
-enum ActivationManager {
-    static let version: Int32 = 1
+package enum ActivationManager {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_xdg_activation_v1_interface(), table) { $0 as any ActivationHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(xdg_activation_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(xdg_activation_v1_interface(
         destroy: destroyRequest,
         get_activation_token: { client, resource, id in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any ActivationHandler>.self)
@@ -73,12 +73,12 @@ enum ActivationManager {
 }
 
 /// xdg_activation_token_v1: set up, then committed once for its token.
-final class ActivationTokenObject: WaylandObject {
+package final class ActivationTokenObject: WaylandObject {
     private unowned let state: ActivationState
     private unowned let handler: any ActivationHandler
     private var committed = false
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: ActivationState, handler: any ActivationHandler) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, state: ActivationState, handler: any ActivationHandler) {
         self.state = state
         self.handler = handler
         super.init(resource: resource, madeBy: manager)
@@ -98,7 +98,7 @@ final class ActivationTokenObject: WaylandObject {
         xdg_activation_token_v1_send_done(resource, token)
     }
 
-    nonisolated(unsafe) static let table = implementation(xdg_activation_token_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(xdg_activation_token_v1_interface(
         set_serial: { _, resource, _, _ in _ = WaylandObject.of(resource, as: ActivationTokenObject.self).checkNotCommitted("set_serial") },
         set_app_id: { _, resource, _ in _ = WaylandObject.of(resource, as: ActivationTokenObject.self).checkNotCommitted("set_app_id") },
         set_surface: { _, resource, _ in _ = WaylandObject.of(resource, as: ActivationTokenObject.self).checkNotCommitted("set_surface") },

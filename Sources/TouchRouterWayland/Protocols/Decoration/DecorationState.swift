@@ -12,7 +12,7 @@ import CWaylandShim
 // title bar it draws above it, so the bar landed above the output.)
 
 /// What the decoration objects may ask of the server.
-protocol DecorationHandler: AnyObject {
+package protocol DecorationHandler: AnyObject {
     var decorationState: DecorationState { get }
     /// The decoration mode was sent: the toplevel's xdg_surface is to be configured again.
     func decorationModeChanged(_ toplevel: XdgToplevelObject)
@@ -20,10 +20,10 @@ protocol DecorationHandler: AnyObject {
 
 /// The decoration protocols' state: the xdg-decoration object of each toplevel, since a
 /// second one for the same toplevel is a protocol error.
-final class DecorationState {
-    var decorations = OnePerOwner<XdgToplevelObject, XdgToplevelDecorationObject> { $0.toplevel }
+package final class DecorationState {
+    package var decorations = OnePerOwner<XdgToplevelObject, XdgToplevelDecorationObject> { $0.toplevel }
 
-    static let globals: [ProtocolGlobal] = [
+    package static let globals: [ProtocolGlobal] = [
         ProtocolGlobal(interface: tr_zxdg_decoration_manager_v1_interface, version: XdgDecorationManager.version, bind: XdgDecorationManager.bind, kioskOnly: true),
         ProtocolGlobal(interface: tr_org_kde_kwin_server_decoration_manager_interface, version: KdeServerDecorationManager.version, bind: KdeServerDecorationManager.bind, kioskOnly: true),
     ]

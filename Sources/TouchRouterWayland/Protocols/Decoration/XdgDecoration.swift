@@ -1,14 +1,14 @@
 import CWaylandShim
 
 /// zxdg_decoration_manager_v1: one decoration object per toplevel.
-enum XdgDecorationManager {
-    static let version: Int32 = 1
+package enum XdgDecorationManager {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_decoration_manager_v1_interface(), table) { $0 as any DecorationHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zxdg_decoration_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zxdg_decoration_manager_v1_interface(
         destroy: destroyRequest,
         get_toplevel_decoration: { client, resource, id, toplevelResource in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any DecorationHandler>.self)
@@ -30,14 +30,14 @@ enum XdgDecorationManager {
 }
 
 /// zxdg_toplevel_decoration_v1: every request is answered with server-side.
-final class XdgToplevelDecorationObject: WaylandObject {
-    weak var toplevel: XdgToplevelObject?
+package final class XdgToplevelDecorationObject: WaylandObject {
+    package weak var toplevel: XdgToplevelObject?
     /// Its toplevel's identity, its key in the state.
-    let key: ObjectIdentifier
+    package let key: ObjectIdentifier
     private let state: DecorationState
     private unowned let handler: any DecorationHandler
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, toplevel: XdgToplevelObject, state: DecorationState, handler: any DecorationHandler) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, toplevel: XdgToplevelObject, state: DecorationState, handler: any DecorationHandler) {
         self.toplevel = toplevel
         key = ObjectIdentifier(toplevel)
         self.state = state
@@ -45,12 +45,12 @@ final class XdgToplevelDecorationObject: WaylandObject {
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         state.decorations.remove(self, key: key)
     }
 
     /// Server-side, then an xdg_surface.configure, as the protocol pairs them.
-    func configure() {
+    package func configure() {
         guard let toplevel else { return }
         zxdg_toplevel_decoration_v1_send_configure(resource, ZXDG_TOPLEVEL_DECORATION_V1_MODE_SERVER_SIDE.rawValue)
         handler.decorationModeChanged(toplevel)
@@ -67,7 +67,7 @@ final class XdgToplevelDecorationObject: WaylandObject {
         configure()
     }
 
-    nonisolated(unsafe) static let table = implementation(zxdg_toplevel_decoration_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zxdg_toplevel_decoration_v1_interface(
         destroy: destroyRequest,
         set_mode: { _, resource, mode in WaylandObject.of(resource, as: XdgToplevelDecorationObject.self).modeRequest("set_mode", mode) },
         unset_mode: { _, resource in WaylandObject.of(resource, as: XdgToplevelDecorationObject.self).modeRequest("unset_mode", nil) }))

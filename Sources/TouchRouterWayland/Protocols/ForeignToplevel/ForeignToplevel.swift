@@ -15,53 +15,53 @@ import TouchRouterCore
 // destroys a dying client's resources in id order, the server-made handles last. What the
 // protocol may ask of the server is `ForeignToplevelHandler` (Handlers/ForeignToplevelHandling.swift).
 
-enum ForeignToplevelManagerGlobal {
-    static let version: Int32 = 3
+package enum ForeignToplevelManagerGlobal {
+    package static let version: Int32 = 3
     // Its bind makes the room's own manager object, so it is the server's
     // (Handlers/ForeignToplevelHandling.swift).
 }
 
 /// One mapped window as foreign toplevel management sees it: its handles in every manager,
 /// and whether it is minimized. Made when the window maps, dropped when it unmaps.
-final class ForeignToplevel {
+package final class ForeignToplevel {
     /// Map order, in which a new manager is told of the windows.
-    let order: UInt64
-    weak var surface: SurfaceObject?
-    var handles: [WeakForeignHandle] = []
-    var minimized = false
+    package let order: UInt64
+    package weak var surface: SurfaceObject?
+    package var handles: [WeakForeignHandle] = []
+    package var minimized = false
 
-    init(order: UInt64, surface: SurfaceObject) {
+    package init(order: UInt64, surface: SurfaceObject) {
         self.order = order
         self.surface = surface
     }
 
-    var liveHandles: [ForeignToplevelHandleObject] {
+    package var liveHandles: [ForeignToplevelHandleObject] {
         handles.removeAll { $0.handle == nil }
         return handles.compactMap(\.handle)
     }
 }
 
-struct WeakForeignHandle {
-    weak var handle: ForeignToplevelHandleObject?
+package struct WeakForeignHandle {
+    package weak var handle: ForeignToplevelHandleObject?
 }
 
-final class ForeignToplevelManagerObject: WaylandObject {
+package final class ForeignToplevelManagerObject: WaylandObject {
     /// Tells a manager's handles from another's, for the parent event.
-    let serial: UInt64
-    var stopped = false
+    package let serial: UInt64
+    package var stopped = false
     private unowned let state: ForeignToplevelState
 
-    init(resource: OpaquePointer, server: WaylandServer, state: ForeignToplevelState) {
+    package init(resource: OpaquePointer, server: WaylandServer, state: ForeignToplevelState) {
         self.state = state
         serial = state.nextSerial()
         super.init(resource: resource, server: server)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         state.managerGone(self)
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_foreign_toplevel_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_foreign_toplevel_manager_v1_interface(
         stop: { _, resource in
             let manager = WaylandObject.of(resource, as: ForeignToplevelManagerObject.self)
             guard !manager.stopped else { return }
@@ -73,23 +73,23 @@ final class ForeignToplevelManagerObject: WaylandObject {
         }))
 }
 
-final class ForeignToplevelHandleObject: WaylandObject {
+package final class ForeignToplevelHandleObject: WaylandObject {
     /// Nil once closed was sent: the handle then only waits for its destroy.
-    weak var surface: SurfaceObject?
-    let managerSerial: UInt64
+    package weak var surface: SurfaceObject?
+    package let managerSerial: UInt64
     // What the client was last told, to send only what changed.
-    var sentTitle: String?
-    var sentAppID: String?
-    var sentStates: [UInt32]?
-    weak var sentOutput: VirtualOutput?
-    weak var sentParent: ForeignToplevelHandleObject?
+    package var sentTitle: String?
+    package var sentAppID: String?
+    package var sentStates: [UInt32]?
+    package weak var sentOutput: VirtualOutput?
+    package weak var sentParent: ForeignToplevelHandleObject?
     /// set_rectangle's last box, in the given surface's coordinates (kept, not used: the
     /// session has no minimize animation).
-    var rectangle: Rect<SurfaceSpace>?
+    package var rectangle: Rect<SurfaceSpace>?
 
-    unowned let state: ForeignToplevelState
+    package unowned let state: ForeignToplevelState
 
-    init(resource: OpaquePointer, madeBy manager: ForeignToplevelManagerObject, state: ForeignToplevelState, surface: SurfaceObject, managerSerial: UInt64) {
+    package init(resource: OpaquePointer, madeBy manager: ForeignToplevelManagerObject, state: ForeignToplevelState, surface: SurfaceObject, managerSerial: UInt64) {
         self.state = state
         self.surface = surface
         self.managerSerial = managerSerial
@@ -102,7 +102,7 @@ final class ForeignToplevelHandleObject: WaylandObject {
         action(handle.state, surface)
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_foreign_toplevel_handle_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_foreign_toplevel_handle_v1_interface(
         set_maximized: { _, resource in act(resource) { $0.set(\.maximized, true, on: $1) } },
         unset_maximized: { _, resource in act(resource) { $0.set(\.maximized, false, on: $1) } },
         set_minimized: { _, resource in act(resource) { $0.setMinimized($1, true) } },

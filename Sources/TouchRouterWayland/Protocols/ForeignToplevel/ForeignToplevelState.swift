@@ -2,7 +2,7 @@ import CWaylandShim
 import TouchRouterCore
 
 /// What foreign toplevel management may ask of the server (Handlers/ForeignToplevelHandling.swift).
-protocol ForeignToplevelHandler: AnyObject {
+package protocol ForeignToplevelHandler: AnyObject {
     /// Whether the surface is a window task bars list: in the tree as a toplevel with a
     /// buffer, and an xdg toplevel or a wl_shell surface mapped as a window.
     func isListedWindow(_ surface: SurfaceObject) -> Bool
@@ -20,34 +20,34 @@ protocol ForeignToplevelHandler: AnyObject {
 
 /// Mapped windows as foreign toplevel management lists them, the managers bound, and which
 /// window the handles last said is activated.
-final class ForeignToplevelState {
-    unowned(unsafe) var handler: (any ForeignToplevelHandler)!
+package final class ForeignToplevelState {
+    package unowned(unsafe) var handler: (any ForeignToplevelHandler)!
     private var managers: [ForeignToplevelManagerObject] = []
     private var windows: [SurfaceID: ForeignToplevel] = [:]
     private var active: SurfaceID?
     private var serial: UInt64 = 0
 
-    func nextSerial() -> UInt64 {
+    package func nextSerial() -> UInt64 {
         serial &+= 1
         return serial
     }
 
     /// A new manager is told of every window mapped now, oldest first; the handles all
     /// exist before any is described, so that parents can be named.
-    func managerBound(_ manager: ForeignToplevelManagerObject) {
+    package func managerBound(_ manager: ForeignToplevelManagerObject) {
         managers.append(manager)
         let entries = windows.values.sorted { $0.order < $1.order }
         let handles = entries.compactMap { makeHandle(for: $0, in: manager, describe: false).map { ($0, $1) } }
         for (handle, entry) in handles { refresh(handle, of: entry) }
     }
 
-    func managerGone(_ manager: ForeignToplevelManagerObject) {
+    package func managerGone(_ manager: ForeignToplevelManagerObject) {
         managers.removeAll { $0 === manager }
     }
 
     /// A window mapped (or mapped again): every manager gets a handle for it. Does nothing
     /// for a surface that is not a window, or one already listed.
-    func windowMapped(_ surface: SurfaceObject) {
+    package func windowMapped(_ surface: SurfaceObject) {
         guard windows[surface.id] == nil, handler.isListedWindow(surface) else { return }
         let entry = ForeignToplevel(order: nextSerial(), surface: surface)
         windows[surface.id] = entry
@@ -57,7 +57,7 @@ final class ForeignToplevelState {
     }
 
     /// A window unmapped or went: its handles are told closed, and it is minimized no longer.
-    func windowUnmapped(_ surface: SurfaceObject) {
+    package func windowUnmapped(_ surface: SurfaceObject) {
         guard let entry = windows.removeValue(forKey: surface.id) else { return }
         if entry.minimized, surface.inTree { handler.setWindowHidden(surface, false) }
         for handle in entry.liveHandles {
@@ -69,13 +69,13 @@ final class ForeignToplevelState {
     }
 
     /// Something a handle shows may have changed: each handle is sent what did, then done.
-    func windowChanged(_ surface: SurfaceObject) {
+    package func windowChanged(_ surface: SurfaceObject) {
         guard let entry = windows[surface.id] else { return }
         for handle in entry.liveHandles { refresh(handle, of: entry) }
     }
 
     /// The keyboard focus's window, as the activated state has it, after each round.
-    func activationChanged() {
+    package func activationChanged() {
         let now = handler.focusedWindow
         guard now != active else { return }
         let previous = active
@@ -86,7 +86,7 @@ final class ForeignToplevelState {
     }
 
     /// Shows a minimized window again, without telling the handles (the caller does); true if it was minimized.
-    func unminimize(_ surface: SurfaceObject) -> Bool {
+    package func unminimize(_ surface: SurfaceObject) -> Bool {
         guard let entry = windows[surface.id], entry.minimized else { return false }
         entry.minimized = false
         return true
@@ -96,7 +96,7 @@ final class ForeignToplevelState {
 
     /// set_maximized and the like: as the window's own request (answered with a configure);
     /// a minimized window is shown again. A wl_shell window cannot be asked, and is left be.
-    func set(_ state: ReferenceWritableKeyPath<XdgToplevelObject, Bool>, _ value: Bool, on surface: SurfaceObject) {
+    package func set(_ state: ReferenceWritableKeyPath<XdgToplevelObject, Bool>, _ value: Bool, on surface: SurfaceObject) {
         guard let toplevel = surface.xdgSurface?.toplevel else { return }
         if value, windows[surface.id]?.minimized == true { setMinimized(surface, false) }
         toplevel.change { $0[keyPath: state] = value }
@@ -104,7 +104,7 @@ final class ForeignToplevelState {
 
     /// Minimizes a window (hidden: no input, and the keyboard focus falls back to the
     /// window before) or shows it again, raised and focused.
-    func setMinimized(_ surface: SurfaceObject, _ minimized: Bool) {
+    package func setMinimized(_ surface: SurfaceObject, _ minimized: Bool) {
         guard let entry = windows[surface.id], entry.minimized != minimized else { return }
         entry.minimized = minimized
         handler.setWindowHidden(surface, minimized)
@@ -192,13 +192,13 @@ final class ForeignToplevelState {
 
 /// What a window shows to foreign toplevel management.
 private struct ForeignInfo {
-    var title: String
-    var appID: String
-    var maximized: Bool
-    var fullscreen: Bool
-    var parent: SurfaceObject?
+    package var title: String
+    package var appID: String
+    package var maximized: Bool
+    package var fullscreen: Bool
+    package var parent: SurfaceObject?
 
-    init?(_ surface: SurfaceObject) {
+    package init?(_ surface: SurfaceObject) {
         if let toplevel = surface.xdgSurface?.toplevel {
             self.init(title: toplevel.title, appID: toplevel.appID, maximized: toplevel.maximized,
                       fullscreen: toplevel.fullscreen, parent: toplevel.parent?.xdgSurface?.surface)

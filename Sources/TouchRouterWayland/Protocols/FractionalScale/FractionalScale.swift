@@ -7,43 +7,43 @@ import CWaylandShim
 // is told the first output's.
 
 /// Which surfaces have a fractional scale object: a second is the protocol's error.
-final class FractionalScaleState {
-    var scales = OnePerOwner<SurfaceObject, FractionalScaleObject> { $0.surface }
+package final class FractionalScaleState {
+    package var scales = OnePerOwner<SurfaceObject, FractionalScaleObject> { $0.surface }
 
     /// The preferred scale, in 120ths, on an output of `scale`.
-    static func preferredScale(_ scale: Int) -> UInt32 { UInt32(clamping: 120 * scale) }
+    package static func preferredScale(_ scale: Int) -> UInt32 { UInt32(clamping: 120 * scale) }
 
     /// Each surface's object hears its output's scale again (`scale(of:)`, nil to leave one be).
-    func outputScalesChanged(scale: (SurfaceObject) -> Int?) {
+    package func outputScalesChanged(scale: (SurfaceObject) -> Int?) {
         for object in scales.all {
             guard let surface = object.surface, let wanted = scale(surface) else { continue }
             wp_fractional_scale_v1_send_preferred_scale(object.resource, Self.preferredScale(wanted))
         }
     }
 
-    static let globals = [ProtocolGlobal(interface: tr_wp_fractional_scale_manager_v1_interface, version: FractionalScaleManager.version, bind: FractionalScaleManager.bind)]
+    package static let globals = [ProtocolGlobal(interface: tr_wp_fractional_scale_manager_v1_interface, version: FractionalScaleManager.version, bind: FractionalScaleManager.bind)]
 }
 
 /// What the fractional scale manager may ask of the server (OutputReconfiguration.swift has
 /// the output scale).
-protocol FractionalScaleHandler: AnyObject {
+package protocol FractionalScaleHandler: AnyObject {
     var fractionalScaleState: FractionalScaleState { get }
     /// The scale of the output the surface is on, or of the first output.
     func outputScale(of surface: SurfaceObject) -> Int
 }
 
 extension WaylandServer: FractionalScaleHandler {
-    var fractionalScaleState: FractionalScaleState { protocols.fractionalScale }
+    package var fractionalScaleState: FractionalScaleState { protocols.fractionalScale }
 }
 
-enum FractionalScaleManager {
-    static let version: Int32 = 1
+package enum FractionalScaleManager {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_wp_fractional_scale_manager_v1_interface(), table) { $0 as any FractionalScaleHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(wp_fractional_scale_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(wp_fractional_scale_manager_v1_interface(
         destroy: destroyRequest,
         get_fractional_scale: { client, resource, id, surfaceResource in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any FractionalScaleHandler>.self)
@@ -59,19 +59,19 @@ enum FractionalScaleManager {
         }))
 }
 
-final class FractionalScaleObject: WaylandObject {
-    weak var surface: SurfaceObject?
+package final class FractionalScaleObject: WaylandObject {
+    package weak var surface: SurfaceObject?
     private let key: ObjectIdentifier
     private unowned let state: FractionalScaleState
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: FractionalScaleState) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: FractionalScaleState) {
         self.surface = surface
         key = ObjectIdentifier(surface)
         self.state = state
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() { state.scales.remove(self, key: key) }
+    package override func resourceDestroyed() { state.scales.remove(self, key: key) }
 
-    nonisolated(unsafe) static let table = implementation(wp_fractional_scale_v1_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(wp_fractional_scale_v1_interface(destroy: destroyRequest))
 }

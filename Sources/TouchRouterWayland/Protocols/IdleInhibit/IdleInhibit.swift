@@ -7,12 +7,12 @@ import TouchRouterCore
 // surface is shown, as the protocol says; `msg idle` lists them.
 
 /// The inhibitors alive, oldest first.
-final class IdleInhibitState {
+package final class IdleInhibitState {
     private var inhibitors: [ObjectIdentifier: IdleInhibitorObject] = [:]
     private var order: UInt64 = 0
 
     /// Each inhibitor's surface and whether it is shown now, oldest first.
-    func report(shown: (SurfaceID) -> Bool) -> [(surface: SurfaceID, shown: Bool)] {
+    package func report(shown: (SurfaceID) -> Bool) -> [(surface: SurfaceID, shown: Bool)] {
         inhibitors.values.sorted { $0.order < $1.order }.compactMap { inhibitor in
             guard let surface = inhibitor.surface else { return nil }
             return (surface.id, shown(surface.id))
@@ -21,7 +21,7 @@ final class IdleInhibitState {
 
     /// Whether one inhibitor's surface is shown: the seat's idle timer asks at each frame
     /// tick while it runs, so this walks without building a list.
-    func anyShown(shown: (SurfaceID) -> Bool) -> Bool {
+    package func anyShown(shown: (SurfaceID) -> Bool) -> Bool {
         guard !inhibitors.isEmpty else { return false }
         return inhibitors.values.contains { inhibitor in inhibitor.surface.map { shown($0.id) } ?? false }
     }
@@ -34,17 +34,17 @@ final class IdleInhibitState {
 
     fileprivate func remove(_ inhibitor: IdleInhibitorObject) { inhibitors[ObjectIdentifier(inhibitor)] = nil }
 
-    static let globals = [ProtocolGlobal(interface: tr_zwp_idle_inhibit_manager_v1_interface, version: IdleInhibitManager.version, bind: IdleInhibitManager.bind)]
+    package static let globals = [ProtocolGlobal(interface: tr_zwp_idle_inhibit_manager_v1_interface, version: IdleInhibitManager.version, bind: IdleInhibitManager.bind)]
 }
 
-enum IdleInhibitManager {
-    static let version: Int32 = 1
+package enum IdleInhibitManager {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwp_idle_inhibit_manager_v1_interface(), table, handler: { $0.protocols.idleInhibit })
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_idle_inhibit_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_idle_inhibit_manager_v1_interface(
         destroy: destroyRequest,
         create_inhibitor: { client, resource, id, surfaceResource in
             let manager = WaylandObject.of(resource, as: RoomGlobal<IdleInhibitState>.self)
@@ -58,18 +58,18 @@ enum IdleInhibitManager {
 }
 
 /// zwp_idle_inhibitor_v1: alive until destroyed; its surface going first leaves it inert.
-final class IdleInhibitorObject: WaylandObject {
-    weak var surface: SurfaceObject?
+package final class IdleInhibitorObject: WaylandObject {
+    package weak var surface: SurfaceObject?
     fileprivate var order: UInt64 = 0
     private unowned let state: IdleInhibitState
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: IdleInhibitState) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: IdleInhibitState) {
         self.surface = surface
         self.state = state
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() { state.remove(self) }
+    package override func resourceDestroyed() { state.remove(self) }
 
-    nonisolated(unsafe) static let table = implementation(zwp_idle_inhibitor_v1_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(zwp_idle_inhibitor_v1_interface(destroy: destroyRequest))
 }

@@ -6,29 +6,29 @@ import TouchRouterCore
 // its timeout, and `resumed` at the next input. Inhibitors hold it back, as version 1 says.
 // The seat argument names the one seat there is.
 
-final class IdleNotifyState {
-    let timeouts = IdleTimeouts()
+package final class IdleNotifyState {
+    package let timeouts = IdleTimeouts()
 
-    static let globals = [ProtocolGlobal(interface: tr_ext_idle_notifier_v1_interface, version: IdleNotifier.version, bind: IdleNotifier.bind)]
+    package static let globals = [ProtocolGlobal(interface: tr_ext_idle_notifier_v1_interface, version: IdleNotifier.version, bind: IdleNotifier.bind)]
 }
 
 /// What the idle timeouts' managers (ext-idle-notify and KDE's idle) may ask of the server
 /// (Handlers/IdleHandling.swift).
-protocol IdleTimeoutHandler: AnyObject {
+package protocol IdleTimeoutHandler: AnyObject {
     var idleNotifyState: IdleNotifyState { get }
     var kdeIdleState: KdeIdleState { get }
     /// The clock a timeout counts from.
     var idleClock: any RouterClock { get }
 }
 
-enum IdleNotifier {
-    static let version: Int32 = 1
+package enum IdleNotifier {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_ext_idle_notifier_v1_interface(), table) { $0 as any IdleTimeoutHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(ext_idle_notifier_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(ext_idle_notifier_v1_interface(
         destroy: destroyRequest,
         get_idle_notification: { client, resource, id, milliseconds, _ in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any IdleTimeoutHandler>.self)
@@ -42,23 +42,23 @@ enum IdleNotifier {
 }
 
 /// ext_idle_notification_v1: idled after its time without input, resumed at the next input.
-final class IdleNotificationObject: WaylandObject, IdleTimeout {
-    let nanoseconds: Int64
-    let started: RouterTime
-    var idle = false
+package final class IdleNotificationObject: WaylandObject, IdleTimeout {
+    package let nanoseconds: Int64
+    package let started: RouterTime
+    package var idle = false
     private unowned let state: IdleNotifyState
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: IdleNotifyState, nanoseconds: Int64, started: RouterTime) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, state: IdleNotifyState, nanoseconds: Int64, started: RouterTime) {
         self.state = state
         self.nanoseconds = nanoseconds
         self.started = started
         super.init(resource: resource, madeBy: manager)
     }
 
-    func sendIdle() { ext_idle_notification_v1_send_idled(resource) }
-    func sendResumed() { ext_idle_notification_v1_send_resumed(resource) }
+    package func sendIdle() { ext_idle_notification_v1_send_idled(resource) }
+    package func sendResumed() { ext_idle_notification_v1_send_resumed(resource) }
 
-    override func resourceDestroyed() { state.timeouts.remove(self) }
+    package override func resourceDestroyed() { state.timeouts.remove(self) }
 
-    nonisolated(unsafe) static let table = implementation(ext_idle_notification_v1_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(ext_idle_notification_v1_interface(destroy: destroyRequest))
 }

@@ -2,7 +2,7 @@ import TouchRouterCore
 
 /// A client's request to hear when the seat has had no input for its time, and when input
 /// comes again: ext-idle-notify's notification and KDE's idle timeout.
-protocol IdleTimeout: AnyObject {
+package protocol IdleTimeout: AnyObject {
     var nanoseconds: Int64 { get }
     var started: RouterTime { get }
     var idle: Bool { get set }
@@ -15,7 +15,7 @@ protocol IdleTimeout: AnyObject {
 /// motion, buttons and scrolling (a finger already down moving is not, as it is not for the
 /// cursor). While an inhibitor's surface is shown no timeout goes idle, and the time without
 /// input counts again from the inhibitor's end.
-final class IdleTimeouts {
+package final class IdleTimeouts {
     private var timeouts: [ObjectIdentifier: any IdleTimeout] = [:]
     /// When the seat last had input, or an inhibition ended; the server's start before any.
     private var lastActivity: RouterTime?
@@ -27,10 +27,10 @@ final class IdleTimeouts {
     /// The shortest timeout made; kept when it goes, which only makes checks earlier.
     private var shortest = Int64.max
 
-    var isEmpty: Bool { timeouts.isEmpty }
+    package var isEmpty: Bool { timeouts.isEmpty }
 
     /// Input on the seat: every idle timeout resumes and starts again.
-    func activity(at time: RouterTime) {
+    package func activity(at time: RouterTime) {
         restart(at: time)
         guard anyIdle else { return }
         anyIdle = false
@@ -41,7 +41,7 @@ final class IdleTimeouts {
     }
 
     /// At each frame tick: the timeouts whose time without input has passed hear idle.
-    func tick(at now: RouterTime, inhibited: Bool) {
+    package func tick(at now: RouterTime, inhibited: Bool) {
         if inhibited {
             held = true
             return
@@ -65,14 +65,14 @@ final class IdleTimeouts {
         }
     }
 
-    func add(_ timeout: any IdleTimeout) {
+    package func add(_ timeout: any IdleTimeout) {
         timeouts[ObjectIdentifier(timeout)] = timeout
         shortest = min(shortest, timeout.nanoseconds)
         let deadline = timeout.started.nanoseconds &+ timeout.nanoseconds
         nextDue = min(nextDue ?? deadline, deadline)
     }
 
-    func remove(_ timeout: any IdleTimeout) { timeouts[ObjectIdentifier(timeout)] = nil }
+    package func remove(_ timeout: any IdleTimeout) { timeouts[ObjectIdentifier(timeout)] = nil }
 
     private func restart(at time: RouterTime) {
         lastActivity = max(lastActivity ?? time, time)

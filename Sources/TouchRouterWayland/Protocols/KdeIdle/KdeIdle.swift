@@ -6,20 +6,20 @@ import TouchRouterCore
 // input for a time of its choosing, and when input comes again. The timeouts keep time as
 // ext-idle-notify's do (IdleNotify/IdleTimeouts.swift), inhibitors included, as KWin's do.
 
-final class KdeIdleState {
-    let timeouts = IdleTimeouts()
+package final class KdeIdleState {
+    package let timeouts = IdleTimeouts()
 
-    static let globals = [ProtocolGlobal(interface: tr_org_kde_kwin_idle_interface, version: KdeIdleGlobal.version, bind: KdeIdleGlobal.bind)]
+    package static let globals = [ProtocolGlobal(interface: tr_org_kde_kwin_idle_interface, version: KdeIdleGlobal.version, bind: KdeIdleGlobal.bind)]
 }
 
-enum KdeIdleGlobal {
-    static let version: Int32 = 1
+package enum KdeIdleGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_org_kde_kwin_idle_interface(), table) { $0 as any IdleTimeoutHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(org_kde_kwin_idle_interface(
+    package nonisolated(unsafe) static let table = implementation(org_kde_kwin_idle_interface(
         get_idle_timeout: { client, resource, id, _, milliseconds in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any IdleTimeoutHandler>.self)
             guard let created = createResource(client, tr_org_kde_kwin_idle_timeout_interface(), version: wl_resource_get_version(resource), id: id) else { return }
@@ -32,15 +32,15 @@ enum KdeIdleGlobal {
 }
 
 /// org_kde_kwin_idle_timeout: idle after its time without input, resumed at the next input.
-final class KdeIdleTimeoutObject: WaylandObject, IdleTimeout {
-    let nanoseconds: Int64
-    let started: RouterTime
-    var idle = false
+package final class KdeIdleTimeoutObject: WaylandObject, IdleTimeout {
+    package let nanoseconds: Int64
+    package let started: RouterTime
+    package var idle = false
     private unowned let state: KdeIdleState
     /// The session's clock, for simulate_user_activity's time.
     private let clock: any RouterClock
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: KdeIdleState, clock: any RouterClock, nanoseconds: Int64, started: RouterTime) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, state: KdeIdleState, clock: any RouterClock, nanoseconds: Int64, started: RouterTime) {
         self.state = state
         self.clock = clock
         self.nanoseconds = nanoseconds
@@ -48,12 +48,12 @@ final class KdeIdleTimeoutObject: WaylandObject, IdleTimeout {
         super.init(resource: resource, madeBy: manager)
     }
 
-    func sendIdle() { org_kde_kwin_idle_timeout_send_idle(resource) }
-    func sendResumed() { org_kde_kwin_idle_timeout_send_resumed(resource) }
+    package func sendIdle() { org_kde_kwin_idle_timeout_send_idle(resource) }
+    package func sendResumed() { org_kde_kwin_idle_timeout_send_resumed(resource) }
 
-    override func resourceDestroyed() { state.timeouts.remove(self) }
+    package override func resourceDestroyed() { state.timeouts.remove(self) }
 
-    nonisolated(unsafe) static let table = implementation(org_kde_kwin_idle_timeout_interface(
+    package nonisolated(unsafe) static let table = implementation(org_kde_kwin_idle_timeout_interface(
         release: destroyRequest,
         simulate_user_activity: { _, resource in
             let timeout = WaylandObject.of(resource, as: KdeIdleTimeoutObject.self)

@@ -6,14 +6,14 @@ import TouchRouterCore
 // the keyboard focus that exclusive interactivity holds.
 
 extension WaylandServer: LayerSurfaceHandler {
-    var layerShellState: LayerShellState { protocols.layerShell }
+    package var layerShellState: LayerShellState { protocols.layerShell }
 
-    var firstOutput: OutputID? { outputs.first?.id }
+    package var firstOutput: OutputID? { outputs.first?.id }
 
-    func startsHidden(_ layer: LayerSurfaceObject) -> Bool { isOnScreenKeyboard(layer) && activeTextInput == nil }
+    package func startsHidden(_ layer: LayerSurfaceObject) -> Bool { isOnScreenKeyboard(layer) && activeTextInput == nil }
 
     /// The layer surface's object went: it leaves the tree, and the rest of its output is arranged again.
-    func layerSurfaceGone(_ layer: LayerSurfaceObject) {
+    package func layerSurfaceGone(_ layer: LayerSurfaceObject) {
         protocols.layerShell.remove(layer)
         if let surface = layer.surface, surface.layerSurface === layer {
             surface.layerSurface = nil
@@ -29,7 +29,7 @@ extension WaylandServer: LayerSurfaceHandler {
     /// configure, is mapped, not an error: WLCS's clients attach before they read the
     /// configure, as with xdg-shell (Mir maps them; wlroots ends them).
     /// False when the commit ended the client.
-    func layerSurfaceCommitted(_ surface: SurfaceObject, _ layer: LayerSurfaceObject) -> Bool {
+    package func layerSurfaceCommitted(_ surface: SurfaceObject, _ layer: LayerSurfaceObject) -> Bool {
         if layer.closed { return true }
         let state = layer.pending
         if state.size.width == 0 && !state.anchor.contains([.left, .right]) || state.size.height == 0 && !state.anchor.contains([.top, .bottom]) {
@@ -96,7 +96,7 @@ extension WaylandServer: LayerSurfaceHandler {
     /// Before each flush: the topmost mapped layer surface on top or overlay with exclusive
     /// interactivity keeps the keyboard (or a popup of its own does); a press elsewhere
     /// that moved it is undone here, before the client reads it.
-    func holdExclusiveLayerFocus() {
+    package func holdExclusiveLayerFocus() {
         guard !protocols.layerShell.isEmpty else { return }
         var holder: SurfaceID?
         search: for output in tree.outputs {
@@ -117,7 +117,7 @@ extension WaylandServer: LayerSurfaceHandler {
 
     /// The output went: each of its layer surfaces leaves the tree and is told `closed`;
     /// the client destroys it (a later commit is ignored).
-    func closeLayerSurfaces(on output: OutputID) {
+    package func closeLayerSurfaces(on output: OutputID) {
         for layer in protocols.layerShell.surfaces(on: output) where !layer.closed {
             layer.closed = true
             if let surface = layer.surface, surface.inTree {
@@ -139,14 +139,14 @@ extension WaylandServer: LayerSurfaceHandler {
 
     /// A mapped layer surface on top or overlay holding keyboard interactivity exclusive:
     /// new windows do not take the keyboard from it.
-    var exclusiveLayerHoldsKeyboard: Bool {
+    package var exclusiveLayerHoldsKeyboard: Bool {
         guard let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], let layer = surface.layerSurface else { return false }
         return layer.interactivity == .exclusive && layer.layer >= .top
     }
 
     /// An output's layer surfaces changed: arranged now, or once this round if it has too
     /// many (LayerShellState); `first`, committed for the first time, is configured now either way.
-    func layersChanged(on output: OutputID, first: LayerSurfaceObject? = nil) {
+    package func layersChanged(on output: OutputID, first: LayerSurfaceObject? = nil) {
         if protocols.layerShell.count(on: output) <= LayerShellState.arrangedAtOnce {
             arrangeLayers(on: output)
         } else {
@@ -179,7 +179,7 @@ extension WaylandServer: LayerSurfaceHandler {
 
     /// Arranges the outputs whose layer surfaces changed since they were last arranged:
     /// before an input event is routed, before a frame, and before the clients are flushed.
-    func arrangeWaitingLayers() {
+    package func arrangeWaitingLayers() {
         guard !protocols.layerShell.outputsToArrange.isEmpty else { return }
         for output in protocols.layerShell.outputsToArrange { arrangeLayers(on: output) }
     }
@@ -217,7 +217,7 @@ extension WaylandServer: LayerSurfaceHandler {
     }
 
     /// Where windows go on an output: what the layer surfaces' exclusive zones leave.
-    func usableArea(of output: VirtualOutput) -> Rect<OutputSpace> {
+    package func usableArea(of output: VirtualOutput) -> Rect<OutputSpace> {
         if protocols.layerShell.isWaiting(output.id) { arrangeLayers(on: output.id) }
         return protocols.layerShell.usableAreas[output.id] ?? Rect(x: 0, y: 0, width: output.rect.width, height: output.rect.height)
     }

@@ -9,14 +9,14 @@ import TouchRouterCore
 // windows are placed and maximized. Privileged: shown only to the programs
 // `[privileges] layer-shell` names (Privileges.swift). docs/protocols.md, "Layer shell".
 
-enum LayerShellGlobal {
-    static let version: Int32 = 4
+package enum LayerShellGlobal {
+    package static let version: Int32 = 4
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_layer_shell_v1_interface(), LayerShellGlobal.table) { $0 as any LayerSurfaceHandler }
     }
 
-    static func layer(_ value: UInt32) -> StackingLayer? {
+    package static func layer(_ value: UInt32) -> StackingLayer? {
         switch value {
         case ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue: .background
         case ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM.rawValue: .bottom
@@ -26,7 +26,7 @@ enum LayerShellGlobal {
         }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_layer_shell_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_layer_shell_v1_interface(
         get_layer_surface: { client, resource, id, surfaceResource, outputResource, layerValue, namespace in
             let shell = WaylandObject.of(resource, as: RoomGlobal<any LayerSurfaceHandler>.self)
             let request = "zwlr_layer_shell_v1@\(wl_resource_get_id(resource)).get_layer_surface"
@@ -60,13 +60,13 @@ enum LayerShellGlobal {
 }
 
 /// Keyboard interactivity, as layer-shell's enum.
-enum LayerKeyboardInteractivity: UInt32 {
+package enum LayerKeyboardInteractivity: UInt32 {
     case none = 0, exclusive = 1, onDemand = 2
 }
 
 /// What a layer surface may ask of the server; the arrangement of an output's layer
 /// surfaces is the server's (LayerArrangement.swift).
-protocol LayerSurfaceHandler: AnyObject {
+package protocol LayerSurfaceHandler: AnyObject {
     var layerShellState: LayerShellState { get }
     /// The output a layer surface goes on when it names none.
     var firstOutput: OutputID? { get }
@@ -76,35 +76,35 @@ protocol LayerSurfaceHandler: AnyObject {
     func layerSurfaceGone(_ layer: LayerSurfaceObject)
 }
 
-final class LayerSurfaceObject: WaylandObject {
+package final class LayerSurfaceObject: WaylandObject {
     private unowned let handler: any LayerSurfaceHandler
-    weak var surface: SurfaceObject?
-    let output: OutputID?
-    let namespace: String
+    package weak var surface: SurfaceObject?
+    package let output: OutputID?
+    package let namespace: String
     /// Double-buffered: the requests set `pending`, the surface's commit makes it current.
-    var pending: LayerPlacement
-    var current: LayerPlacement
-    var pendingLayer: StackingLayer
-    var layer: StackingLayer
-    var pendingInteractivity = LayerKeyboardInteractivity.none
-    var interactivity = LayerKeyboardInteractivity.none
+    package var pending: LayerPlacement
+    package var current: LayerPlacement
+    package var pendingLayer: StackingLayer
+    package var layer: StackingLayer
+    package var pendingInteractivity = LayerKeyboardInteractivity.none
+    package var interactivity = LayerKeyboardInteractivity.none
     /// Committed at least once since it was made or unmapped: it takes part in arranging.
-    var initialized = false
-    var sentConfigure = false
-    var lastConfigureSerial: UInt32 = 0
-    var configuredSize: Size?
-    var acked = false
+    package var initialized = false
+    package var sentConfigure = false
+    package var lastConfigureSerial: UInt32 = 0
+    package var configuredSize: Size?
+    package var acked = false
     /// Its output went and `closed` was sent: its commits change nothing any more.
-    var closed = false
+    package var closed = false
     /// An on-screen keyboard's, hidden while no enabled text input has the focus
     /// (OnScreenKeyboard.swift): hidden in the tree, and its exclusive zone left out.
-    var oskHidden = false
+    package var oskHidden = false
     /// Where the arrangement put it, in its output's space.
-    var box = Rect<OutputSpace>(x: 0, y: 0, width: 0, height: 0)
+    package var box = Rect<OutputSpace>(x: 0, y: 0, width: 0, height: 0)
     /// Its place among the layer surfaces of its layer: the order exclusive zones are taken in.
-    var order: UInt64 = 0
+    package var order: UInt64 = 0
 
-    init(resource: OpaquePointer, madeBy shell: WaylandObject, handler: any LayerSurfaceHandler, surface: SurfaceObject, output: OutputID?, layer: StackingLayer, namespace: String) {
+    package init(resource: OpaquePointer, madeBy shell: WaylandObject, handler: any LayerSurfaceHandler, surface: SurfaceObject, output: OutputID?, layer: StackingLayer, namespace: String) {
         self.handler = handler
         self.surface = surface
         self.output = output
@@ -116,24 +116,24 @@ final class LayerSurfaceObject: WaylandObject {
         super.init(resource: resource, madeBy: shell)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         handler.layerSurfaceGone(self)
     }
 
     /// The committed placement as arrangements take it: a hidden on-screen keyboard keeps its
     /// place but takes no room from the windows.
-    var arrangedPlacement: LayerPlacement {
+    package var arrangedPlacement: LayerPlacement {
         var placement = current
         if oskHidden, placement.exclusiveZone > 0 { placement.exclusiveZone = 0 }
         return placement
     }
 
-    func check(_ ok: Bool, _ code: UInt32, _ request: String, _ message: @autoclosure () -> String) -> Bool {
+    package func check(_ ok: Bool, _ code: UInt32, _ request: String, _ message: @autoclosure () -> String) -> Bool {
         if !ok { postError(code, "\(name).\(request): \(message())") }
         return ok
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_layer_surface_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_layer_surface_v1_interface(
         set_size: { _, resource, width, height in
             // uint32 each: any of them fits Int; configures send them back clamped to uint32.
             WaylandObject.of(resource, as: LayerSurfaceObject.self).pending.size = Size(width: Int(width), height: Int(height))

@@ -56,30 +56,30 @@ public struct OutputIdentity: Sendable, Equatable {
         self.physicalHeight = physicalHeight
     }
 
-    init(headless number: Int) { self.init(name: "HEADLESS-\(number)", make: "TouchRouter", model: "virtual") }
+    package init(headless number: Int) { self.init(name: "HEADLESS-\(number)", make: "TouchRouter", model: "virtual") }
 }
 
-final class VirtualOutput {
-    let id: OutputID
-    let identity: OutputIdentity
-    var name: String { identity.name }
-    var rect: Rect<GlobalSpace>
-    var mode: OutputMode
+package final class VirtualOutput {
+    package let id: OutputID
+    package let identity: OutputIdentity
+    package var name: String { identity.name }
+    package var rect: Rect<GlobalSpace>
+    package var mode: OutputMode
     /// The mode its backend chose (the screen's preferred, or `--output`'s): what it goes
     /// back to when no `[[output]]` table names it.
-    let baseMode: OutputMode
-    var global: OpaquePointer?
+    package let baseMode: OutputMode
+    package var global: OpaquePointer?
     /// Removed from the session: its global is withdrawn, and destroyed after `retiredAt`.
-    var retired = false
-    var retiredAt = RouterTime.zero
+    package var retired = false
+    package var retiredAt = RouterTime.zero
     /// Every client's binding of this output, so that surfaces can say they entered it.
     /// Each client's bindings, so that one client's come and go without a search through all.
-    var bindings: [OpaquePointer: [OutputBinding]] = [:]
+    package var bindings: [OpaquePointer: [OutputBinding]] = [:]
     /// Set while the output's global exists, which the session withdraws before it ends;
     /// not weak, so that the session has no side table (see `SeatTracker.session`).
-    unowned(unsafe) var server: WaylandServer?
+    package unowned(unsafe) var server: WaylandServer?
 
-    init(id: OutputID, identity: OutputIdentity, rect: Rect<GlobalSpace>, mode: OutputMode) {
+    package init(id: OutputID, identity: OutputIdentity, rect: Rect<GlobalSpace>, mode: OutputMode) {
         self.id = id
         self.identity = identity
         self.rect = rect
@@ -88,7 +88,7 @@ final class VirtualOutput {
     }
 
     /// Everything a client learns when it binds wl_output, then done.
-    func sendState(to resource: OpaquePointer) {
+    package func sendState(to resource: OpaquePointer) {
         let version = wl_resource_get_version(resource)
         sendGeometryAndMode(to: resource)
         if version >= 2 { wl_output_send_scale(resource, Int32(mode.scale)) }
@@ -100,7 +100,7 @@ final class VirtualOutput {
     }
 
     /// Where it lies and how it is turned, and its mode: preferred when it is the backend's own.
-    func sendGeometryAndMode(to resource: OpaquePointer) {
+    package func sendGeometryAndMode(to resource: OpaquePointer) {
         wl_output_send_geometry(resource, Int32(clamping: rect.x), Int32(clamping: rect.y), Int32(clamping: identity.physicalWidth), Int32(clamping: identity.physicalHeight),
                                 Int32(WL_OUTPUT_SUBPIXEL_UNKNOWN.rawValue), identity.make, identity.model, mode.transform.rawValue)
         let preferred = mode.width == baseMode.width && mode.height == baseMode.height && mode.refreshMilliHertz == baseMode.refreshMilliHertz
@@ -109,20 +109,20 @@ final class VirtualOutput {
     }
 
     /// The client's bindings of this output, for wl_surface.enter.
-    func bindings(of client: OpaquePointer) -> [OpaquePointer] {
+    package func bindings(of client: OpaquePointer) -> [OpaquePointer] {
         bindings[client]?.map(\.resource) ?? []
     }
 
-    nonisolated(unsafe) static let table = implementation(wl_output_interface(release: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(wl_output_interface(release: destroyRequest))
 }
 
 /// One client's wl_output resource; it leaves its output's list when the client lets it go.
-final class OutputBinding: WaylandObject {
-    weak var output: VirtualOutput?
+package final class OutputBinding: WaylandObject {
+    package weak var output: VirtualOutput?
     /// Its xdg_outputs, told of changes with it.
-    var xdgOutputs: [XdgOutputObject] = []
+    package var xdgOutputs: [XdgOutputObject] = []
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         for xdgOutput in xdgOutputs { xdgOutput.binding = nil }
         xdgOutputs.removeAll()
         output?.bindings[client]?.removeAll { $0 === self }

@@ -24,9 +24,9 @@ public struct PixelRect: Hashable, Sendable {
         self.height = height
     }
 
-    var isEmpty: Bool { width <= 0 || height <= 0 }
+    package var isEmpty: Bool { width <= 0 || height <= 0 }
 
-    func intersection(_ other: PixelRect) -> PixelRect? {
+    package func intersection(_ other: PixelRect) -> PixelRect? {
         // Sums that overflow Int stop at its end: no caller's numbers trap.
         func end(_ start: Int, _ length: Int) -> Int {
             let (sum, overflow) = start.addingReportingOverflow(length)
@@ -98,7 +98,7 @@ public struct LayerViewport: Equatable, Sendable {
 
     /// The point of the unviewported surface (normalized) that a point of the viewport's
     /// destination (normalized) shows.
-    func unviewported(_ u: Double, _ v: Double) -> (Double, Double) {
+    package func unviewported(_ u: Double, _ v: Double) -> (Double, Double) {
         guard source.count == 4, unscaled.width > 0, unscaled.height > 0 else { return (u, v) }
         return ((source[0] + u * source[2]) / Double(unscaled.width), (source[1] + v * source[3]) / Double(unscaled.height))
     }
@@ -126,7 +126,7 @@ public final class Framebuffer {
 
 public struct CompositionError: Error, CustomStringConvertible, Sendable {
     public var description: String
-    init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 }
 
 /// pixman's part: a background, then layers bottom first.
@@ -134,7 +134,7 @@ public enum SoftwareComposer {
     /// What shows where no surface is: a dark slate, so that it is told apart from black pixels.
     public static let background: UInt32 = 0xff2e3440
     /// The largest buffer scale honoured; a larger one is drawn at this scale.
-    static let maximumScale = 32
+    package static let maximumScale = 32
 
     /// How much of each pixel's brightness a dimmed output keeps: half, as pixman's OVER of
     /// black at this alpha (of 0xffff) leaves it.
@@ -177,7 +177,7 @@ public enum SoftwareComposer {
 
     /// The union of `rects` (inside a framebuffer) as rectangles that do not overlap, so
     /// that no pixel is blended twice: pixman's region does the banding.
-    static func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
+    package static func disjoint(_ rects: [PixelRect]) -> [PixelRect] {
         guard rects.count > 1 else { return rects }
         var region = pixman_region32_t()
         pixman_region32_init(&region)
@@ -197,7 +197,7 @@ public enum SoftwareComposer {
 
     /// The part of the framebuffer a layer covers, computed in Int and clamped, so that no
     /// client's numbers reach pixman outside its range; nil when it covers nothing.
-    static func coverage(of layer: CompositionLayer, width: Int, height: Int) -> PixelRect? {
+    package static func coverage(of layer: CompositionLayer, width: Int, height: Int) -> PixelRect? {
         // Sides past pixman's and the protocol's reach are not drawn; the product cannot overflow.
         guard layer.width > 0, layer.height > 0, layer.width <= 1 << 16, layer.height <= 1 << 16,
               layer.pixels.count >= layer.width * layer.height else { return nil }
@@ -224,7 +224,7 @@ public enum SoftwareComposer {
     /// buffer's: the scale, and the buffer transform undone. A surface point at normalized
     /// (x, y) shows the buffer's `unapply(x, y)`, the inverse of how a panel's pixel shows the
     /// layout (`Framebuffer.copy`).
-    static func bufferTransform(of layer: CompositionLayer, scale: Int) -> pixman_transform {
+    package static func bufferTransform(of layer: CompositionLayer, scale: Int) -> pixman_transform {
         let outputScale = Double(layer.outputScale)
         if let viewport = layer.viewport {
             let destination = (Double(viewport.destination.width) * outputScale, Double(viewport.destination.height) * outputScale)
@@ -242,7 +242,7 @@ public enum SoftwareComposer {
     /// to source pixels (of `source`), where the destination's normalized point (u, v) shows
     /// the source's `map(u, v)`; `map` is affine, as an output transform's `apply` and
     /// `unapply` are.
-    static func pixmanTransform(from destination: (Double, Double), to source: (Double, Double),
+    package static func pixmanTransform(from destination: (Double, Double), to source: (Double, Double),
                                 map: (Double, Double) -> (Double, Double)) -> pixman_transform {
         let origin = map(0, 0), across = map(1, 0), down = map(0, 1)
         let matrix = [
@@ -297,18 +297,18 @@ public final class OutputComposer {
     private var paintedDimmed = false
 
     private struct Record: Equatable {
-        var key: UInt64
-        var coverage: PixelRect?
-        var origin: Offset
-        var width, height, scale: Int
-        var opaque: Bool
-        var transform: OutputTransform
-        var viewport: LayerViewport?
-        var outputScale: Int
+        package var key: UInt64
+        package var coverage: PixelRect?
+        package var origin: Offset
+        package var width, height, scale: Int
+        package var opaque: Bool
+        package var transform: OutputTransform
+        package var viewport: LayerViewport?
+        package var outputScale: Int
     }
 
     /// Past this many damaged rectangles, the whole output is repainted.
-    static let maximumRectangles = 64
+    package static let maximumRectangles = 64
 
     public init(width: Int, height: Int) {
         framebuffer = Framebuffer(width: width, height: height)
@@ -403,7 +403,7 @@ extension WaylandServer {
     /// What an output shows, bottom first: its toplevels in stacking order, each with its
     /// subsurfaces below and above it and then its popups, skipping what is hidden or
     /// unmapped (with everything on it) and what has no pixels; a drag's icon, then the cursor, on top.
-    func compositionLayers(of output: OutputID) -> [CompositionLayer] {
+    package func compositionLayers(of output: OutputID) -> [CompositionLayer] {
         var layers: [CompositionLayer] = []
         guard let snapshot = tree.output(output) else { return layers }
         let scale = outputScale(output)
@@ -417,10 +417,10 @@ extension WaylandServer {
     }
 
     /// The output's scale: panel pixels for each layout pixel.
-    func outputScale(_ output: OutputID) -> Int { outputs.first { $0.id == output }?.mode.scale ?? 1 }
+    package func outputScale(_ output: OutputID) -> Int { outputs.first { $0.id == output }?.mode.scale ?? 1 }
 
     /// The output's picture in panel pixels (its framebuffer's size), turned as the layout is.
-    func pixelSize(of output: OutputSnapshot) -> Size {
+    package func pixelSize(of output: OutputSnapshot) -> Size {
         outputs.first { $0.id == output.id }?.mode.pixelSize ?? Size(width: output.rect.width, height: output.rect.height)
     }
 
@@ -444,7 +444,7 @@ extension WaylandServer {
     }
 
     /// The output named `name`, or the first; an error listing the outputs when there is none such.
-    func outputForComposition(named name: String?) throws(CompositionError) -> OutputSnapshot {
+    package func outputForComposition(named name: String?) throws(CompositionError) -> OutputSnapshot {
         let outputs = tree.outputs
         if let name {
             guard let output = outputs.first(where: { $0.name == name }) else {
@@ -499,9 +499,9 @@ public struct ScreenshotJob: Sendable {
     public let output: String
     public let width: Int
     public let height: Int
-    let layers: [CompositionLayer]
+    package let layers: [CompositionLayer]
     /// The output is dimmed: the screenshot is what its screen shows.
-    let dimmed: Bool
+    package let dimmed: Bool
 
     public func run(writingTo path: String) throws(CompositionError) -> (name: String, width: Int, height: Int) {
         let composer = OutputComposer(width: width, height: height)

@@ -14,10 +14,10 @@ extension WaylandServer {
     public static let maximumOutputs = 16
 
     /// Seconds a withdrawn wl_output global lives on, for clients still binding it.
-    static let retiredGlobalLifetime: Int32 = 5_000
+    package static let retiredGlobalLifetime: Int32 = 5_000
 
     /// The wl_output global of `output`; each binding gets the output's state.
-    func createGlobal(for output: VirtualOutput) throws(WaylandError) {
+    package func createGlobal(for output: VirtualOutput) throws(WaylandError) {
         output.server = self
         let outputData = Unmanaged.passUnretained(output).toOpaque()
         guard let global = wl_global_create(display.display, tr_wl_output_interface(), 4, outputData, { client, data, version, id in
@@ -64,7 +64,7 @@ extension WaylandServer {
     /// Removes the output named `name`; its windows move to the first output that stays.
     /// The last output cannot go: the session would have nowhere to show anything.
     /// The output's size in the layout; nil for one removed or never made.
-    func liveOutputSize(_ output: OutputID) -> Size? {
+    package func liveOutputSize(_ output: OutputID) -> Size? {
         outputs.first { $0.id == output && !$0.retired }.map { Size(width: $0.rect.width, height: $0.rect.height) }
     }
 
@@ -112,7 +112,7 @@ extension WaylandServer {
 
     /// A toplevel's place, as far into `output` as it was into its own and kept inside it
     /// where it fits: an output that goes hands it on so, one that shrinks pulls it back so.
-    func position(of surface: SurfaceSnapshot, keptInside output: VirtualOutput) -> Offset {
+    package func position(of surface: SurfaceSnapshot, keptInside output: VirtualOutput) -> Offset {
         Offset(dx: min(max(surface.position.dx, 0), max(output.rect.width - surface.size.width, 0)),
                dy: min(max(surface.position.dy, 0), max(output.rect.height - surface.size.height, 0)))
     }

@@ -32,22 +32,22 @@ extension OutputPresenter {
 }
 
 /// What changed in an output since its presenter last got a frame.
-struct UnpresentedDamage {
-    var all = true
-    var rects: [PixelRect] = []
+package struct UnpresentedDamage {
+    package var all = true
+    package var rects: [PixelRect] = []
 
     /// Past this many rectangles the damage is all of it: what waits long (a capture client
     /// that copies once a day, a dark screen) holds a bounded list.
-    static let maximumRects = 64
+    package static let maximumRects = 64
 
-    mutating func add(_ repaint: [PixelRect]?) {
+    package mutating func add(_ repaint: [PixelRect]?) {
         guard let repaint else { all = true; rects = []; return }
         guard !all else { return }
         rects += repaint
         if rects.count > Self.maximumRects { all = true; rects = [] }
     }
 
-    var isEmpty: Bool { !all && rects.isEmpty }
+    package var isEmpty: Bool { !all && rects.isEmpty }
 }
 
 extension WaylandServer {
@@ -75,7 +75,7 @@ extension WaylandServer {
 
     /// Composes each presented output whose presenter can take a frame, and hands it over
     /// if anything changed since its last one.
-    func presentFrames() {
+    package func presentFrames() {
         for output in outputs {
             guard let presenter = protocols.output.presenters[output.id], presenter.readyForFrame else { continue }
             if protocols.output.power[output.id] == .off {

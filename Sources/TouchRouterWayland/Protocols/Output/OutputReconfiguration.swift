@@ -113,7 +113,7 @@ extension WaylandServer {
 
     /// Makes each output what its table says over its backend's choice, or the backend's
     /// choice where no table names it; returns what could not be set, each saying why.
-    func applyOutputRules(_ rules: [OutputRule]) -> [String] {
+    package func applyOutputRules(_ rules: [OutputRule]) -> [String] {
         guard protocols.output.rulesApply else { return [] }
         var problems: [String] = []
         for output in outputs where !output.retired {
@@ -127,7 +127,7 @@ extension WaylandServer {
     }
 
     /// A new output's table, if it has one, applies as it appears.
-    func applyOutputRule(to output: VirtualOutput) {
+    package func applyOutputRule(to output: VirtualOutput) {
         guard protocols.output.rulesApply, let rule = shell?.configuration.outputs.first(where: { $0.name == output.name }) else { return }
         do { try setMode(OutputChange(rule: rule).applied(to: output.baseMode), of: output) } catch {
             report("[[output]] \"\(rule.name)\" at line \(rule.position.line): \(error)")
@@ -135,7 +135,7 @@ extension WaylandServer {
     }
 
     @discardableResult
-    func setMode(_ wanted: OutputMode, of output: VirtualOutput) throws(WaylandError) -> OutputMode {
+    package func setMode(_ wanted: OutputMode, of output: VirtualOutput) throws(WaylandError) -> OutputMode {
         guard wanted != output.mode else { return output.mode }
         var mode = wanted
         if let setter = protocols.output.modeSetter {
@@ -181,7 +181,7 @@ extension WaylandServer {
     }
 
     /// The scale a surface draws at: its output's, else the first output's.
-    func outputScale(of surface: SurfaceObject) -> Int {
+    package func outputScale(of surface: SurfaceObject) -> Int {
         let output = surface.inTree ? tree.outputOf(surface.id) : nil
         return (outputs.first { $0.id == output } ?? outputs.first)?.mode.scale ?? 1
     }
@@ -205,7 +205,7 @@ extension WaylandServer {
 extension VirtualOutput {
     /// A changed place, mode or transform, to every binding: wl_output's geometry, mode and
     /// description, each xdg_output's logical place and size, then done.
-    func sendChangedState() {
+    package func sendChangedState() {
         for binding in bindings.values.joined() {
             let resource = binding.resource
             let version = wl_resource_get_version(resource)

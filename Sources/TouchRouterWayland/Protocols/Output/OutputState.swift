@@ -4,20 +4,20 @@ import TouchRouterCore
 /// waiting for their globals to go (OutputLifecycle.swift), the next output's number, each
 /// output's software framebuffer (OutputComposition.swift), and where the frames of the
 /// outputs a backend shows go, with the damage not yet shown (OutputPresentation.swift).
-final class OutputState {
+package final class OutputState {
     /// Outputs removed while the server runs, kept until their globals are destroyed.
-    var retiredOutputs: [VirtualOutput] = []
-    var retirementTimer: OneShotTimer?
-    var nextOutput: UInt32 = 1
+    package var retiredOutputs: [VirtualOutput] = []
+    package var retirementTimer: OneShotTimer?
+    package var nextOutput: UInt32 = 1
     /// Each output's software framebuffer, made at its first composition.
-    var composers: [OutputID: OutputComposer] = [:]
+    package var composers: [OutputID: OutputComposer] = [:]
     /// Where each output's composed frames go, for outputs a backend shows.
-    var presenters: [OutputID: OutputPresenter] = [:]
-    var unpresented: [OutputID: UnpresentedDamage] = [:]
+    package var presenters: [OutputID: OutputPresenter] = [:]
+    package var unpresented: [OutputID: UnpresentedDamage] = [:]
     /// Outputs the idle timer dimmed or darkened; the others are on.
-    var power: [OutputID: OutputPower] = [:]
+    package var power: [OutputID: OutputPower] = [:]
     /// Sets modes on the screens (OutputReconfiguration.swift); nil: any mode is taken.
-    weak var modeSetter: (any OutputModeSetter)?
+    package weak var modeSetter: (any OutputModeSetter)?
     /// `[[output]]` tables apply: the display backend is attached.
-    var rulesApply = false
+    package var rulesApply = false
 }

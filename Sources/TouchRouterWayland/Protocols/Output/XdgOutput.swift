@@ -6,14 +6,14 @@ import TouchRouterCore
 // scale), its name and description, sent again when the output is reconfigured. From version 3 the batch ends with the
 // wl_output's done, not zxdg_output_v1.done.
 
-enum XdgOutputManagerGlobal {
-    static let version: Int32 = 3
+package enum XdgOutputManagerGlobal {
+    package static let version: Int32 = 3
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindPlainGlobal(client, data, version, id, tr_zxdg_output_manager_v1_interface(), XdgOutputManagerGlobal.table)
     }
 
-    nonisolated(unsafe) static let table = implementation(zxdg_output_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zxdg_output_manager_v1_interface(
         destroy: destroyRequest,
         get_xdg_output: { client, resource, id, outputResource in
             let manager = WaylandObject.of(resource, as: PlainGlobal.self)
@@ -31,20 +31,20 @@ enum XdgOutputManagerGlobal {
 }
 
 /// One zxdg_output_v1: it only ever receives.
-final class XdgOutputObject: WaylandObject {
+package final class XdgOutputObject: WaylandObject {
     /// The wl_output it describes, while both live.
-    weak var binding: OutputBinding?
+    package weak var binding: OutputBinding?
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         binding?.xdgOutputs.removeAll { $0 === self }
     }
 
-    nonisolated(unsafe) static let table = implementation(zxdg_output_v1_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(zxdg_output_v1_interface(destroy: destroyRequest))
 }
 
 extension VirtualOutput {
     /// The xdg_output's events for this output, then the batch's done.
-    func sendLogicalState(to resource: OpaquePointer, output: OpaquePointer) {
+    package func sendLogicalState(to resource: OpaquePointer, output: OpaquePointer) {
         let version = wl_resource_get_version(resource)
         sendLogicalPlace(to: resource)
         if version >= 2 {
@@ -59,11 +59,11 @@ extension VirtualOutput {
     }
 
     /// Its place and size in the layout.
-    func sendLogicalPlace(to resource: OpaquePointer) {
+    package func sendLogicalPlace(to resource: OpaquePointer) {
         zxdg_output_v1_send_logical_position(resource, Int32(clamping: rect.x), Int32(clamping: rect.y))
         zxdg_output_v1_send_logical_size(resource, Int32(clamping: rect.width), Int32(clamping: rect.height))
     }
 
     /// What wl_output.description and zxdg_output_v1.description say.
-    var description: String { "\(identity.make) \(identity.model) \(name) (\(mode))" }
+    package var description: String { "\(identity.make) \(identity.model) \(name) (\(mode))" }
 }

@@ -9,18 +9,18 @@ import TouchRouterCore
 // a time controls an output: a second one's control fails, as the protocol allows.
 
 /// What output power control may ask of the server (Handlers/OutputPowerHandling.swift).
-protocol OutputPowerHandler: AnyObject {
+package protocol OutputPowerHandler: AnyObject {
     var outputPowerState: OutputPowerState { get }
     /// Whether the output exists and is on (lit or dimmed).
     func outputPowerIsOn(_ output: OutputID) -> Bool?
     func setOutputPower(_ output: OutputID, on: Bool)
 }
 
-final class OutputPowerState {
+package final class OutputPowerState {
     /// The control of each output, while its client keeps it.
     private var controls: [OutputID: OutputPowerObject] = [:]
 
-    static let globals = [ProtocolGlobal(interface: tr_zwlr_output_power_manager_v1_interface, version: OutputPowerManager.version,
+    package static let globals = [ProtocolGlobal(interface: tr_zwlr_output_power_manager_v1_interface, version: OutputPowerManager.version,
                                          bind: OutputPowerManager.bind, privilege: .outputPower)]
 
     fileprivate func take(_ control: OutputPowerObject) -> Bool {
@@ -34,24 +34,24 @@ final class OutputPowerState {
     }
 
     /// An output's power changed, by whatever means: its control hears the new mode.
-    func powerChanged(_ output: OutputID, on: Bool) {
+    package func powerChanged(_ output: OutputID, on: Bool) {
         controls[output]?.sendMode(on: on)
     }
 
     /// An output went: its control fails.
-    func outputRemoved(_ output: OutputID) {
+    package func outputRemoved(_ output: OutputID) {
         controls.removeValue(forKey: output)?.fail()
     }
 }
 
-enum OutputPowerManager {
-    static let version: Int32 = 1
+package enum OutputPowerManager {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_output_power_manager_v1_interface(), table) { $0 as any OutputPowerHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_output_power_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_output_power_manager_v1_interface(
         get_output_power: { client, resource, id, outputResource in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any OutputPowerHandler>.self)
             guard let created = createResource(client, tr_zwlr_output_power_v1_interface(), version: wl_resource_get_version(resource), id: id) else { return }
@@ -69,34 +69,34 @@ enum OutputPowerManager {
 }
 
 /// zwlr_output_power_v1: one output's power mode, set and heard; failed ends it.
-final class OutputPowerObject: WaylandObject {
+package final class OutputPowerObject: WaylandObject {
     private unowned let state: OutputPowerState
     private unowned let handler: any OutputPowerHandler
-    let output: OutputID
+    package let output: OutputID
     private var failed = false
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: OutputPowerState, handler: any OutputPowerHandler, output: OutputID) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, state: OutputPowerState, handler: any OutputPowerHandler, output: OutputID) {
         self.state = state
         self.handler = handler
         self.output = output
         super.init(resource: resource, madeBy: manager)
     }
 
-    func sendMode(on: Bool) {
+    package func sendMode(on: Bool) {
         guard !failed else { return }
         zwlr_output_power_v1_send_mode(resource, on ? ZWLR_OUTPUT_POWER_V1_MODE_ON.rawValue : ZWLR_OUTPUT_POWER_V1_MODE_OFF.rawValue)
     }
 
-    func fail() {
+    package func fail() {
         guard !failed else { return }
         failed = true
         state.release(self)
         zwlr_output_power_v1_send_failed(resource)
     }
 
-    override func resourceDestroyed() { state.release(self) }
+    package override func resourceDestroyed() { state.release(self) }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_output_power_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_output_power_v1_interface(
         set_mode: { _, resource, mode in
             let control = WaylandObject.of(resource, as: OutputPowerObject.self)
             guard mode == ZWLR_OUTPUT_POWER_V1_MODE_ON.rawValue || mode == ZWLR_OUTPUT_POWER_V1_MODE_OFF.rawValue else {

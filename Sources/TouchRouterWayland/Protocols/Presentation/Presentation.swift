@@ -13,7 +13,7 @@ import Glibc
 // next commit before its tick, or on no output, or not shown, is discarded.
 
 /// What presentation feedback may ask of the server.
-protocol PresentationHandler: AnyObject {
+package protocol PresentationHandler: AnyObject {
     /// The output showing `surface` now; nil when it is not in the tree or not shown.
     func presentingOutput(of surface: SurfaceID) -> OutputID?
     /// Whether a frame of `output` is still on its way to its screen, and when the last one
@@ -24,27 +24,27 @@ protocol PresentationHandler: AnyObject {
     var now: RouterTime { get }
 }
 
-final class PresentationState {
+package final class PresentationState {
     /// Each surface's latest commit's feedbacks, not yet settled.
     private var committed: [SurfaceID: [PresentationFeedbackObject]] = [:]
     /// Frames each output has shown, counted from the session's start (the `seq` sent).
     private var shownFrames: [OutputID: UInt64] = [:]
 
     /// A commit made `feedbacks` current; those of an earlier commit still waiting are superseded.
-    func committed(_ feedbacks: [PresentationFeedbackObject], surface: SurfaceID) {
+    package func committed(_ feedbacks: [PresentationFeedbackObject], surface: SurfaceID) {
         for superseded in committed[surface] ?? [] { superseded.discard() }
         committed[surface] = feedbacks
     }
 
     /// A client's feedbacks go with it: libwayland destroys them with the client.
-    func forget(_ feedback: PresentationFeedbackObject) {
+    package func forget(_ feedback: PresentationFeedbackObject) {
         guard let surface = feedback.surface, var list = committed[surface] else { return }
         list.removeAll { $0 === feedback }
         committed[surface] = list.isEmpty ? nil : list
     }
 
     /// At each frame tick: every waiting feedback whose output is not mid-flip is settled.
-    func frameTick(_ handler: any PresentationHandler) {
+    package func frameTick(_ handler: any PresentationHandler) {
         guard !committed.isEmpty else { return }
         let now = handler.now
         var counted: Set<OutputID> = []
@@ -66,18 +66,18 @@ final class PresentationState {
         }
     }
 
-    static let globals = [ProtocolGlobal(interface: tr_wp_presentation_interface, version: PresentationGlobal.version, bind: PresentationGlobal.bind)]
+    package static let globals = [ProtocolGlobal(interface: tr_wp_presentation_interface, version: PresentationGlobal.version, bind: PresentationGlobal.bind)]
 }
 
-enum PresentationGlobal {
-    static let version: Int32 = 1
+package enum PresentationGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         guard let resource = WaylandServer.bindGlobal(client, data, version, id, tr_wp_presentation_interface(), table, handler: { $0.protocols.presentation }) else { return }
         wp_presentation_send_clock_id(resource, UInt32(CLOCK_MONOTONIC))
     }
 
-    nonisolated(unsafe) static let table = implementation(wp_presentation_interface(
+    package nonisolated(unsafe) static let table = implementation(wp_presentation_interface(
         destroy: destroyRequest,
         feedback: { client, resource, surfaceResource, id in
             let presentation = WaylandObject.of(resource, as: RoomGlobal<PresentationState>.self)
@@ -90,32 +90,32 @@ enum PresentationGlobal {
 }
 
 /// wp_presentation_feedback: told once, presented or discarded, then destroyed.
-final class PresentationFeedbackObject: WaylandObject {
-    private(set) var settled = false
+package final class PresentationFeedbackObject: WaylandObject {
+    package private(set) var settled = false
     /// When its commit made it current, and the surface it was committed on.
-    var committedAt: RouterTime?
-    var surface: SurfaceID?
+    package var committedAt: RouterTime?
+    package var surface: SurfaceID?
     private unowned let state: PresentationState
 
-    init(resource: OpaquePointer, madeBy presentation: WaylandObject, state: PresentationState) {
+    package init(resource: OpaquePointer, madeBy presentation: WaylandObject, state: PresentationState) {
         self.state = state
         super.init(resource: resource, madeBy: presentation)
     }
 
     /// Its resource went (its client did, or it was settled): nothing may be sent to it.
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         settled = true
         state.forget(self)
     }
 
-    func discard() {
+    package func discard() {
         guard !settled else { return }
         settled = true
         wp_presentation_feedback_send_discarded(resource)
         wl_resource_destroy(resource)
     }
 
-    func present(at time: RouterTime, refresh: UInt32, sequence: UInt64, outputs: [OpaquePointer], hardwareClock: Bool) {
+    package func present(at time: RouterTime, refresh: UInt32, sequence: UInt64, outputs: [OpaquePointer], hardwareClock: Bool) {
         guard !settled else { return }
         settled = true
         for output in outputs { wp_presentation_feedback_send_sync_output(resource, output) }

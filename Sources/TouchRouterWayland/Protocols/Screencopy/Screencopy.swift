@@ -1,14 +1,14 @@
 import CWaylandShim
 import TouchRouterCore
 
-enum ScreencopyManager {
-    static let version: Int32 = 3
+package enum ScreencopyManager {
+    package static let version: Int32 = 3
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_screencopy_manager_v1_interface(), table) { $0 as any ScreencopyHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_screencopy_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_screencopy_manager_v1_interface(
         capture_output: { client, resource, id, _, outputResource in
             capture(client, resource, id, outputResource, region: nil)
         },
@@ -46,19 +46,19 @@ enum ScreencopyManager {
 
 /// zwlr_screencopy_frame_v1: one picture of an output (or a region of it), copied once into
 /// a buffer the client gives; ready or failed ends it.
-final class ScreencopyFrameObject: WaylandObject {
+package final class ScreencopyFrameObject: WaylandObject {
     private unowned let state: ScreencopyState
-    let output: OutputID
-    let rect: Rect<GlobalSpace>
-    private(set) var withDamage = false
+    package let output: OutputID
+    package let rect: Rect<GlobalSpace>
+    package private(set) var withDamage = false
     /// The client's buffer, let go of when the client destroys it.
     private var buffer: BufferReference?
     private var used = false
     private var ended = false
     /// What it has not copied is kept per client.
-    let clientID: ClientID
+    package let clientID: ClientID
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: ScreencopyState, output: OutputID, rect: Rect<GlobalSpace>) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, state: ScreencopyState, output: OutputID, rect: Rect<GlobalSpace>) {
         self.state = state
         self.output = output
         self.rect = rect
@@ -66,9 +66,9 @@ final class ScreencopyFrameObject: WaylandObject {
         super.init(resource: resource, madeBy: manager)
     }
 
-    var isLive: Bool { !ended && buffer?.resource != nil }
+    package var isLive: Bool { !ended && buffer?.resource != nil }
 
-    func fail() {
+    package func fail() {
         guard !ended else { return }
         ended = true
         state.forget(self)
@@ -76,7 +76,7 @@ final class ScreencopyFrameObject: WaylandObject {
     }
 
     /// Writes the picture into the client's buffer, then flags, damage and ready.
-    func copy(from framebuffer: Framebuffer, damage: [PixelRect]?, at time: RouterTime) {
+    package func copy(from framebuffer: Framebuffer, damage: [PixelRect]?, at time: RouterTime) {
         // A buffer destroyed since the copy request fails the frame.
         guard !ended, let bufferResource = buffer?.resource, let shm = ShmBuffer.behind(bufferResource) else { return fail() }
         let written = framebuffer.pixels.withUnsafeBufferPointer { pixels -> Bool in
@@ -102,7 +102,7 @@ final class ScreencopyFrameObject: WaylandObject {
                                             UInt32(UInt64(max(time.nanoseconds, 0)) % 1_000_000_000))
     }
 
-    override func resourceDestroyed() { state.forget(self) }
+    package override func resourceDestroyed() { state.forget(self) }
 
     /// copy and copy_with_damage: the buffer must be a wl_shm one of the frame's size and
     /// format, and a frame copies once.
@@ -134,7 +134,7 @@ final class ScreencopyFrameObject: WaylandObject {
         state.wait(self)
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_screencopy_frame_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_screencopy_frame_v1_interface(
         copy: { _, resource, buffer in
             WaylandObject.of(resource, as: ScreencopyFrameObject.self).copyRequest(buffer, withDamage: false)
         },

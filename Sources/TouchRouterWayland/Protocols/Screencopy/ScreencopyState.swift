@@ -11,7 +11,7 @@ import TouchRouterCore
 // since the client's last copy of that output.
 
 /// What screen capture may ask of the server (Handlers/ScreencopyHandling.swift).
-protocol ScreencopyHandler: AnyObject {
+package protocol ScreencopyHandler: AnyObject {
     var screencopyState: ScreencopyState { get }
     /// The output's picture in panel pixels and its scale; nil for an output that is gone.
     func captureSize(of output: OutputID) -> (pixels: Size, scale: Int)?
@@ -20,28 +20,28 @@ protocol ScreencopyHandler: AnyObject {
     var now: RouterTime { get }
 }
 
-final class ScreencopyState {
+package final class ScreencopyState {
     /// Frames asked to copy, waiting for the next frame tick (and, with damage, for damage).
     private var waiting: [ScreencopyFrameObject] = []
     /// What each client's frames of each output have not copied yet; a client with no entry
     /// for an output copies all of it.
     private var unsent: [OutputID: [ClientID: UnpresentedDamage]] = [:]
 
-    static let globals = [ProtocolGlobal(interface: tr_zwlr_screencopy_manager_v1_interface, version: ScreencopyManager.version,
+    package static let globals = [ProtocolGlobal(interface: tr_zwlr_screencopy_manager_v1_interface, version: ScreencopyManager.version,
                                          bind: ScreencopyManager.bind, privilege: .screenCapture)]
 
-    var isEmpty: Bool { waiting.isEmpty }
+    package var isEmpty: Bool { waiting.isEmpty }
 
     /// Frames of one client waiting at once, at most; more fail at once.
-    static let maximumWaitingPerClient = 8
+    package static let maximumWaitingPerClient = 8
 
-    func waitingCount(of client: ClientID) -> Int { waiting.reduce(0) { $0 + ($1.clientID == client ? 1 : 0) } }
+    package func waitingCount(of client: ClientID) -> Int { waiting.reduce(0) { $0 + ($1.clientID == client ? 1 : 0) } }
 
-    func wait(_ frame: ScreencopyFrameObject) { waiting.append(frame) }
-    func forget(_ frame: ScreencopyFrameObject) { waiting.removeAll { $0 === frame } }
+    package func wait(_ frame: ScreencopyFrameObject) { waiting.append(frame) }
+    package func forget(_ frame: ScreencopyFrameObject) { waiting.removeAll { $0 === frame } }
 
     /// An output was composed, for whatever reason: every client capturing it has this more to copy.
-    func composed(_ output: OutputID, repaint: [PixelRect]?) {
+    package func composed(_ output: OutputID, repaint: [PixelRect]?) {
         guard var clients = unsent[output] else { return }
         for key in clients.keys { clients[key]?.add(repaint) }
         unsent[output] = clients
@@ -49,7 +49,7 @@ final class ScreencopyState {
 
     /// At each frame tick: each waiting frame's output is composed once, and the frames whose
     /// output changed since their client's last copy (or that asked without damage) are copied.
-    func frameTick(_ handler: any ScreencopyHandler) {
+    package func frameTick(_ handler: any ScreencopyHandler) {
         guard !waiting.isEmpty else { return }
         var framebuffers: [OutputID: Framebuffer?] = [:]
         var still: [ScreencopyFrameObject] = []
@@ -77,7 +77,7 @@ final class ScreencopyState {
     }
 
     /// A client went: what it had not copied is forgotten.
-    func clientGone(_ id: ClientID) {
+    package func clientGone(_ id: ClientID) {
         for output in unsent.keys { unsent[output]?[id] = nil }
     }
 }

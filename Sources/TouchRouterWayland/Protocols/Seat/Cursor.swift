@@ -4,15 +4,15 @@ import TouchRouterCore
 // `CursorVisibility` says so. It is the one arrow for every surface: clients' cursor surfaces
 // (wl_pointer.set_cursor) are not drawn.
 
-enum CursorImage {
-    static let width = 12
-    static let height = 19
+package enum CursorImage {
+    package static let width = 12
+    package static let height = 19
     /// The layer's key: no surface has it (surface ids are 32-bit).
-    static let key = UInt64.max
+    package static let key = UInt64.max
 
     /// A left-leaning arrow, white with a black outline, its tip (the hotspot) at (0, 0);
     /// premultiplied ARGB, transparent around it.
-    static let pixels: [UInt32] = {
+    package static let pixels: [UInt32] = {
         func inside(_ x: Int, _ y: Int) -> Bool {
             // The head: a wedge widening by 2 for every 3 rows; the tail: a slanted bar under it.
             let head = y < 16 && x * 3 <= y * 2 + 1 && !(y >= 12 && x > 3 && x * 3 > (16 - y) * 6 + 3)
@@ -32,7 +32,7 @@ enum CursorImage {
 
 extension WaylandServer {
     /// The cursor as a layer of `output`, when it is shown and the pointer is on it.
-    func cursorLayer(on output: OutputSnapshot) -> CompositionLayer? {
+    package func cursorLayer(on output: OutputSnapshot) -> CompositionLayer? {
         guard cursor.visible else { return nil }
         let position = router.pointerPosition
         guard output.rect.contains(position) else { return nil }

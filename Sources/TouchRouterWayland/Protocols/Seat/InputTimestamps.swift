@@ -7,14 +7,14 @@ import TouchRouterCore
 // to that one resource, the event's own time in nanoseconds (the core's CLOCK_MONOTONIC
 // `RouterTime`, libinput's device time), which wl_* events cut to milliseconds.
 
-enum InputTimestampsManagerGlobal {
-    static let version: Int32 = 1
+package enum InputTimestampsManagerGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindPlainGlobal(client, data, version, id, tr_zwp_input_timestamps_manager_v1_interface(), InputTimestampsManagerGlobal.table)
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_manager_v1_interface(
         destroy: destroyRequest,
         get_keyboard_timestamps: { client, resource, id, device in create(client, resource, id, for: device) },
         get_pointer_timestamps: { client, resource, id, device in create(client, resource, id, for: device) },
@@ -37,40 +37,40 @@ enum InputTimestampsManagerGlobal {
 }
 
 /// One zwp_input_timestamps_v1. Its device going first leaves it inert until destroyed.
-final class InputTimestampsObject: WaylandObject {
+package final class InputTimestampsObject: WaylandObject {
     /// Cleared by the device when its resource is destroyed first (`SeatDevice.resourceDestroyed`).
-    unowned(unsafe) var device: SeatDevice?
+    package unowned(unsafe) var device: SeatDevice?
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, device: SeatDevice) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, device: SeatDevice) {
         self.device = device
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         device?.timestamps.removeAll { $0 === self }
         device = nil
     }
 
     /// tv_sec split in two 32-bit halves, and the nanoseconds within it. A time before the
     /// clock's zero (only a script's could be) is sent as zero.
-    func send(_ time: RouterTime) { Self.send(time, to: resource) }
+    package func send(_ time: RouterTime) { Self.send(time, to: resource) }
 
     @inline(__always)
-    static func send(_ time: RouterTime, to resource: OpaquePointer) {
+    package static func send(_ time: RouterTime, to resource: OpaquePointer) {
         let nanoseconds = max(time.nanoseconds, 0)
         let seconds = UInt64(nanoseconds / 1_000_000_000)
         zwp_input_timestamps_v1_send_timestamp(resource, UInt32(truncatingIfNeeded: seconds >> 32), UInt32(truncatingIfNeeded: seconds),
                                                UInt32(nanoseconds % 1_000_000_000))
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_v1_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_v1_interface(destroy: destroyRequest))
 }
 
 extension SeatDevice {
     /// Before an event with a time: each timestamps object of this device hears it first.
     /// A loop over a small array, with no allocation, since it runs for every routed motion.
     @inline(__always)
-    func sendTimestamp(_ time: RouterTime) {
+    package func sendTimestamp(_ time: RouterTime) {
         guard !timestamps.isEmpty else { return }
         for object in timestamps { object.send(time) }
     }

@@ -11,14 +11,14 @@ import TouchRouterCore
 // error. The region and the cursor position hint are double-buffered: they apply with the
 // surface's next commit.
 
-enum PointerConstraintsGlobal {
-    static let version: Int32 = 1
+package enum PointerConstraintsGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwp_pointer_constraints_v1_interface(), PointerConstraintsGlobal.table) { $0 as any SeatHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_pointer_constraints_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_pointer_constraints_v1_interface(
         destroy: destroyRequest,
         lock_pointer: { client, resource, id, surface, pointer, region, lifetime in
             create(.locked, client, resource, id, surface, pointer, region, lifetime)
@@ -59,25 +59,25 @@ enum PointerConstraintsGlobal {
 }
 
 /// One zwp_locked_pointer_v1 or zwp_confined_pointer_v1.
-final class PointerConstraintObject: WaylandObject {
+package final class PointerConstraintObject: WaylandObject {
     private unowned let handler: any SeatHandler
-    enum Kind { case locked, confined }
-    let kind: Kind
-    weak var surface: SurfaceObject?
+    package enum Kind { case locked, confined }
+    package let kind: Kind
+    package weak var surface: SurfaceObject?
     /// The wl_pointer it was asked for; the seat's one pointer is what it holds.
-    weak var pointer: SeatDevice?
-    let persistent: Bool
+    package weak var pointer: SeatDevice?
+    package let persistent: Bool
     /// A oneshot constraint that was active and is no longer: it never holds the pointer again.
-    var defunct = false
-    var active = false
+    package var defunct = false
+    package var active = false
     /// Current: in the surface's space; nil, the whole surface.
-    var region: Region<SurfaceSpace>?
-    var cursorHint: Point<SurfaceSpace>?
+    package var region: Region<SurfaceSpace>?
+    package var cursorHint: Point<SurfaceSpace>?
     /// Set by set_region and set_cursor_position_hint, current from the surface's next commit.
-    var pendingRegion: Region<SurfaceSpace>??
-    var pendingHint: Point<SurfaceSpace>?
+    package var pendingRegion: Region<SurfaceSpace>??
+    package var pendingHint: Point<SurfaceSpace>?
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, kind: Kind, surface: SurfaceObject, pointer: SeatDevice, persistent: Bool) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, kind: Kind, surface: SurfaceObject, pointer: SeatDevice, persistent: Bool) {
         self.handler = handler
         self.kind = kind
         self.surface = surface
@@ -86,7 +86,7 @@ final class PointerConstraintObject: WaylandObject {
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         countRegionRectangles(nil)
         handler.pointerConstraintDestroyed(self)
     }
@@ -95,7 +95,7 @@ final class PointerConstraintObject: WaylandObject {
     /// `ClientLimits.regionRectanglesInAll`, as a surface's input regions do.
     private var counted = 0
 
-    func countRegionRectangles(_ request: String?) {
+    package func countRegionRectangles(_ request: String?) {
         let held = request == nil ? 0 : (region?.rects.count ?? 0) + (pendingRegion??.rects.count ?? 0)
         guard held != counted, let total = handler.countRegionRectangles(of: client, adding: held - counted) else { return }
         counted = held
@@ -105,7 +105,7 @@ final class PointerConstraintObject: WaylandObject {
     }
 
     /// The surface's commit makes the pending region and hint current.
-    func surfaceCommitted() {
+    package func surfaceCommitted() {
         guard pendingRegion != nil || pendingHint != nil else { return }
         if let pending = pendingRegion { region = pending }
         if let hint = pendingHint { cursorHint = hint }
@@ -117,7 +117,7 @@ final class PointerConstraintObject: WaylandObject {
 
     /// Where the pointer may be: the region within the surface's input region (the whole
     /// surface where the client set none), in the surface's space.
-    var effectiveRegion: Region<SurfaceSpace> {
+    package var effectiveRegion: Region<SurfaceSpace> {
         guard let surface else { return Region() }
         let size = surface.size
         var input = surface.current.inputRegion ?? Region(Rect(x: 0, y: 0, width: size.width, height: size.height))
@@ -130,7 +130,7 @@ final class PointerConstraintObject: WaylandObject {
         return result
     }
 
-    var coreConstraint: PointerConstraint? {
+    package var coreConstraint: PointerConstraint? {
         guard let surface else { return nil }
         switch kind {
         case .locked: return PointerConstraint(surface: surface.id, kind: .locked)
@@ -138,7 +138,7 @@ final class PointerConstraintObject: WaylandObject {
         }
     }
 
-    func activate() {
+    package func activate() {
         active = true
         switch kind {
         case .locked: zwp_locked_pointer_v1_send_locked(resource)
@@ -146,7 +146,7 @@ final class PointerConstraintObject: WaylandObject {
         }
     }
 
-    func deactivate() {
+    package func deactivate() {
         active = false
         if !persistent { defunct = true }
         switch kind {
@@ -161,7 +161,7 @@ final class PointerConstraintObject: WaylandObject {
         constraint.countRegionRectangles("\(constraint.name).set_region")
     }
 
-    nonisolated(unsafe) static let lockedTable = implementation(zwp_locked_pointer_v1_interface(
+    package nonisolated(unsafe) static let lockedTable = implementation(zwp_locked_pointer_v1_interface(
         destroy: destroyRequest,
         set_cursor_position_hint: { _, resource, x, y in
             let constraint = WaylandObject.of(resource, as: PointerConstraintObject.self)
@@ -169,7 +169,7 @@ final class PointerConstraintObject: WaylandObject {
         },
         set_region: setRegion))
 
-    nonisolated(unsafe) static let confinedTable = implementation(zwp_confined_pointer_v1_interface(
+    package nonisolated(unsafe) static let confinedTable = implementation(zwp_confined_pointer_v1_interface(
         destroy: destroyRequest,
         set_region: setRegion))
 }
@@ -178,7 +178,7 @@ extension WaylandServer {
     /// Picks the constraint that holds the pointer now, telling constraints that start or
     /// stop holding it and the core which one does. Run once a round, after the pointer's
     /// focus is settled, and when a constraint comes or goes.
-    func pointerConstraintDestroyed(_ constraint: PointerConstraintObject) {
+    package func pointerConstraintDestroyed(_ constraint: PointerConstraintObject) {
         protocols.seat.pointerConstraints.removeAll { $0 === constraint }
         if constraint.active {
             constraint.active = false
@@ -187,17 +187,17 @@ extension WaylandServer {
         updatePointerConstraint()
     }
 
-    func activePointerConstraintChanged(_ constraint: PointerConstraintObject) {
+    package func activePointerConstraintChanged(_ constraint: PointerConstraintObject) {
         router.pointerConstraint = constraint.coreConstraint
     }
 
-    func countRegionRectangles(of client: OpaquePointer, adding delta: Int) -> Int? {
+    package func countRegionRectangles(of client: OpaquePointer, adding delta: Int) -> Int? {
         guard let record = existingRecord(for: client) else { return nil }
         record.usage.regionRectangles += delta
         return record.usage.regionRectangles
     }
 
-    func updatePointerConstraint() {
+    package func updatePointerConstraint() {
         let focused = router.pointerFocus.flatMap { protocols.surface.surfaces[$0] }
         var holding = protocols.seat.pointerConstraints.first { $0.active }
         if let current = holding, current.surface == nil || current.surface !== focused {
@@ -215,7 +215,7 @@ extension WaylandServer {
     }
 
     /// A surface's commit: its constraint's pending state becomes current.
-    func pointerConstraintsCommitted(_ surface: SurfaceObject) {
+    package func pointerConstraintsCommitted(_ surface: SurfaceObject) {
         guard !protocols.seat.pointerConstraints.isEmpty else { return }
         for constraint in protocols.seat.pointerConstraints where constraint.surface === surface { constraint.surfaceCommitted() }
     }

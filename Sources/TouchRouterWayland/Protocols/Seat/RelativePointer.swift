@@ -8,14 +8,14 @@ import TouchRouterCore
 // is the device's, before the pointer is kept on the outputs or in a confinement; the core's
 // events carry the accelerated delta only, which goes out as the unaccelerated one too.
 
-enum RelativePointerManagerGlobal {
-    static let version: Int32 = 1
+package enum RelativePointerManagerGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwp_relative_pointer_manager_v1_interface(), RelativePointerManagerGlobal.table) { $0 as any SeatHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_manager_v1_interface(
         destroy: destroyRequest,
         get_relative_pointer: { client, resource, id, pointerResource in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any SeatHandler>.self)
@@ -34,21 +34,21 @@ enum RelativePointerManagerGlobal {
 }
 
 /// One zwp_relative_pointer_v1. Its wl_pointer going first leaves it silent until destroyed.
-final class RelativePointerObject: WaylandObject {
+package final class RelativePointerObject: WaylandObject {
     private unowned let handler: any SeatHandler
-    weak var pointer: SeatDevice?
+    package weak var pointer: SeatDevice?
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, pointer: SeatDevice) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, pointer: SeatDevice) {
         self.handler = handler
         self.pointer = pointer
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         handler.relativePointerDestroyed(self)
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_v1_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(zwp_relative_pointer_v1_interface(destroy: destroyRequest))
 }
 
 extension WaylandServer {
@@ -66,7 +66,7 @@ extension WaylandServer {
 }
 
 extension WaylandServer {
-    func relativePointerDestroyed(_ relative: RelativePointerObject) {
+    package func relativePointerDestroyed(_ relative: RelativePointerObject) {
         existingRecord(for: relative.client)?.relativePointers.removeAll { $0 === relative }
     }
 }

@@ -7,10 +7,10 @@ import Glibc
 
 // wl_seat, wl_touch, wl_pointer, wl_keyboard, and the keymap.
 
-enum SeatGlobal {
-    static let version: Int32 = 8
+package enum SeatGlobal {
+    package static let version: Int32 = 8
 
-    nonisolated(unsafe) static let table = implementation(wl_seat_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_seat_interface(
         get_pointer: { client, resource, id in
             WaylandObject.of(resource, as: RoomGlobal<any SeatHandler>.self).handler.seatDeviceRequested(.pointer, client: client, seat: resource, id: id)
         },
@@ -25,7 +25,7 @@ enum SeatGlobal {
 
 /// What the seat's objects may ask of the server, whose delivery and send lists hold the
 /// devices (SeatDevices.swift, Delivery.swift, TouchSendLists.swift, PointerConstraints.swift).
-protocol SeatHandler: AnyObject {
+package protocol SeatHandler: AnyObject {
     var seatState: SeatState { get }
     /// wl_seat.get_pointer, get_keyboard or get_touch: the device is made, counted against
     /// its client's limit, and given its keymap.
@@ -47,18 +47,18 @@ protocol SeatHandler: AnyObject {
 }
 
 /// One wl_touch, wl_pointer or wl_keyboard of a client.
-final class SeatDevice: WaylandObject {
+package final class SeatDevice: WaylandObject {
     private unowned let handler: any SeatHandler
-    enum Kind { case touch, pointer, keyboard }
-    let kind: Kind
-    let clientID: ClientID
+    package enum Kind { case touch, pointer, keyboard }
+    package let kind: Kind
+    package let clientID: ClientID
     /// zwp_input_timestamps_v1 objects made for this resource (InputTimestamps.swift), held
     /// until either side's resource is destroyed, which unlinks both (libwayland destroys a
     /// dying client's objects in id order, either one first). Not weak: a weak reference
     /// costs a side-table load on every routed event, and gives its object one. Behind one
     /// pointer (`UncheckedState`): as a stored property of the class, every routed event paid
     /// a dynamic exclusivity check to look at it.
-    var timestamps: [InputTimestampsObject] {
+    package var timestamps: [InputTimestampsObject] {
         _read { yield timestampObjects.pointee }
         _modify {
             // The touch send lists hold these objects' resources (TouchSendLists.swift).
@@ -69,9 +69,9 @@ final class SeatDevice: WaylandObject {
     private let timestampObjects = UncheckedState<[InputTimestampsObject]>([])
     /// The keymap this wl_keyboard was last sent (weak: a keymap replaced and freed is not
     /// mistaken for a later one at the same address).
-    weak var sentKeymap: Keymap?
+    package weak var sentKeymap: Keymap?
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, kind: Kind, clientID: ClientID) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SeatHandler, kind: Kind, clientID: ClientID) {
         self.handler = handler
         self.kind = kind
         self.clientID = clientID
@@ -82,15 +82,15 @@ final class SeatDevice: WaylandObject {
         timestampObjects.release()
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         for object in timestamps { object.device = nil }
         timestamps.removeAll()
         handler.seatDeviceDestroyed(self)
     }
 
-    nonisolated(unsafe) static let touchTable = implementation(wl_touch_interface(release: destroyRequest))
-    nonisolated(unsafe) static let keyboardTable = implementation(wl_keyboard_interface(release: destroyRequest))
-    nonisolated(unsafe) static let pointerTable = implementation(wl_pointer_interface(
+    package nonisolated(unsafe) static let touchTable = implementation(wl_touch_interface(release: destroyRequest))
+    package nonisolated(unsafe) static let keyboardTable = implementation(wl_keyboard_interface(release: destroyRequest))
+    package nonisolated(unsafe) static let pointerTable = implementation(wl_pointer_interface(
         set_cursor: { _, _, _, _, _, _ in },
         release: destroyRequest))
 }
@@ -106,13 +106,13 @@ public struct KeyboardLEDs: OptionSet, Hashable, Sendable {
     public static let scrollLock = KeyboardLEDs(rawValue: 1 << 2)
 }
 
-final class Keymap {
+package final class Keymap {
     private let context: OpaquePointer
     private let keymap: OpaquePointer
     private let state: OpaquePointer
-    let text: String
+    package let text: String
 
-    init(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil, options: String? = nil) throws(WaylandError) {
+    package init(rules: String? = nil, model: String? = nil, layout: String? = nil, variant: String? = nil, options: String? = nil) throws(WaylandError) {
         guard let context = xkb_context_new(XKB_CONTEXT_NO_FLAGS) else { throw WaylandError("xkb_context_new failed") }
         self.context = context
         let made: OpaquePointer? = withOptionalCString(rules) { rules in
@@ -140,7 +140,7 @@ final class Keymap {
 
     /// A keymap a client sent (a virtual keyboard's), as text; nil when xkbcommon cannot
     /// compile it. Its complaints are not logged: a hostile client's garbage is not news.
-    init?(clientText bytes: UnsafeRawBufferPointer) {
+    package init?(clientText bytes: UnsafeRawBufferPointer) {
         guard let context = xkb_context_new(xkb_context_flags(rawValue: XKB_CONTEXT_NO_DEFAULT_INCLUDES.rawValue | XKB_CONTEXT_NO_ENVIRONMENT_NAMES.rawValue)) else { return nil }
         xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
@@ -162,7 +162,7 @@ final class Keymap {
 
     /// Sets the modifiers as a client serialized them (a virtual keyboard's modifiers
     /// request); xkbcommon keeps only the bits its keymap has. The modifiers, if they changed.
-    func setModifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) -> KeyboardModifiers? {
+    package func setModifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) -> KeyboardModifiers? {
         let changed = xkb_state_update_mask(state, depressed, latched, locked, 0, 0, group)
         return changed.rawValue == 0 ? nil : modifiers
     }
@@ -174,7 +174,7 @@ final class Keymap {
     }
 
     /// A sealed memfd with the keymap and its terminating NUL, for wl_keyboard.keymap.
-    func makeFile() throws(WaylandError) -> (fd: Int32, size: UInt32) {
+    package func makeFile() throws(WaylandError) -> (fd: Int32, size: UInt32) {
         let bytes = Array(text.utf8CString)
         let fd = bytes.withUnsafeBytes { tr_sealed_memfd("touch-router-keymap", $0.baseAddress, $0.count) }
         guard fd >= 0 else { throw WaylandError.errno("cannot make the keymap file") }
@@ -182,14 +182,14 @@ final class Keymap {
     }
 
     /// Feeds an evdev key to the state; returns the modifiers if they changed.
-    func update(key: UInt32, pressed: Bool) -> KeyboardModifiers? {
+    package func update(key: UInt32, pressed: Bool) -> KeyboardModifiers? {
         let changed = xkb_state_update_key(state, key &+ 8, pressed ? XKB_KEY_DOWN : XKB_KEY_UP)
         return changed.rawValue == 0 ? nil : modifiers
     }
 
     /// The key's symbol at the first level of its current layout, lower-cased: what a
     /// chord names (Ctrl+Shift+Q is q with Ctrl and Shift held, not Q).
-    func firstLevelKeysym(evdev key: UInt32) -> UInt32 {
+    package func firstLevelKeysym(evdev key: UInt32) -> UInt32 {
         let code = key &+ 8
         let layout = xkb_state_key_get_layout(state, code)
         var symbols: UnsafePointer<xkb_keysym_t>?
@@ -198,7 +198,7 @@ final class Keymap {
     }
 
     /// The modifiers held (depressed or latched; locks do not count) that a chord can name.
-    var chordModifiers: ChordModifiers {
+    package var chordModifiers: ChordModifiers {
         var held: ChordModifiers = []
         let components = xkb_state_component(rawValue: XKB_STATE_MODS_DEPRESSED.rawValue | XKB_STATE_MODS_LATCHED.rawValue)
         for (modifier, name) in ChordModifiers.xkbNames where xkb_state_mod_name_is_active(state, name, components) > 0 {
@@ -208,7 +208,7 @@ final class Keymap {
     }
 
     /// The keyboard LEDs the state lights: Num Lock, Caps Lock, Scroll Lock.
-    var leds: KeyboardLEDs {
+    package var leds: KeyboardLEDs {
         var lit: KeyboardLEDs = []
         for (led, name) in [(KeyboardLEDs.numLock, "Num Lock"), (.capsLock, "Caps Lock"), (.scrollLock, "Scroll Lock")]
         where xkb_state_led_name_is_active(state, name) > 0 {
@@ -217,7 +217,7 @@ final class Keymap {
         return lit
     }
 
-    var modifiers: KeyboardModifiers {
+    package var modifiers: KeyboardModifiers {
         KeyboardModifiers(
             depressed: xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED),
             latched: xkb_state_serialize_mods(state, XKB_STATE_MODS_LATCHED),

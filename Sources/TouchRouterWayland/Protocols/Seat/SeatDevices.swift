@@ -7,9 +7,9 @@ import Glibc
 /// The seat's side of the session: wl_touch, wl_pointer and wl_keyboard objects as
 /// clients ask for them, the keymap they are sent, and the keyboard's modifiers and LEDs.
 extension WaylandServer: SeatHandler {
-    var seatState: SeatState { protocols.seat }
+    package var seatState: SeatState { protocols.seat }
 
-    func seatDeviceRequested(_ kind: SeatDevice.Kind, client: OpaquePointer?, seat: OpaquePointer?, id: UInt32) {
+    package func seatDeviceRequested(_ kind: SeatDevice.Kind, client: OpaquePointer?, seat: OpaquePointer?, id: UInt32) {
         guard let client else { return }
         let interface: UnsafePointer<wl_interface>, table: UnsafeRawPointer
         switch kind {
@@ -33,7 +33,7 @@ extension WaylandServer: SeatHandler {
 
     /// A reloaded configuration's keyboard: every keyboard gets the new keymap, and the
     /// focused client the modifiers of its fresh state.
-    func replaceKeymap(_ new: Keymap) {
+    package func replaceKeymap(_ new: Keymap) {
         protocols.seat.keymap = new
         // Every keyboard has the seat's keymap again, a virtual keyboard's included.
         protocols.seat.activeKeymap = new
@@ -58,14 +58,14 @@ extension WaylandServer: SeatHandler {
     }
 
     /// The keymap a device's keys are read with: a virtual keyboard's own, else the seat's.
-    func keymap(of device: DeviceID) -> Keymap {
+    package func keymap(of device: DeviceID) -> Keymap {
         protocols.virtualInput.virtualKeyboards[device]?.keymap ?? protocols.seat.keymap
     }
 
     /// The keyboard that types changed, as wlroots' seat sees it: the focused client's
     /// keyboards are sent its keymap (before its key), and its modifiers. Other clients
     /// are sent it when they get the focus.
-    func activate(_ typing: Keymap) {
+    package func activate(_ typing: Keymap) {
         guard typing !== protocols.seat.activeKeymap else { return }
         protocols.seat.activeKeymap = typing
         guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
@@ -76,7 +76,7 @@ extension WaylandServer: SeatHandler {
 
     /// A virtual keyboard's keymap request: if it was the one typing, the focused client
     /// has the new keymap at once, as with wlroots.
-    func virtualKeymapReplaced(_ old: Keymap?, with new: Keymap) {
+    package func virtualKeymapReplaced(_ old: Keymap?, with new: Keymap) {
         guard let old, old === protocols.seat.activeKeymap else { return }
         protocols.seat.activeKeymap = protocols.seat.keymap
         activate(new)
@@ -85,7 +85,7 @@ extension WaylandServer: SeatHandler {
     /// A virtual keyboard's modifiers request: that keyboard types now, and its modifiers
     /// reach the focused client. The core has no event for a modifier state: this goes
     /// straight to the client, between the keys the router has dispatched.
-    func virtualModifiers(_ typing: Keymap, changed: KeyboardModifiers?) {
+    package func virtualModifiers(_ typing: Keymap, changed: KeyboardModifiers?) {
         router.dispatchAll()
         if typing !== protocols.seat.activeKeymap {
             activate(typing)
@@ -111,7 +111,7 @@ extension WaylandServer: SeatHandler {
         }
     }
 
-    func seatDeviceDestroyed(_ device: SeatDevice) {
+    package func seatDeviceDestroyed(_ device: SeatDevice) {
         guard let record = clientsByID[device.clientID] else { return }
         record.devices.removeAll { $0 === device }
         seatDevicesChanged()
@@ -120,7 +120,7 @@ extension WaylandServer: SeatHandler {
 
     /// The typing keyboard's modifiers changed: the focused client hears them, and the real
     /// keyboards' LEDs follow the seat's keymap.
-    func keyboardModifiersChanged(_ modifiers: KeyboardModifiers) {
+    package func keyboardModifiersChanged(_ modifiers: KeyboardModifiers) {
         let lit = protocols.seat.keymap.leds
         if lit != keyboardLEDs {
             keyboardLEDs = lit
@@ -137,7 +137,7 @@ extension WaylandServer: SeatHandler {
         }
     }
 
-    func sendKeyboardEnter(_ surface: SurfaceObject, to keyboards: [SeatDevice], pressedKeys: [UInt32]) {
+    package func sendKeyboardEnter(_ surface: SurfaceObject, to keyboards: [SeatDevice], pressedKeys: [UInt32]) {
         let serial = display.nextSerial
         var keys = wl_array()
         wl_array_init(&keys)
@@ -156,7 +156,7 @@ extension WaylandServer: SeatHandler {
 
     /// A pointer or touch press raises the window it went to (not in kiosk mode), as a
     /// desktop shell does: the router's hit test chose the surface.
-    func pressed(_ surface: SurfaceID) {
+    package func pressed(_ surface: SurfaceID) {
         guard !options.kiosk, let top = tree.toplevel(of: surface) else { return }
         guard let output = tree.outputOf(top), tree.output(output)?.toplevels.last != top else { return }
         raiseWindow(top)
@@ -166,17 +166,17 @@ extension WaylandServer: SeatHandler {
 
 /// Watches every event before routing and keeps xkbcommon's modifier state; hears where
 /// each press landed after routing, and raises the window there.
-final class SeatTracker: EventMonitor, PressObserver {
+package final class SeatTracker: EventMonitor, PressObserver {
     /// Unowned and unchecked: the session owns the router that holds this monitor, so it
     /// outlives every call; a weak reference would give the session a side table, which
     /// makes every retain and release of it, on every routed event, take the slow path.
-    unowned(unsafe) var server: WaylandServer?
+    package unowned(unsafe) var server: WaylandServer?
 
     /// What changes the cursor, the keymap's state or the idle time; a touch's motion, up
     /// and frame, the most frequent events, pass it by.
-    let observedKinds = EventKinds(.touchDown, .key, .pointerMotion, .pointerButton, .pointerAxis)
+    package let observedKinds = EventKinds(.touchDown, .key, .pointerMotion, .pointerButton, .pointerAxis)
 
-    func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
+    package func observe(_ event: InputEvent, sequence: UInt64, arrival: RouterTime) {
         guard let server else { return }
         server.cursor.observe(event, at: arrival)
         server.protocols.kdeIdle.timeouts.activity(at: arrival)
@@ -196,5 +196,5 @@ final class SeatTracker: EventMonitor, PressObserver {
         }
     }
 
-    func pressLanded(on surface: SurfaceID) { server?.pressed(surface) }
+    package func pressLanded(on surface: SurfaceID) { server?.pressed(surface) }
 }

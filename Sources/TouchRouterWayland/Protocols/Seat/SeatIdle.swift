@@ -2,7 +2,7 @@ import TouchRouterConfig
 import TouchRouterCore
 
 /// What the seat's idle timer may ask of the server (Handlers/IdleHandling.swift).
-protocol IdleHandler: AnyObject {
+package protocol IdleHandler: AnyObject {
     /// Every output now.
     var idleOutputs: [OutputID] { get }
     /// Whether an idle inhibitor on a shown surface holds the timer.
@@ -15,25 +15,25 @@ protocol IdleHandler: AnyObject {
 }
 
 /// A screen as the idle timer left it.
-enum OutputPower: String {
+package enum OutputPower: String {
     case on, dimmed, off
 }
 
 /// The seat's idle timer, as `[idle]` sets it: it dims the outputs, then darkens them, and
 /// hears from the router when input woke them. Input counts as `SeatTracker` sees it: touch
 /// downs, keys, pointer motion, buttons and scrolling.
-final class SeatIdle: WakeObserver {
-    private(set) var timer = IdleTimer(configuration: .never, start: .zero)
-    private(set) var settings = IdleSettings()
+package final class SeatIdle: WakeObserver {
+    package private(set) var timer = IdleTimer(configuration: .never, start: .zero)
+    package private(set) var settings = IdleSettings()
     /// Unowned and unchecked, as `SeatTracker.server`: the server owns the seat's state, so it
     /// outlives every call; a weak reference would give the server a side table, and every
     /// retain and release of it, on every routed event, would take the slow path.
-    unowned(unsafe) var handler: (any IdleHandler)?
+    package unowned(unsafe) var handler: (any IdleHandler)?
 
-    var phase: IdlePhase { timer.phase }
+    package var phase: IdlePhase { timer.phase }
 
     /// A new `[idle]`: the count starts again now.
-    func configure(_ settings: IdleSettings, at now: RouterTime) {
+    package func configure(_ settings: IdleSettings, at now: RouterTime) {
         guard settings != self.settings else { return }
         self.settings = settings
         let inhibited = timer.inhibited
@@ -47,14 +47,14 @@ final class SeatIdle: WakeObserver {
 
     /// Input on the seat, before it is routed. A dimmed screen comes back here; a dark one
     /// comes back when the router says the input woke it.
-    func input(at time: RouterTime) {
+    package func input(at time: RouterTime) {
         guard let old = timer.input(at: time) else { return }
         if old == .dimmed, let handler { handler.powerOutputs(handler.idleOutputs, to: .on, blanking: settings.blanking) }
         handler?.idleChanged(self)
     }
 
     /// At each frame tick.
-    func tick(at now: RouterTime) {
+    package func tick(at now: RouterTime) {
         guard settings.timer != .never || timer.inhibited, let handler else { return }
         let inhibited = handler.idleInhibited
         if inhibited != timer.inhibited {
@@ -70,7 +70,7 @@ final class SeatIdle: WakeObserver {
         handler.idleChanged(self)
     }
 
-    func outputsWoke(_ outputs: [OutputID], by output: OutputID?, at time: RouterTime) {
+    package func outputsWoke(_ outputs: [OutputID], by output: OutputID?, at time: RouterTime) {
         guard let handler else { return }
         _ = timer.input(at: time)
         handler.powerOutputs(outputs, to: .on, blanking: settings.blanking)
@@ -78,7 +78,7 @@ final class SeatIdle: WakeObserver {
     }
 
     /// The milliseconds since the last input (or since the count last started), at `now`.
-    func idleMilliseconds(at now: RouterTime) -> Int64 {
+    package func idleMilliseconds(at now: RouterTime) -> Int64 {
         max(0, (now.nanoseconds &- timer.since.nanoseconds) / 1_000_000)
     }
 }

@@ -9,16 +9,16 @@ import TouchRouterCore
 /// live session at 10 clients x 10 fingers). A list is made from the objects on first use,
 /// and made again after any client's wl_touch or timestamps objects change
 /// (`devicesChanged`), which is rare: at a bind, a destroy, or a client's end.
-struct TouchSendLists {
-    struct Entry {
-        let resource: OpaquePointer
+package struct TouchSendLists {
+    package struct Entry {
+        package let resource: OpaquePointer
         /// A zwp_input_timestamps_v1 for the wl_touch that follows it, else the wl_touch.
-        let isTimestamps: Bool
+        package let isTimestamps: Bool
     }
 
     private struct List {
-        var entries: UnsafeMutableBufferPointer<Entry>
-        var generation: UInt64
+        package var entries: UnsafeMutableBufferPointer<Entry>
+        package var generation: UInt64
     }
 
     /// Bumped by every change to a client's seat devices or their timestamps objects.
@@ -27,12 +27,12 @@ struct TouchSendLists {
     private var lastClient: ClientID?
     private var last = List(entries: UnsafeMutableBufferPointer(start: nil, count: 0), generation: 0)
 
-    mutating func devicesChanged() { generation &+= 1 }
+    package mutating func devicesChanged() { generation &+= 1 }
 
     /// The client's list, if it is as new as the last change. Valid until the next change:
     /// nothing a delivery does changes a client's devices.
     @inline(__always)
-    mutating func current(_ client: ClientID) -> UnsafeBufferPointer<Entry>? {
+    package mutating func current(_ client: ClientID) -> UnsafeBufferPointer<Entry>? {
         if lastClient == client, last.generation == generation { return UnsafeBufferPointer(last.entries) }
         guard let list = lists[client], list.generation == generation else { return nil }
         lastClient = client
@@ -41,7 +41,7 @@ struct TouchSendLists {
     }
 
     /// Makes the client's list from its record's devices; a client gone has none, and keeps none.
-    mutating func rebuild(_ client: ClientID, _ record: ClientRecord?) -> UnsafeBufferPointer<Entry> {
+    package mutating func rebuild(_ client: ClientID, _ record: ClientRecord?) -> UnsafeBufferPointer<Entry> {
         forget(client)
         guard let record else { return UnsafeBufferPointer(start: nil, count: 0) }
         var entries: [Entry] = []
@@ -59,13 +59,13 @@ struct TouchSendLists {
     }
 
     /// The client is gone, or its list is to be made again.
-    mutating func forget(_ client: ClientID) {
+    package mutating func forget(_ client: ClientID) {
         if lastClient == client { lastClient = nil }
         lists.removeValue(forKey: client)?.entries.deallocate()
     }
 
     /// Frees every list; the session calls this as it goes.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         for list in lists.values { list.entries.deallocate() }
         lists.removeAll()
         lastClient = nil
@@ -74,7 +74,7 @@ struct TouchSendLists {
 
 extension ClientTables {
     @inline(__always)
-    mutating func touchSends(of client: ClientID) -> UnsafeBufferPointer<TouchSendLists.Entry> {
+    package mutating func touchSends(of client: ClientID) -> UnsafeBufferPointer<TouchSendLists.Entry> {
         if let entries = touchSends.current(client) { return entries }
         return touchSends.rebuild(client, byID[client])
     }
@@ -83,10 +83,10 @@ extension ClientTables {
 extension WaylandServer {
     /// Where a touch event for `client` is written (see `TouchSendLists`).
     @inline(__always)
-    func touchSends(of client: ClientID) -> UnsafeBufferPointer<TouchSendLists.Entry> {
+    package func touchSends(of client: ClientID) -> UnsafeBufferPointer<TouchSendLists.Entry> {
         clientTables.pointee.touchSends(of: client)
     }
 
     /// A client's seat devices, or a device's timestamps objects, changed.
-    func seatDevicesChanged() { clientTables.pointee.touchSends.devicesChanged() }
+    package func seatDevicesChanged() { clientTables.pointee.touchSends.devicesChanged() }
 }

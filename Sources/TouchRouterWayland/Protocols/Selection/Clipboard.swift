@@ -13,15 +13,15 @@ import Glibc
 // send, with the client's file descriptor; the session keeps no copy of the data.
 
 /// Which of the seat's two selections.
-enum SelectionKind { case clipboard, primary }
+package enum SelectionKind { case clipboard, primary }
 
 /// The protocol a source, device or offer belongs to: the events it is sent.
-enum SelectionProtocol {
+package enum SelectionProtocol {
     case data, primary, gtkPrimary
 
-    var kind: SelectionKind { self == .data ? .clipboard : .primary }
+    package var kind: SelectionKind { self == .data ? .clipboard : .primary }
 
-    var offerInterface: UnsafePointer<wl_interface> {
+    package var offerInterface: UnsafePointer<wl_interface> {
         switch self {
         case .data: tr_wl_data_offer_interface()
         case .primary: tr_zwp_primary_selection_offer_v1_interface()
@@ -62,14 +62,14 @@ enum SelectionProtocol {
     }
 
     /// A manager's create_source (wl_data_device_manager's create_data_source) in this protocol.
-    func createSource(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
+    package func createSource(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
         let manager = WaylandObject.of(managerResource, as: RoomGlobal<any SelectionHandler>.self)
         guard let created = createResource(client, sourceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
         WaylandObject.install(SelectionSource(resource: created, madeBy: manager, handler: manager.handler, kind: self), implementation: sourceTable)
     }
 
     /// A manager's get_device (get_data_device) in this protocol; the device hears the seat's selection.
-    func getDevice(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
+    package func getDevice(_ client: OpaquePointer?, _ managerResource: OpaquePointer?, _ id: UInt32) {
         let manager = WaylandObject.of(managerResource, as: RoomGlobal<any SelectionHandler>.self)
         guard let created = createResource(client, deviceInterface, version: wl_resource_get_version(managerResource), id: id) else { return }
         let handler = manager.handler
@@ -80,43 +80,43 @@ enum SelectionProtocol {
 }
 
 /// The seat's selections and the devices that hear them.
-final class SeatSelections {
-    private(set) weak var clipboard: SelectionSource?
-    private(set) weak var primary: SelectionSource?
+package final class SeatSelections {
+    package private(set) weak var clipboard: SelectionSource?
+    package private(set) weak var primary: SelectionSource?
     /// The serial each selection was set with: a set_selection with an older one is stale.
-    private(set) var clipboardSerial: UInt32 = 0
-    private(set) var primarySerial: UInt32 = 0
+    package private(set) var clipboardSerial: UInt32 = 0
+    package private(set) var primarySerial: UInt32 = 0
     /// Every data and primary selection device, by client, with the order each was made
     /// in: one leaves as its resource goes, in constant time (a scan of one list for every
     /// destroyed device stopped the session 68 s when a client with 60,000 of them ended).
     private var devicesByClient: [OpaquePointer: [ObjectIdentifier: (order: UInt64, device: SelectionDevice)]] = [:]
     private var made: UInt64 = 0
 
-    func add(_ device: SelectionDevice) {
+    package func add(_ device: SelectionDevice) {
         made += 1
         devicesByClient[device.client, default: [:]][ObjectIdentifier(device)] = (made, device)
     }
 
-    func remove(_ device: SelectionDevice) {
+    package func remove(_ device: SelectionDevice) {
         let client = device.client
         devicesByClient[client]?[ObjectIdentifier(device)] = nil
         if devicesByClient[client]?.isEmpty == true { devicesByClient[client] = nil }
     }
 
     /// The client's devices, in the order they were made.
-    func devices(of client: OpaquePointer) -> [SelectionDevice] {
+    package func devices(of client: OpaquePointer) -> [SelectionDevice] {
         (devicesByClient[client]?.values.sorted { $0.order < $1.order } ?? []).map(\.device)
     }
 
-    func source(_ kind: SelectionKind) -> SelectionSource? {
+    package func source(_ kind: SelectionKind) -> SelectionSource? {
         kind == .clipboard ? clipboard : primary
     }
 
-    func serial(_ kind: SelectionKind) -> UInt32 {
+    package func serial(_ kind: SelectionKind) -> UInt32 {
         kind == .clipboard ? clipboardSerial : primarySerial
     }
 
-    func set(_ kind: SelectionKind, _ source: SelectionSource?, serial: UInt32) {
+    package func set(_ kind: SelectionKind, _ source: SelectionSource?, serial: UInt32) {
         switch kind {
         case .clipboard: clipboard = source; clipboardSerial = serial
         case .primary: primary = source; primarySerial = serial
@@ -126,23 +126,23 @@ final class SeatSelections {
 
 /// A wl_data_source, zwp_primary_selection_source_v1 or gtk_primary_selection_source: the
 /// MIME types its client offers, and the way to ask it for the data.
-final class SelectionSource: WaylandObject {
+package final class SelectionSource: WaylandObject {
     private unowned let handler: any SelectionHandler
-    let kind: SelectionProtocol
-    private(set) var mimeTypes: [String] = []
+    package let kind: SelectionProtocol
+    package private(set) var mimeTypes: [String] = []
     /// wl_data_source.set_actions was called: the source is for drag and drop only.
-    var forDragAndDrop = false
+    package var forDragAndDrop = false
     /// Its part in a drag (DragAndDrop.swift).
-    var drag = SourceDragState()
+    package var drag = SourceDragState()
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol) {
         self.handler = handler
         self.kind = kind
         super.init(resource: resource, madeBy: manager)
     }
 
     /// The offer request. A type offered twice is kept once.
-    func offer(_ mimeType: UnsafePointer<CChar>?) {
+    package func offer(_ mimeType: UnsafePointer<CChar>?) {
         guard let mimeType else { return }
         let mime = String(cString: mimeType)
         guard !mimeTypes.contains(mime) else { return }
@@ -155,7 +155,7 @@ final class SelectionSource: WaylandObject {
 
     /// Asks the source's client to write the data as `mimeType` to `fd` (libwayland sends a
     /// duplicate; the caller closes its own).
-    func send(_ mimeType: UnsafePointer<CChar>, fd: Int32) {
+    package func send(_ mimeType: UnsafePointer<CChar>, fd: Int32) {
         guard handler.clientIsLive(client) else { return }
         switch kind {
         case .data: wl_data_source_send_send(resource, mimeType, fd)
@@ -165,7 +165,7 @@ final class SelectionSource: WaylandObject {
     }
 
     /// The source no longer holds a selection, or its drag ended without a drop or finish.
-    func cancel() {
+    package func cancel() {
         drag.settled = true
         guard handler.clientIsLive(client) else { return }
         switch kind {
@@ -175,31 +175,31 @@ final class SelectionSource: WaylandObject {
         }
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         handler.selectionSourceDestroyed(self)
     }
 }
 
 /// A wl_data_device, zwp_primary_selection_device_v1 or gtk_primary_selection_device.
-final class SelectionDevice: WaylandObject {
-    unowned let handler: any SelectionHandler
+package final class SelectionDevice: WaylandObject {
+    package unowned let handler: any SelectionHandler
     private unowned let state: SelectionState
-    let kind: SelectionProtocol
+    package let kind: SelectionProtocol
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SelectionHandler, state: SelectionState, kind: SelectionProtocol) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any SelectionHandler, state: SelectionState, kind: SelectionProtocol) {
         self.handler = handler
         self.state = state
         self.kind = kind
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         state.selections.remove(self)
     }
 
     /// Offers `source` as the device's selection: a new offer with the source's MIME types,
     /// then the selection event; no source: the selection event with no offer.
-    func sendSelection(_ source: SelectionSource?) {
+    package func sendSelection(_ source: SelectionSource?) {
         guard let source else {
             switch kind {
             case .data: wl_data_device_send_selection(resource, nil)
@@ -217,7 +217,7 @@ final class SelectionDevice: WaylandObject {
     }
 
     /// A new offer of `source` to this device's client: the data_offer event, then its MIME types.
-    func makeOffer(_ source: SelectionSource, drag: OfferDragState? = nil) -> SelectionOffer? {
+    package func makeOffer(_ source: SelectionSource, drag: OfferDragState? = nil) -> SelectionOffer? {
         guard let created = createResource(client, kind.offerInterface, version: version, id: 0) else { return nil }
         let offer = SelectionOffer(resource: created, madeBy: self, handler: handler, kind: kind, source: source)
         offer.drag = drag
@@ -239,14 +239,14 @@ final class SelectionDevice: WaylandObject {
 
 /// A wl_data_offer, zwp_primary_selection_offer_v1 or gtk_primary_selection_offer: its
 /// source, while that lives. A source gone leaves its offers inert.
-final class SelectionOffer: WaylandObject {
-    unowned let handler: any SelectionHandler
-    let kind: SelectionProtocol
-    weak var source: SelectionSource?
+package final class SelectionOffer: WaylandObject {
+    package unowned let handler: any SelectionHandler
+    package let kind: SelectionProtocol
+    package weak var source: SelectionSource?
     /// A drag's offer (DragAndDrop.swift); nil for a selection's.
-    var drag: OfferDragState?
+    package var drag: OfferDragState?
 
-    init(resource: OpaquePointer, madeBy device: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol, source: SelectionSource) {
+    package init(resource: OpaquePointer, madeBy device: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol, source: SelectionSource) {
         self.handler = handler
         self.kind = kind
         self.source = source
@@ -254,7 +254,7 @@ final class SelectionOffer: WaylandObject {
     }
 
     /// The receive request: the source writes to `fd`; the session's duplicate is closed.
-    func receive(_ mimeType: UnsafePointer<CChar>?, fd: Int32) {
+    package func receive(_ mimeType: UnsafePointer<CChar>?, fd: Int32) {
         defer { close(fd) }
         if drag?.finished == true {
             postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(name).receive after finish")
@@ -263,11 +263,11 @@ final class SelectionOffer: WaylandObject {
         if let mimeType, let source { source.send(mimeType, fd: fd) }
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         if drag != nil { handler.dragOfferDestroyed(self) }
     }
 
-    static func table(_ kind: SelectionProtocol) -> UnsafeRawPointer {
+    package static func table(_ kind: SelectionProtocol) -> UnsafeRawPointer {
         switch kind {
         case .data: DataDeviceManagerGlobal.offerTable
         case .primary: PrimarySelectionGlobal.offerTable
@@ -277,9 +277,9 @@ final class SelectionOffer: WaylandObject {
 }
 
 extension WaylandServer: SelectionHandler {
-    var selectionState: SelectionState { protocols.selection }
+    package var selectionState: SelectionState { protocols.selection }
 
-    func clientIsLive(_ client: OpaquePointer) -> Bool { existingRecord(for: client) != nil }
+    package func clientIsLive(_ client: OpaquePointer) -> Bool { existingRecord(for: client) != nil }
 
     /// The client with the keyboard focus, if it is still connected.
     private var keyboardFocusClient: OpaquePointer? {
@@ -288,7 +288,7 @@ extension WaylandServer: SelectionHandler {
 
     /// A device's set_selection. Serials are checked as wlroots does: one older than the
     /// current selection's is stale and ignored; any other is taken.
-    func setSelection(_ source: SelectionSource?, kind: SelectionKind, serial: UInt32) {
+    package func setSelection(_ source: SelectionSource?, kind: SelectionKind, serial: UInt32) {
         let current = protocols.selection.selections.source(kind)
         if current != nil, serial &- protocols.selection.selections.serial(kind) > UInt32.max / 2 { return }
         if current === source {
@@ -301,7 +301,7 @@ extension WaylandServer: SelectionHandler {
     }
 
     /// Each of the client's devices of that selection hears what the selection is.
-    func sendSelection(_ kind: SelectionKind, to client: OpaquePointer) {
+    package func sendSelection(_ kind: SelectionKind, to client: OpaquePointer) {
         guard existingRecord(for: client) != nil else { return }
         let source = protocols.selection.selections.source(kind)
         for device in protocols.selection.selections.devices(of: client) where device.kind.kind == kind {
@@ -310,14 +310,14 @@ extension WaylandServer: SelectionHandler {
     }
 
     /// The keyboard focus entered one of the client's surfaces: it is offered both selections.
-    func selectionsFocusEntered(_ client: ClientID) {
+    package func selectionsFocusEntered(_ client: ClientID) {
         guard let record = clientsByID[client] else { return }
         sendSelection(.clipboard, to: record.client)
         sendSelection(.primary, to: record.client)
     }
 
     /// A new device of the focused client hears the selection at once, as with wlroots.
-    func selectionDeviceCreated(_ device: SelectionDevice) {
+    package func selectionDeviceCreated(_ device: SelectionDevice) {
         protocols.selection.selections.add(device)
         guard device.client == keyboardFocusClient else { return }
         device.sendSelection(protocols.selection.selections.source(device.kind.kind))
@@ -325,7 +325,7 @@ extension WaylandServer: SelectionHandler {
 
     /// A source destroyed, by its client or with it: a selection it held is empty now, and
     /// the focused client hears so.
-    func selectionSourceDestroyed(_ source: SelectionSource) {
+    package func selectionSourceDestroyed(_ source: SelectionSource) {
         dragSourceDestroyed(source)
         for kind in [SelectionKind.clipboard, .primary] where protocols.selection.selections.source(kind) === source {
             protocols.selection.selections.set(kind, nil, serial: protocols.selection.selections.serial(kind))

@@ -6,14 +6,14 @@ import Glibc
 // wl_data_device_manager (wayland.xml), version 3: the clipboard (Clipboard.swift holds the
 // seat's selection) and drag and drop (DragAndDrop.swift).
 
-enum DataDeviceManagerGlobal {
-    static let version: Int32 = 3
+package enum DataDeviceManagerGlobal {
+    package static let version: Int32 = 3
 
-    nonisolated(unsafe) static let table = implementation(wl_data_device_manager_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_data_device_manager_interface(
         create_data_source: { client, resource, id in SelectionProtocol.data.createSource(client, resource, id) },
         get_data_device: { client, resource, id, _ in SelectionProtocol.data.getDevice(client, resource, id) }))
 
-    nonisolated(unsafe) static let sourceTable = implementation(wl_data_source_interface(
+    package nonisolated(unsafe) static let sourceTable = implementation(wl_data_source_interface(
         offer: { _, resource, mimeType in
             WaylandObject.of(resource, as: SelectionSource.self).offer(mimeType)
         },
@@ -36,7 +36,7 @@ enum DataDeviceManagerGlobal {
             source.drag.actions = actions
         }))
 
-    nonisolated(unsafe) static let deviceTable = implementation(wl_data_device_interface(
+    package nonisolated(unsafe) static let deviceTable = implementation(wl_data_device_interface(
         start_drag: { _, resource, sourceResource, originResource, iconResource, serial in
             let device = WaylandObject.of(resource, as: SelectionDevice.self)
             device.handler.startDrag(device, source: sourceResource.map { WaylandObject.of($0, as: SelectionSource.self) },
@@ -54,7 +54,7 @@ enum DataDeviceManagerGlobal {
         },
         release: destroyRequest))
 
-    nonisolated(unsafe) static let offerTable = implementation(wl_data_offer_interface(
+    package nonisolated(unsafe) static let offerTable = implementation(wl_data_offer_interface(
         accept: { _, resource, _, mimeType in
             let offer = WaylandObject.of(resource, as: SelectionOffer.self)
             // A selection's offer: accept means nothing there.

@@ -17,55 +17,55 @@ import TouchRouterCore
 // matter.
 
 /// A source's part in a drag.
-struct SourceDragState {
+package struct SourceDragState {
     /// wl_data_source.set_actions' actions; set once, before start_drag.
-    var actions: UInt32 = 0
+    package var actions: UInt32 = 0
     /// start_drag took the source: it cannot be used again, nor have its actions changed.
-    var used = false
+    package var used = false
     /// The current target accepted a MIME type it offers.
-    var accepted = false
+    package var accepted = false
     /// The action negotiated with the current target (wl_data_device_manager.dnd_action).
-    var action: UInt32 = 0
+    package var action: UInt32 = 0
     /// The source heard dnd_finished or cancelled: nothing more is said to it.
-    var settled = false
+    package var settled = false
 }
 
 /// A drag's offer: what its target said of it.
-struct OfferDragState {
-    var actions: UInt32 = 0
-    var preferred: UInt32 = 0
-    var dropped = false
-    var finished = false
+package struct OfferDragState {
+    package var actions: UInt32 = 0
+    package var preferred: UInt32 = 0
+    package var dropped = false
+    package var finished = false
 }
 
 /// The seat's drag and drop in progress. It lives until its button or finger is up, even
 /// when it ended earlier (its source went), so that the input stays taken until then.
-final class DragAndDrop {
-    enum Input: Equatable { case pointer, touch(TouchID) }
-    let input: Input
+package final class DragAndDrop {
+    package enum Input: Equatable { case pointer, touch(TouchID) }
+    package let input: Input
     /// nil once gone; `hasSource` false: a drag within the origin client, whose own
     /// surfaces only hear it (and hear no drop, as in wlroots and Weston).
-    weak var source: SelectionSource?
-    let hasSource: Bool
-    let origin: ClientID
-    weak var icon: SurfaceObject?
+    package weak var source: SelectionSource?
+    package let hasSource: Bool
+    package let origin: ClientID
+    package weak var icon: SurfaceObject?
     /// The sum of the offsets the icon committed since the drag began, as wlroots keeps its
     /// icon's: where its top left is from the pointer or finger.
-    var iconOffset = Offset.zero
+    package var iconOffset = Offset.zero
     /// Where the pointer or finger is, for the icon.
-    var position: Point<GlobalSpace>?
+    package var position: Point<GlobalSpace>?
     /// Still offering: false once dropped, cancelled or ended by its source going.
-    var active = true
+    package var active = true
     /// A touch drag's finger reached the responder of this output.
-    var began = false
-    var responderOutput: String?
+    package var began = false
+    package var responderOutput: String?
     /// The surface that heard enter, and its client.
-    var focus: SurfaceID?
-    var focusClient: OpaquePointer?
+    package var focus: SurfaceID?
+    package var focusClient: OpaquePointer?
     /// The offers made at enter, one per data device of the focused client.
-    var offers: [WeakOffer] = []
+    package var offers: [WeakOffer] = []
 
-    init(input: Input, source: SelectionSource?, origin: ClientID, icon: SurfaceObject?) {
+    package init(input: Input, source: SelectionSource?, origin: ClientID, icon: SurfaceObject?) {
         self.input = input
         self.source = source
         hasSource = source != nil
@@ -74,12 +74,12 @@ final class DragAndDrop {
     }
 }
 
-struct WeakOffer { weak var offer: SelectionOffer? }
+package struct WeakOffer { weak var offer: SelectionOffer? }
 
 /// The action chosen from the source's and the target's, as Weston chooses it (no
 /// compositor-chosen action): the target's preferred one if both allow it, else the lowest
 /// bit both allow, else none.
-func chooseDragAction(source: UInt32, target: UInt32, preferred: UInt32) -> UInt32 {
+package func chooseDragAction(source: UInt32, target: UInt32, preferred: UInt32) -> UInt32 {
     let available = source & target & 7
     guard available != 0 else { return 0 }
     if preferred & available != 0 { return preferred }
@@ -88,7 +88,7 @@ func chooseDragAction(source: UInt32, target: UInt32, preferred: UInt32) -> UInt
 
 extension WaylandServer {
     /// wl_data_device.start_drag.
-    func startDrag(_ device: SelectionDevice, source: SelectionSource?, origin: SurfaceObject, icon: SurfaceObject?, serial: UInt32) {
+    package func startDrag(_ device: SelectionDevice, source: SelectionSource?, origin: SurfaceObject, icon: SurfaceObject?, serial: UInt32) {
         if let icon {
             guard icon.role == .none || icon.role == .dndIcon else {
                 device.postError(WL_DATA_DEVICE_ERROR_ROLE.rawValue, "\(device.name).start_drag: icon wl_surface@\(wl_resource_get_id(icon.resource)) already has the role \(icon.role.rawValue)")
@@ -153,7 +153,7 @@ extension WaylandServer {
 
     /// The pointer or finger of a drag is at `point`: the surface under it hears motion, or
     /// the drag leaves the one it was over and enters it.
-    func dragMoved(_ drag: DragAndDrop, to point: Point<GlobalSpace>) {
+    package func dragMoved(_ drag: DragAndDrop, to point: Point<GlobalSpace>) {
         guard drag.active, point.x.isFinite, point.y.isFinite else { return }
         drag.position = point
         if drag.hasSource ? drag.source == nil : clientsByID[drag.origin] == nil {
@@ -231,7 +231,7 @@ extension WaylandServer {
 
     /// The button or finger is up: a drop where the target accepted a type and an action
     /// was chosen, else the source is cancelled; then the target hears leave.
-    func dragReleased(_ drag: DragAndDrop) {
+    package func dragReleased(_ drag: DragAndDrop) {
         if protocols.selection.dragAndDrop === drag { protocols.selection.dragAndDrop = nil }
         guard drag.active else { return }
         // A surface gone or unmapped under a still pointer is no target.
@@ -256,7 +256,7 @@ extension WaylandServer {
     }
 
     /// The finger of a touch drag was cancelled, or interaction is ignored: the drag is cancelled.
-    func dragCancelled(_ drag: DragAndDrop) {
+    package func dragCancelled(_ drag: DragAndDrop) {
         if protocols.selection.dragAndDrop === drag { protocols.selection.dragAndDrop = nil }
         guard drag.active else { return }
         drag.source?.cancel()
@@ -264,14 +264,14 @@ extension WaylandServer {
     }
 
     /// A commit of a surface with the dnd_icon role: the icon of the drag moves by its offset.
-    func dragIconCommitted(_ surface: SurfaceObject) {
+    package func dragIconCommitted(_ surface: SurfaceObject) {
         guard let drag = protocols.selection.dragAndDrop, drag.active, drag.icon === surface else { return }
         drag.iconOffset = drag.iconOffset.adding(surface.current.offset)
     }
 
     /// The drag's icon as a layer of `output`, over the windows and under the cursor, its
     /// top left at the pointer or finger moved by its offsets; nil with no icon or no pixels.
-    func dragIconLayer(on output: OutputSnapshot) -> CompositionLayer? {
+    package func dragIconLayer(on output: OutputSnapshot) -> CompositionLayer? {
         guard let drag = protocols.selection.dragAndDrop, drag.active, let icon = drag.icon, let contents = icon.contents, let position = drag.position,
               abs(position.x) < 1e9, abs(position.y) < 1e9 else { return nil }
         let origin = Offset(dx: Int(position.x.rounded(.down)) - output.rect.x, dy: Int(position.y.rounded(.down)) - output.rect.y).adding(drag.iconOffset)
@@ -282,13 +282,13 @@ extension WaylandServer {
 
     /// An output's responders were detached: a finger its DragResponder held is swallowed by
     /// the core without a cancel, so its drag is cancelled here, or it would never end.
-    func dragResponderRemoved(output: String) {
+    package func dragResponderRemoved(output: String) {
         guard let drag = protocols.selection.dragAndDrop, case .touch = drag.input, drag.responderOutput == output else { return }
         dragCancelled(drag)
     }
 
     /// A source destroyed mid-drag ends the drag; the target hears leave.
-    func dragSourceDestroyed(_ source: SelectionSource) {
+    package func dragSourceDestroyed(_ source: SelectionSource) {
         guard let drag = protocols.selection.dragAndDrop, drag.active, drag.source === source else { return }
         drag.source = nil
         endDrag(drag)
@@ -298,7 +298,7 @@ extension WaylandServer {
 
     /// wl_data_offer.accept. A type the source does not offer counts as none. Ignored on an
     /// offer that is not the current target's, or once dropped, as Weston ignores it.
-    func dragOfferAccept(_ offer: SelectionOffer, _ mimeType: UnsafePointer<CChar>?) {
+    package func dragOfferAccept(_ offer: SelectionOffer, _ mimeType: UnsafePointer<CChar>?) {
         guard let state = offer.drag, !state.finished else {
             if offer.drag?.finished == true { offer.postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(offer.name).accept after finish") }
             return
@@ -311,7 +311,7 @@ extension WaylandServer {
     }
 
     /// wl_data_offer.set_actions on a drag's offer, its arguments already checked.
-    func dragOfferSetActions(_ offer: SelectionOffer, actions: UInt32, preferred: UInt32) {
+    package func dragOfferSetActions(_ offer: SelectionOffer, actions: UInt32, preferred: UInt32) {
         guard offer.drag?.finished != true else {
             offer.postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(offer.name).set_actions after finish")
             return
@@ -322,7 +322,7 @@ extension WaylandServer {
     }
 
     /// wl_data_offer.finish: only after the drop, once, with copy or move chosen.
-    func dragOfferFinish(_ offer: SelectionOffer) {
+    package func dragOfferFinish(_ offer: SelectionOffer) {
         guard let state = offer.drag else {
             offer.postError(WL_DATA_OFFER_ERROR_INVALID_FINISH.rawValue, "\(offer.name).finish: the offer is a selection's, not a drag's")
             return
@@ -352,7 +352,7 @@ extension WaylandServer {
 
     /// A dropped offer destroyed unfinished (its client may be dying): a version 3 target
     /// gave up, so the source is cancelled; an older one cannot finish, so this is its finish.
-    func dragOfferDestroyed(_ offer: SelectionOffer) {
+    package func dragOfferDestroyed(_ offer: SelectionOffer) {
         guard let state = offer.drag, state.dropped, !state.finished, let source = offer.source, !source.drag.settled else { return }
         if offer.version >= 3 {
             source.cancel()
@@ -364,15 +364,15 @@ extension WaylandServer {
 }
 
 /// An output's link: takes the fingers that `startDrag` took back from their clients.
-final class DragResponder: CompositorResponder {
-    unowned let server: WaylandServer
-    let output: String
-    init(server: WaylandServer, output: String) {
+package final class DragResponder: CompositorResponder {
+    package unowned let server: WaylandServer
+    package let output: String
+    package init(server: WaylandServer, output: String) {
         self.server = server
         self.output = output
     }
 
-    func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
+    package func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown(_, _, let id, let position):
             guard let drag = server.protocols.selection.dragAndDrop, drag.input == .touch(id), !drag.began else { return .notHandled }

@@ -5,7 +5,7 @@ import TouchRouterCore
 
 /// What data devices, sources and offers may ask of the server: the seat's selections and
 /// drag and drop are the server's (Clipboard.swift's and DragAndDrop.swift's server side).
-protocol SelectionHandler: AnyObject {
+package protocol SelectionHandler: AnyObject {
     var selectionState: SelectionState { get }
     /// A new device: it hears the selection at once if its client has the keyboard focus.
     func selectionDeviceCreated(_ device: SelectionDevice)
@@ -20,8 +20,8 @@ protocol SelectionHandler: AnyObject {
     func dragOfferDestroyed(_ offer: SelectionOffer)
 }
 
-final class SelectionState {
-    let selections = SeatSelections()
+package final class SelectionState {
+    package let selections = SeatSelections()
     /// From start_drag until its pointer button or finger is up.
-    var dragAndDrop: DragAndDrop?
+    package var dragAndDrop: DragAndDrop?
 }

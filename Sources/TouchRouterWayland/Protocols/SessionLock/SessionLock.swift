@@ -1,14 +1,14 @@
 import CWaylandShim
 import TouchRouterCore
 
-enum SessionLockManager {
-    static let version: Int32 = 1
+package enum SessionLockManager {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_ext_session_lock_manager_v1_interface(), table) { $0 as any SessionLockHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(ext_session_lock_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(ext_session_lock_manager_v1_interface(
         destroy: destroyRequest,
         lock: { client, resource, id in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any SessionLockHandler>.self)
@@ -22,43 +22,43 @@ enum SessionLockManager {
 
 /// ext_session_lock_v1: the lock, in force from `locked` until unlock_and_destroy; one that
 /// was refused (another lock holds the session) heard `finished` and is inert.
-final class SessionLockObject: WaylandObject {
+package final class SessionLockObject: WaylandObject {
     private unowned let state: SessionLockState
     fileprivate unowned let handler: any SessionLockHandler
-    private(set) var sentLocked = false
-    private(set) var finished = false
+    package private(set) var sentLocked = false
+    package private(set) var finished = false
     /// Its lock surfaces by output, while they live.
     private var surfaces: [OutputID: WeakLockSurface] = [:]
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, state: SessionLockState, handler: any SessionLockHandler) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, state: SessionLockState, handler: any SessionLockHandler) {
         self.state = state
         self.handler = handler
         super.init(resource: resource, madeBy: manager)
     }
 
-    func finish() {
+    package func finish() {
         finished = true
         ext_session_lock_v1_send_finished(resource)
     }
 
-    func sendLocked() {
+    package func sendLocked() {
         sentLocked = true
         ext_session_lock_v1_send_locked(resource)
     }
 
-    func surfaceGone(_ output: OutputID) { surfaces[output] = nil }
+    package func surfaceGone(_ output: OutputID) { surfaces[output] = nil }
 
-    func surface(on output: OutputID) -> LockSurfaceObject? { surfaces[output]?.object }
+    package func surface(on output: OutputID) -> LockSurfaceObject? { surfaces[output]?.object }
 
     /// The lock holding the session, not one refused with finished nor one unlocked.
-    var isInForce: Bool { !finished && state.lock === self }
+    package var isInForce: Bool { !finished && state.lock === self }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         state.lockGone(self)
         for surface in surfaces.values { surface.object?.lockGone() }
     }
 
-    nonisolated(unsafe) static let table = implementation(ext_session_lock_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(ext_session_lock_v1_interface(
         destroy: { _, resource in
             let lock = WaylandObject.of(resource, as: SessionLockObject.self)
             guard !lock.sentLocked || lock.state.lock !== lock else {
@@ -108,22 +108,22 @@ final class SessionLockObject: WaylandObject {
         }))
 }
 
-struct WeakLockSurface {
-    weak var object: LockSurfaceObject?
+package struct WeakLockSurface {
+    package weak var object: LockSurfaceObject?
 }
 
 /// ext_session_lock_surface_v1: a surface filling one output while the session is locked,
 /// configured to the output's size; its commits need an acked configure and a buffer of
 /// exactly the acked size.
-final class LockSurfaceObject: WaylandObject {
-    weak var surface: SurfaceObject?
+package final class LockSurfaceObject: WaylandObject {
+    package weak var surface: SurfaceObject?
     private weak var lock: SessionLockObject?
     private unowned let handler: any SessionLockHandler
-    let output: OutputID?
+    package let output: OutputID?
     private var sent: [(serial: UInt32, size: Size)] = []
-    private(set) var acked: Size?
+    package private(set) var acked: Size?
 
-    init(resource: OpaquePointer, madeBy lock: SessionLockObject, handler: any SessionLockHandler, surface: SurfaceObject, output: OutputID?) {
+    package init(resource: OpaquePointer, madeBy lock: SessionLockObject, handler: any SessionLockHandler, surface: SurfaceObject, output: OutputID?) {
         self.surface = surface
         self.lock = lock
         self.handler = handler
@@ -131,7 +131,7 @@ final class LockSurfaceObject: WaylandObject {
         super.init(resource: resource, madeBy: lock)
     }
 
-    func configure(handler: any SessionLockHandler) {
+    package func configure(handler: any SessionLockHandler) {
         guard let output, let size = handler.lockOutputSize(output) else { return }
         let serial = handler.nextSerial
         sent.append((serial, size))
@@ -140,13 +140,13 @@ final class LockSurfaceObject: WaylandObject {
     }
 
     /// Its lock went: it leaves the screen, and stays inert until destroyed.
-    func lockGone() {
+    package func lockGone() {
         lock = nil
         if let surface { handler.unmapLockSurface(surface) }
     }
 
     /// On its surface's commit; false when the commit ended the client.
-    func committed(_ surface: SurfaceObject, handler: any SessionLockHandler) -> Bool {
+    package func committed(_ surface: SurfaceObject, handler: any SessionLockHandler) -> Bool {
         guard lock?.isInForce == true, let output else { return true }
         guard let acked else {
             postError(EXT_SESSION_LOCK_SURFACE_V1_ERROR_COMMIT_BEFORE_FIRST_ACK.rawValue, "\(name): wl_surface@\(wl_resource_get_id(surface.resource)).commit before the first ack_configure")
@@ -164,7 +164,7 @@ final class LockSurfaceObject: WaylandObject {
         return true
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         if let output { lock?.surfaceGone(output) }
         guard let surface, surface.lockSurface === self else { return }
         surface.lockSurface = nil
@@ -172,7 +172,7 @@ final class LockSurfaceObject: WaylandObject {
         surface.role = .none
     }
 
-    nonisolated(unsafe) static let table = implementation(ext_session_lock_surface_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(ext_session_lock_surface_v1_interface(
         destroy: destroyRequest,
         ack_configure: { _, resource, serial in
             let lockSurface = WaylandObject.of(resource, as: LockSurfaceObject.self)

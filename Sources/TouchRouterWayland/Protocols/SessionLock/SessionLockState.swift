@@ -11,7 +11,7 @@ import TouchRouterCore
 // made; a lock surface is configured again when its output's size changes.
 
 /// What the session lock may ask of the server (Handlers/SessionLockHandling.swift).
-protocol SessionLockHandler: AnyObject {
+package protocol SessionLockHandler: AnyObject {
     var sessionLockState: SessionLockState { get }
     /// The session locks or unlocks: the router and the tree follow.
     func sessionLockChanged(_ locked: Bool)
@@ -25,25 +25,25 @@ protocol SessionLockHandler: AnyObject {
     var nextSerial: UInt32 { get }
 }
 
-final class SessionLockState {
+package final class SessionLockState {
     /// The lock in force while its client lives.
-    weak var lock: SessionLockObject?
+    package weak var lock: SessionLockObject?
     /// Set by the first lock, cleared only by unlock_and_destroy: a lock client that dies
     /// leaves the session locked.
-    private(set) var locked = false
+    package private(set) var locked = false
     /// Locks waiting to hear `locked`, and whether a frame has been composed since they locked.
     private var waiting: [(lock: SessionLockObject, composed: Bool)] = []
     /// Where the keyboard focus was when the session locked: it goes back there at the unlock.
-    var focusBeforeLock: SurfaceID?
+    package var focusBeforeLock: SurfaceID?
     /// The on-screen keyboard was moved into the lock layer, and goes back at the next flush
     /// after the unlock.
-    var keyboardOverLock = false
+    package var keyboardOverLock = false
 
-    static let globals = [ProtocolGlobal(interface: tr_ext_session_lock_manager_v1_interface, version: SessionLockManager.version,
+    package static let globals = [ProtocolGlobal(interface: tr_ext_session_lock_manager_v1_interface, version: SessionLockManager.version,
                                          bind: SessionLockManager.bind, privilege: .sessionLock)]
 
     /// A lock request: it takes the session unless a live lock holds it already.
-    func lock(_ lock: SessionLockObject, handler: any SessionLockHandler) {
+    package func lock(_ lock: SessionLockObject, handler: any SessionLockHandler) {
         guard self.lock == nil else {
             lock.finish()
             return
@@ -57,19 +57,19 @@ final class SessionLockState {
     }
 
     /// The output's size changed: its lock surface is configured to the new one.
-    func outputChanged(_ output: OutputID, handler: any SessionLockHandler) {
+    package func outputChanged(_ output: OutputID, handler: any SessionLockHandler) {
         lock?.surface(on: output)?.configure(handler: handler)
     }
 
     /// unlock_and_destroy from the lock in force.
-    func unlock(_ lock: SessionLockObject, handler: any SessionLockHandler) {
+    package func unlock(_ lock: SessionLockObject, handler: any SessionLockHandler) {
         guard self.lock === lock, locked else { return }
         self.lock = nil
         locked = false
         handler.sessionLockChanged(false)
     }
 
-    func lockGone(_ lock: SessionLockObject) {
+    package func lockGone(_ lock: SessionLockObject) {
         if self.lock === lock { self.lock = nil }
         waiting.removeAll { $0.lock === lock }
     }
@@ -78,7 +78,7 @@ final class SessionLockState {
     /// was composed under it hears `locked` once every screen has shown that frame (no page
     /// flip still on its way), so that nothing unlocked is on a screen when a client that
     /// suspends the machine on `locked` acts.
-    func sendLocked(screensShown: Bool) {
+    package func sendLocked(screensShown: Bool) {
         guard !waiting.isEmpty, screensShown else { return }
         let due = waiting.filter(\.composed)
         guard !due.isEmpty else { return }
@@ -87,7 +87,7 @@ final class SessionLockState {
     }
 
     /// At each frame tick, after the outputs were composed and presented.
-    func framesComposed() {
+    package func framesComposed() {
         for index in waiting.indices { waiting[index].composed = true }
     }
 }

@@ -18,34 +18,34 @@ import TouchRouterCore
 // touch; the finger or the pointer then resizes the window instead of moving it.
 
 /// A touch that drags a window, or resizes it when `resize` says by which edges.
-struct TouchMove {
-    weak var surface: SurfaceObject?
+package struct TouchMove {
+    package weak var surface: SurfaceObject?
     /// The window's position on its output when the move began.
-    var startWindow: Offset
+    package var startWindow: Offset
     /// Where the finger was when the responder took it.
-    var startFinger: Point<GlobalSpace>? = nil
-    var resize: ResizeGrab? = nil
+    package var startFinger: Point<GlobalSpace>? = nil
+    package var resize: ResizeGrab? = nil
 }
 
 /// A resize under way: the toplevel, the edges its client asked for, and its window
 /// geometry when the resize began.
-struct ResizeGrab {
-    weak var toplevel: XdgToplevelObject?
-    let edges: UInt32
-    let geometry: Rect<SurfaceSpace>
+package struct ResizeGrab {
+    package weak var toplevel: XdgToplevelObject?
+    package let edges: UInt32
+    package let geometry: Rect<SurfaceSpace>
 }
 
 extension WaylandServer {
     /// xdg_toplevel.move: by a touch whose down had `serial`, a touch grab; anything
     /// else (a pointer's press, a stale or made-up serial, --kiosk) is ignored, as the
     /// protocol allows.
-    func beginMove(_ toplevel: XdgToplevelObject, serial: UInt32) {
+    package func beginMove(_ toplevel: XdgToplevelObject, serial: UInt32) {
         guard !toplevel.filling, let surface = toplevel.xdgSurface?.surface else { return }
         beginMove(surface, serial: serial)
     }
 
     /// The move of a toplevel's surface, by xdg_toplevel.move or wl_shell_surface.move.
-    func beginMove(_ surface: SurfaceObject, serial: UInt32) {
+    package func beginMove(_ surface: SurfaceObject, serial: UInt32) {
         guard !options.kiosk, surface.inTree, let record = existingRecord(for: surface.client) else { return }
         if record.buttonPressSerial == serial {
             beginPointerMove(surface, record)
@@ -88,7 +88,7 @@ extension WaylandServer {
     /// resizing state. A left or top edge moves the window at once, so that the opposite
     /// edge stays where it was once the client takes the size. With the button up or the
     /// finger lifted, a last configure drops the resizing state.
-    func beginResize(_ toplevel: XdgToplevelObject, serial: UInt32, edges: UInt32) {
+    package func beginResize(_ toplevel: XdgToplevelObject, serial: UInt32, edges: UInt32) {
         guard edges != 0, !options.kiosk, !toplevel.filling, let surface = toplevel.xdgSurface?.surface, surface.inTree,
               let record = existingRecord(for: surface.client) else { return }
         let geometry = surface.xdgSurface?.geometry ?? Rect(x: 0, y: 0, width: surface.size.width, height: surface.size.height)
@@ -135,7 +135,7 @@ extension WaylandServer {
     }
 
     /// The finger of a move or resize is at `position`: the window follows it.
-    func drag(_ id: TouchID, to position: Point<GlobalSpace>) {
+    package func drag(_ id: TouchID, to position: Point<GlobalSpace>) {
         guard let move = protocols.shell.touchMoves[id], let start = move.startFinger else { return }
         if let resize = move.resize {
             resizeWindow(resize, from: move.startWindow, by: start, to: position)
@@ -145,7 +145,7 @@ extension WaylandServer {
     }
 
     /// The finger of a move or resize lifted, or its touch was cancelled.
-    func endTouchGrab(_ id: TouchID) -> Bool {
+    package func endTouchGrab(_ id: TouchID) -> Bool {
         guard let move = protocols.shell.touchMoves.removeValue(forKey: id) else { return false }
         if let resize = move.resize { endResize(resize) }
         return true
@@ -164,15 +164,15 @@ extension WaylandServer {
 }
 
 /// An output's link: takes the touches that `beginMove` and `beginResize` took from their clients.
-final class MoveResponder: CompositorResponder {
-    unowned let server: WaylandServer
-    let output: String
-    init(server: WaylandServer, output: String) {
+package final class MoveResponder: CompositorResponder {
+    package unowned let server: WaylandServer
+    package let output: String
+    package init(server: WaylandServer, output: String) {
         self.server = server
         self.output = output
     }
 
-    func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
+    package func respond(to event: InputEvent, at link: Responder) -> ResponderAnswer {
         switch event {
         case .touchDown(_, _, let id, let position):
             guard server.protocols.shell.touchMoves[id] != nil else { return .notHandled }

@@ -16,9 +16,9 @@ public struct ClientResponsiveness: Sendable {
 }
 
 /// How clients are pinged, and who hears of a hung one; set by `ServerRunner` when it supervises.
-struct PingSettings {
-    var every: Int64
-    var hangAfter: Int64
+package struct PingSettings {
+    package var every: Int64
+    package var hangAfter: Int64
 }
 
 extension WaylandServer {
@@ -34,7 +34,7 @@ extension WaylandServer {
         try display.every(milliseconds: tick) { [unowned self] in self.pingTick() }
     }
 
-    func pingTick() {
+    package func pingTick() {
         guard let settings = pingSettings else { return }
         let now = clock.now()
         var windowed: Set<ClientID> = []
@@ -59,14 +59,14 @@ extension WaylandServer {
     }
 
     /// xdg_wm_base.pong.
-    func pong(_ client: OpaquePointer, serial: UInt32) {
+    package func pong(_ client: OpaquePointer, serial: UInt32) {
         guard let record = existingRecord(for: client), record.ping.pong(serial: serial) else { return }
         router.setCapabilities(record.capabilities, for: record.id)
         router.dispatchAll()
         onResponsiveness?(responsiveness(of: record, reason: "ping"), false)
     }
 
-    func responsiveness(of record: ClientRecord, reason: String) -> ClientResponsiveness {
+    package func responsiveness(of record: ClientRecord, reason: String) -> ClientResponsiveness {
         var appID = ""
         for id in tree.outputs.flatMap(\.toplevels) where tree.client(of: id) == record.id {
             if let toplevel = protocols.surface.surfaces[id]?.xdgSurface?.toplevel, !toplevel.appID.isEmpty {

@@ -68,12 +68,12 @@ public struct PopupPlacement: Equatable, Sendable {
 
     /// One axis of the box against one axis of the bounds.
     private struct Axis {
-        var start: Int, length: Int
-        let boundsStart: Int, boundsEnd: Int
+        package var start: Int, length: Int
+        package let boundsStart: Int, boundsEnd: Int
 
-        var constrained: Bool { start < boundsStart || start + length > boundsEnd }
+        package var constrained: Bool { start < boundsStart || start + length > boundsEnd }
 
-        func adjusted(flippedStart: Int, flip: Bool, slide: Bool, resize: Bool) -> Axis {
+        package func adjusted(flippedStart: Int, flip: Bool, slide: Bool, resize: Bool) -> Axis {
             var axis = self
             if axis.constrained, flip {
                 var candidate = axis
@@ -85,13 +85,13 @@ public struct PopupPlacement: Equatable, Sendable {
             return axis
         }
 
-        mutating func slide() {
+        package mutating func slide() {
             if start + length > boundsEnd { start = boundsEnd - length }
             if start < boundsStart { start = boundsStart }
         }
 
         /// Cut to the bounds, unless nothing would be left.
-        mutating func resize() {
+        package mutating func resize() {
             let newStart = max(start, boundsStart), newEnd = min(start + length, boundsEnd)
             guard newEnd > newStart else { return }
             (start, length) = (newStart, newEnd - newStart)

@@ -4,7 +4,7 @@ import TouchRouterCore
 /// What the shell family's objects (xdg-shell, its v6 twin and wl_shell) may ask of the
 /// server (Handlers/ShellHandling.swift): the server places, configures, stacks and
 /// names windows, and runs interactive moves and resizes.
-protocol ShellHandler: AnyObject {
+package protocol ShellHandler: AnyObject {
     var nextSerial: UInt32 { get }
 
     // A configure's contents.

@@ -6,13 +6,13 @@ import TouchRouterCore
 
 extension WaylandServer {
     /// Raises a toplevel on its output, then its descendants over it.
-    func raiseWindow(_ id: SurfaceID) {
+    package func raiseWindow(_ id: SurfaceID) {
         try? tree.raise(id)
         raiseDescendants(of: id)
     }
 
     /// A toplevel just given `parent`: raised with its own descendants if it lies below it.
-    func keepAboveParent(_ child: XdgToplevelObject) {
+    package func keepAboveParent(_ child: XdgToplevelObject) {
         guard let childID = child.xdgSurface?.surface?.id, let parentID = child.parent?.xdgSurface?.surface?.id,
               let output = tree.outputOf(childID), tree.outputOf(parentID) == output,
               let stack = tree.output(output)?.toplevels,

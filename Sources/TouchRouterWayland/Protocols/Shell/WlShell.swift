@@ -6,10 +6,10 @@ import TouchRouterCore
 // with a buffer once it has been given a kind (set_toplevel, set_transient, set_popup,
 // set_fullscreen, set_maximized), and a new kind takes effect at once.
 
-enum WlShellGlobal {
-    static let version: Int32 = 1
+package enum WlShellGlobal {
+    package static let version: Int32 = 1
 
-    nonisolated(unsafe) static let table = implementation(wl_shell_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_shell_interface(
         get_shell_surface: { client, resource, id, surfaceResource in
             let shell = WaylandObject.of(resource, as: RoomGlobal<any ShellHandler>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
@@ -27,48 +27,48 @@ enum WlShellGlobal {
         }))
 }
 
-final class WlShellSurfaceObject: WaylandObject {
-    enum Kind: Equatable {
+package final class WlShellSurfaceObject: WaylandObject {
+    package enum Kind: Equatable {
         case unset, toplevel, transient, popup, fullscreen, maximized
     }
 
     private unowned let handler: any ShellHandler
-    weak var surface: SurfaceObject?
-    private(set) var kind = Kind.unset
+    package weak var surface: SurfaceObject?
+    package private(set) var kind = Kind.unset
     /// The surface a transient or popup hangs from, and where, in its surface-local coordinates.
-    private(set) weak var parent: SurfaceObject?
-    private(set) var offset = Offset(dx: 0, dy: 0)
+    package private(set) weak var parent: SurfaceObject?
+    package private(set) var offset = Offset(dx: 0, dy: 0)
     /// A transient with the inactive flag does not take the keyboard focus when it maps.
-    private(set) var inactive = false
-    var title = ""
-    var className = ""
+    package private(set) var inactive = false
+    package var title = ""
+    package var className = ""
     /// Whether the window is placed filling its output now, and where it was before.
-    var filling = false
-    var restorePosition: Offset?
+    package var filling = false
+    package var restorePosition: Offset?
     /// It holds the seat's client grab, as a popup does.
-    var grabbing = false
+    package var grabbing = false
 
-    var fills: Bool { kind == .fullscreen || kind == .maximized }
+    package var fills: Bool { kind == .fullscreen || kind == .maximized }
     /// The parent a popup's surface is nested below in the core's tree.
-    var popupParent: SurfaceObject? { kind == .popup ? parent : nil }
+    package var popupParent: SurfaceObject? { kind == .popup ? parent : nil }
 
-    var label: String {
+    package var label: String {
         className.isEmpty ? title : title.isEmpty ? className : "\(className): \(title)"
     }
 
-    init(resource: OpaquePointer, madeBy shell: WaylandObject, handler: any ShellHandler, surface: SurfaceObject) {
+    package init(resource: OpaquePointer, madeBy shell: WaylandObject, handler: any ShellHandler, surface: SurfaceObject) {
         self.handler = handler
         self.surface = surface
         super.init(resource: resource, madeBy: shell)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         endGrab()
         if surface?.wlShellSurface === self { surface?.wlShellSurface = nil }
         handler.roleDestroyed(surface: surface)
     }
 
-    func endGrab() {
+    package func endGrab() {
         guard grabbing else { return }
         grabbing = false
         handler.popupGrabEnded(by: client)
@@ -124,7 +124,7 @@ final class WlShellSurfaceObject: WaylandObject {
         wl_shell_surface_send_configure(resource, 0, Int32(clamping: size.width), Int32(clamping: size.height))
     }
 
-    nonisolated(unsafe) static let table = implementation(wl_shell_surface_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_shell_surface_interface(
         pong: { _, _, _ in },
         move: { _, resource, _, serial in
             let shellSurface = WaylandObject.of(resource, as: WlShellSurfaceObject.self)
@@ -171,20 +171,20 @@ final class WlShellSurfaceObject: WaylandObject {
 }
 
 extension WaylandServer {
-    func outputForShellSurface(_ shellSurface: WlShellSurfaceObject) -> VirtualOutput? {
+    package func outputForShellSurface(_ shellSurface: WlShellSurfaceObject) -> VirtualOutput? {
         if let surface = shellSurface.surface, surface.inTree, let id = tree.outputOf(surface.id),
            let output = outputs.first(where: { $0.id == id }) { return output }
         return outputs.first
     }
 
-    func shellSurfaceLabelChanged(_ shellSurface: WlShellSurfaceObject) {
+    package func shellSurfaceLabelChanged(_ shellSurface: WlShellSurfaceObject) {
         guard let surface = shellSurface.surface, surface.inTree, tree.role(of: surface.id) == .toplevel else { return }
         try? tree.setLabel(surface.id, shellSurface.label)
         protocols.foreignToplevel.windowChanged(surface)
     }
 
     /// On a commit with a buffer of a shell surface out of the tree: maps it as its kind.
-    func mapShellSurface(_ surface: SurfaceObject, _ shellSurface: WlShellSurfaceObject) {
+    package func mapShellSurface(_ surface: SurfaceObject, _ shellSurface: WlShellSurfaceObject) {
         switch shellSurface.kind {
         case .unset:
             return
@@ -222,7 +222,7 @@ extension WaylandServer {
 
     /// On each commit of a shell surface in the tree: a fullscreen or maximized one goes
     /// to its output's corner (the usable area's when maximized), and back once no longer.
-    func placeShellSurface(_ surface: SurfaceObject, _ shellSurface: WlShellSurfaceObject) throws(SurfaceTreeError) {
+    package func placeShellSurface(_ surface: SurfaceObject, _ shellSurface: WlShellSurfaceObject) throws(SurfaceTreeError) {
         guard tree.role(of: surface.id) == .toplevel, let position = tree.surface(surface.id)?.position else { return }
         if shellSurface.fills {
             let usable = shellSurface.kind == .fullscreen ? nil : outputForShellSurface(shellSurface).map { usableArea(of: $0) }
@@ -241,7 +241,7 @@ extension WaylandServer {
 
     /// wl_shell_surface.resize, as xdg_toplevel.resize (`beginResize`): each motion sends
     /// configure with the edges and the surface grown or shrunk by the pointer's travel.
-    func beginShellResize(_ shellSurface: WlShellSurfaceObject, serial: UInt32, edges: UInt32) {
+    package func beginShellResize(_ shellSurface: WlShellSurfaceObject, serial: UInt32, edges: UInt32) {
         guard !options.kiosk, let surface = shellSurface.surface, surface.inTree,
               let record = existingRecord(for: surface.client), record.buttonPressSerial == serial,
               let focus = router.pointerFocus, tree.toplevel(of: focus) == surface.id,

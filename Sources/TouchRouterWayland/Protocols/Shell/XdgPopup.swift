@@ -3,11 +3,11 @@ import TouchRouterCore
 
 // xdg_positioner and xdg_popup, and their v6 twins (XdgShell.swift has the shell and xdg_surface).
 
-final class PositionerObject: WaylandObject {
-    let flavor: XdgFlavor
-    var placement = PopupPlacement()
+package final class PositionerObject: WaylandObject {
+    package let flavor: XdgFlavor
+    package var placement = PopupPlacement()
 
-    init(resource: OpaquePointer, madeBy base: WaylandObject, flavor: XdgFlavor) {
+    package init(resource: OpaquePointer, madeBy base: WaylandObject, flavor: XdgFlavor) {
         self.flavor = flavor
         super.init(resource: resource, madeBy: base)
     }
@@ -16,7 +16,7 @@ final class PositionerObject: WaylandObject {
     /// have ends the client with invalid_input. Stable: none, top, bottom, left, right, then
     /// the corners. v6: a bitfield of top 1, bottom 2, left 4, right 8, where top with
     /// bottom or left with right is invalid.
-    func sides(_ value: UInt32, of kind: String) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
+    package func sides(_ value: UInt32, of kind: String) -> (x: PopupPlacement.Side, y: PopupPlacement.Side)? {
         guard let sides = flavor == .stable ? Self.sides(value) : Self.v6Sides(value) else {
             postError(flavor.invalidInputError, "\(name).set_\(kind): \(value) is not a valid \(kind)")
             return nil
@@ -55,7 +55,7 @@ final class PositionerObject: WaylandObject {
         return (x, y)
     }
 
-    func setSize(_ width: Int32, _ height: Int32) {
+    package func setSize(_ width: Int32, _ height: Int32) {
         guard width > 0, height > 0 else {
             postError(flavor.invalidInputError, "\(name).set_size: \(width)x\(height) is not positive")
             return
@@ -64,7 +64,7 @@ final class PositionerObject: WaylandObject {
     }
 
     /// Stable xdg-shell allows an empty anchor rectangle; v6 wants it positive.
-    func setAnchorRect(_ x: Int32, _ y: Int32, _ width: Int32, _ height: Int32) {
+    package func setAnchorRect(_ x: Int32, _ y: Int32, _ width: Int32, _ height: Int32) {
         let valid = flavor == .stable ? width >= 0 && height >= 0 : width > 0 && height > 0
         guard valid else {
             postError(flavor.invalidInputError, "\(name).set_anchor_rect: \(width)x\(height) is \(flavor == .stable ? "negative" : "not positive")")
@@ -73,23 +73,23 @@ final class PositionerObject: WaylandObject {
         placement.anchorRect = Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height))
     }
 
-    func setAnchor(_ anchor: UInt32) {
+    package func setAnchor(_ anchor: UInt32) {
         guard let sides = sides(anchor, of: "anchor") else { return }
         (placement.anchorX, placement.anchorY) = sides
     }
 
-    func setGravity(_ gravity: UInt32) {
+    package func setGravity(_ gravity: UInt32) {
         guard let sides = sides(gravity, of: "gravity") else { return }
         (placement.gravityX, placement.gravityY) = sides
     }
 
-    func setConstraintAdjustment(_ adjustment: UInt32) {
+    package func setConstraintAdjustment(_ adjustment: UInt32) {
         placement.adjustment = PopupPlacement.Adjustment(rawValue: adjustment & 63)
     }
 
-    func setOffset(_ x: Int32, _ y: Int32) { placement.offset = Offset(dx: Int(x), dy: Int(y)) }
+    package func setOffset(_ x: Int32, _ y: Int32) { placement.offset = Offset(dx: Int(x), dy: Int(y)) }
 
-    nonisolated(unsafe) static let table = implementation(xdg_positioner_interface(
+    package nonisolated(unsafe) static let table = implementation(xdg_positioner_interface(
         destroy: destroyRequest,
         set_size: { _, resource, width, height in WaylandObject.of(resource, as: PositionerObject.self).setSize(width, height) },
         set_anchor_rect: { _, resource, x, y, width, height in WaylandObject.of(resource, as: PositionerObject.self).setAnchorRect(x, y, width, height) },
@@ -102,17 +102,17 @@ final class PositionerObject: WaylandObject {
         set_parent_configure: { _, _, _ in }))
 }
 
-final class XdgPopupObject: WaylandObject {
+package final class XdgPopupObject: WaylandObject {
     private unowned let handler: any ShellHandler
-    let flavor: XdgFlavor
-    weak var xdgSurface: XdgSurfaceObject?
-    weak var parent: SurfaceObject?
-    var placement = PopupPlacement()
+    package let flavor: XdgFlavor
+    package weak var xdgSurface: XdgSurfaceObject?
+    package weak var parent: SurfaceObject?
+    package var placement = PopupPlacement()
     /// Where the popup's window geometry goes, relative to its parent's, as last configured.
-    var box = Rect<SurfaceSpace>(x: 0, y: 0, width: 0, height: 0)
-    var grabbed = false
+    package var box = Rect<SurfaceSpace>(x: 0, y: 0, width: 0, height: 0)
+    package var grabbed = false
 
-    init(resource: OpaquePointer, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?, flavor: XdgFlavor) {
+    package init(resource: OpaquePointer, xdgSurface: XdgSurfaceObject, parent: SurfaceObject?, flavor: XdgFlavor) {
         handler = xdgSurface.handler
         self.xdgSurface = xdgSurface
         self.parent = parent
@@ -120,12 +120,12 @@ final class XdgPopupObject: WaylandObject {
         super.init(resource: resource, madeBy: xdgSurface)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         handler.popupGone(self)
         handler.roleDestroyed(surface: xdgSurface?.surface)
     }
 
-    func grab() {
+    package func grab() {
         guard xdgSurface?.surface?.inTree != true else {
             postError(flavor.invalidGrabError, "\(name).grab: the popup is mapped already; grab before its first commit with a buffer")
             return
@@ -133,7 +133,7 @@ final class XdgPopupObject: WaylandObject {
         grabbed = true
     }
 
-    nonisolated(unsafe) static let table = implementation(xdg_popup_interface(
+    package nonisolated(unsafe) static let table = implementation(xdg_popup_interface(
         destroy: destroyRequest,
         grab: { _, resource, _, _ in WaylandObject.of(resource, as: XdgPopupObject.self).grab() },
         reposition: { _, resource, positionerResource, token in

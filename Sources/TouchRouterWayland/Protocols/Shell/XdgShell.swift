@@ -9,32 +9,32 @@ import TouchRouterCore
 /// implementation tables installed on them, and the error codes, each from its own header.
 /// The requests and events of both have the same shapes and opcodes (v6 being xdg-shell
 /// version 1), so the events go out with the stable xdg_*_send_* functions.
-enum XdgFlavor {
+package enum XdgFlavor {
     case stable, v6
 
-    var positionerInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_positioner_interface() : tr_zxdg_positioner_v6_interface() }
-    var surfaceInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_surface_interface() : tr_zxdg_surface_v6_interface() }
-    var toplevelInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_toplevel_interface() : tr_zxdg_toplevel_v6_interface() }
-    var popupInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_popup_interface() : tr_zxdg_popup_v6_interface() }
+    package var positionerInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_positioner_interface() : tr_zxdg_positioner_v6_interface() }
+    package var surfaceInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_surface_interface() : tr_zxdg_surface_v6_interface() }
+    package var toplevelInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_toplevel_interface() : tr_zxdg_toplevel_v6_interface() }
+    package var popupInterface: UnsafePointer<wl_interface> { self == .stable ? tr_xdg_popup_interface() : tr_zxdg_popup_v6_interface() }
 
-    var positionerTable: UnsafeRawPointer { self == .stable ? PositionerObject.table : PositionerObject.v6Table }
-    var surfaceTable: UnsafeRawPointer { self == .stable ? XdgSurfaceObject.table : XdgSurfaceObject.v6Table }
-    var toplevelTable: UnsafeRawPointer { self == .stable ? XdgToplevelObject.table : XdgToplevelObject.v6Table }
-    var popupTable: UnsafeRawPointer { self == .stable ? XdgPopupObject.table : XdgPopupObject.v6Table }
+    package var positionerTable: UnsafeRawPointer { self == .stable ? PositionerObject.table : PositionerObject.v6Table }
+    package var surfaceTable: UnsafeRawPointer { self == .stable ? XdgSurfaceObject.table : XdgSurfaceObject.v6Table }
+    package var toplevelTable: UnsafeRawPointer { self == .stable ? XdgToplevelObject.table : XdgToplevelObject.v6Table }
+    package var popupTable: UnsafeRawPointer { self == .stable ? XdgPopupObject.table : XdgPopupObject.v6Table }
 
-    var roleError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_ROLE.rawValue : ZXDG_SHELL_V6_ERROR_ROLE.rawValue }
-    var invalidSurfaceStateError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_SURFACE_STATE.rawValue }
-    var invalidPositionerError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_POSITIONER.rawValue }
-    var invalidPopupParentError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_POPUP_PARENT.rawValue }
-    var invalidInputError: UInt32 { self == .stable ? XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue : ZXDG_POSITIONER_V6_ERROR_INVALID_INPUT.rawValue }
-    var unconfiguredBufferError: UInt32 { self == .stable ? XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue : ZXDG_SURFACE_V6_ERROR_UNCONFIGURED_BUFFER.rawValue }
-    var invalidGrabError: UInt32 { self == .stable ? XDG_POPUP_ERROR_INVALID_GRAB.rawValue : ZXDG_POPUP_V6_ERROR_INVALID_GRAB.rawValue }
+    package var roleError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_ROLE.rawValue : ZXDG_SHELL_V6_ERROR_ROLE.rawValue }
+    package var invalidSurfaceStateError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_SURFACE_STATE.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_SURFACE_STATE.rawValue }
+    package var invalidPositionerError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_POSITIONER.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_POSITIONER.rawValue }
+    package var invalidPopupParentError: UInt32 { self == .stable ? XDG_WM_BASE_ERROR_INVALID_POPUP_PARENT.rawValue : ZXDG_SHELL_V6_ERROR_INVALID_POPUP_PARENT.rawValue }
+    package var invalidInputError: UInt32 { self == .stable ? XDG_POSITIONER_ERROR_INVALID_INPUT.rawValue : ZXDG_POSITIONER_V6_ERROR_INVALID_INPUT.rawValue }
+    package var unconfiguredBufferError: UInt32 { self == .stable ? XDG_SURFACE_ERROR_UNCONFIGURED_BUFFER.rawValue : ZXDG_SURFACE_V6_ERROR_UNCONFIGURED_BUFFER.rawValue }
+    package var invalidGrabError: UInt32 { self == .stable ? XDG_POPUP_ERROR_INVALID_GRAB.rawValue : ZXDG_POPUP_V6_ERROR_INVALID_GRAB.rawValue }
 }
 
-enum XdgWmBaseGlobal {
-    static let version: Int32 = 5
+package enum XdgWmBaseGlobal {
+    package static let version: Int32 = 5
 
-    nonisolated(unsafe) static let table = implementation(xdg_wm_base_interface(
+    package nonisolated(unsafe) static let table = implementation(xdg_wm_base_interface(
         destroy: destroyRequest,
         create_positioner: { client, resource, id in createPositioner(client, resource, id, .stable) },
         get_xdg_surface: { client, resource, id, surfaceResource in getXdgSurface(client, resource, id, surfaceResource, .stable) },
@@ -44,14 +44,14 @@ enum XdgWmBaseGlobal {
         }))
 
     /// xdg_wm_base.create_positioner, zxdg_shell_v6.create_positioner.
-    static func createPositioner(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ flavor: XdgFlavor) {
+    package static func createPositioner(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ flavor: XdgFlavor) {
         let base = WaylandObject.of(resource, as: RoomGlobal<any ShellHandler>.self)
         guard let created = createResource(client, flavor.positionerInterface, version: base.version, id: id) else { return }
         WaylandObject.install(PositionerObject(resource: created, madeBy: base, flavor: flavor), implementation: flavor.positionerTable)
     }
 
     /// xdg_wm_base.get_xdg_surface, zxdg_shell_v6.get_xdg_surface.
-    static func getXdgSurface(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ surfaceResource: OpaquePointer?, _ flavor: XdgFlavor) {
+    package static func getXdgSurface(_ client: OpaquePointer?, _ resource: OpaquePointer?, _ id: UInt32, _ surfaceResource: OpaquePointer?, _ flavor: XdgFlavor) {
         let base = WaylandObject.of(resource, as: RoomGlobal<any ShellHandler>.self)
         let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
         guard surface.role == .none || surface.xdgSurface == nil && surface.role != .subsurface && surface.role != .shellSurface && surface.role != .dndIcon else {
@@ -70,31 +70,31 @@ enum XdgWmBaseGlobal {
     }
 }
 
-final class XdgSurfaceObject: WaylandObject {
+package final class XdgSurfaceObject: WaylandObject {
     /// Also the toplevel's and popup's, which it makes.
-    unowned let handler: any ShellHandler
-    let flavor: XdgFlavor
-    weak var surface: SurfaceObject?
-    weak var toplevel: XdgToplevelObject?
-    weak var popup: XdgPopupObject?
-    var configured = false
-    var lastConfigureSerial: UInt32 = 0
-    var sentFirstConfigure = false
-    var geometry: Rect<SurfaceSpace>? = nil
+    package unowned let handler: any ShellHandler
+    package let flavor: XdgFlavor
+    package weak var surface: SurfaceObject?
+    package weak var toplevel: XdgToplevelObject?
+    package weak var popup: XdgPopupObject?
+    package var configured = false
+    package var lastConfigureSerial: UInt32 = 0
+    package var sentFirstConfigure = false
+    package var geometry: Rect<SurfaceSpace>? = nil
 
-    init(resource: OpaquePointer, madeBy base: WaylandObject, handler: any ShellHandler, surface: SurfaceObject, flavor: XdgFlavor) {
+    package init(resource: OpaquePointer, madeBy base: WaylandObject, handler: any ShellHandler, surface: SurfaceObject, flavor: XdgFlavor) {
         self.handler = handler
         self.surface = surface
         self.flavor = flavor
         super.init(resource: resource, madeBy: base)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         if surface?.xdgSurface === self { surface?.xdgSurface = nil }
     }
 
     /// Sends the role's configure, then xdg_surface.configure with a fresh serial.
-    func sendConfigure() {
+    package func sendConfigure() {
         let serial = handler.nextSerial
         if let toplevel {
             var states = wl_array()
@@ -119,7 +119,7 @@ final class XdgSurfaceObject: WaylandObject {
         sentFirstConfigure = true
     }
 
-    func getToplevel(_ client: OpaquePointer?, _ id: UInt32) {
+    package func getToplevel(_ client: OpaquePointer?, _ id: UInt32) {
         guard let surface, surface.role == .none else {
             postError(flavor.roleError, "\(name).get_toplevel: the surface already has a role")
             return
@@ -145,7 +145,7 @@ final class XdgSurfaceObject: WaylandObject {
     }
 
     /// The parent is optional in stable xdg-shell and required in v6.
-    func getPopup(_ client: OpaquePointer?, _ id: UInt32, _ parentResource: OpaquePointer?, _ positionerResource: OpaquePointer?) {
+    package func getPopup(_ client: OpaquePointer?, _ id: UInt32, _ parentResource: OpaquePointer?, _ positionerResource: OpaquePointer?) {
         guard let surface, surface.role == .none else {
             postError(flavor.roleError, "\(name).get_popup: the surface already has a role")
             return
@@ -178,7 +178,7 @@ final class XdgSurfaceObject: WaylandObject {
 
     /// A size that is not positive is invalid_size in stable xdg-shell; v6 has no error
     /// for it, and the request is ignored.
-    func setWindowGeometry(_ x: Int32, _ y: Int32, _ width: Int32, _ height: Int32) {
+    package func setWindowGeometry(_ x: Int32, _ y: Int32, _ width: Int32, _ height: Int32) {
         guard width > 0, height > 0 else {
             if flavor == .stable {
                 postError(XDG_SURFACE_ERROR_INVALID_SIZE.rawValue, "\(name).set_window_geometry: \(width)x\(height) is not positive")
@@ -190,7 +190,7 @@ final class XdgSurfaceObject: WaylandObject {
 
     /// A serial never sent is invalid_serial in stable xdg-shell; v6 has no error for it,
     /// and the ack is ignored.
-    func ackConfigure(_ serial: UInt32) {
+    package func ackConfigure(_ serial: UInt32) {
         guard sentFirstConfigure, serial <= lastConfigureSerial else {
             if flavor == .stable {
                 postError(XDG_SURFACE_ERROR_INVALID_SERIAL.rawValue, "\(name).ack_configure: serial \(serial) was never sent")
@@ -201,7 +201,7 @@ final class XdgSurfaceObject: WaylandObject {
         toplevel?.acked(serial: serial)
     }
 
-    nonisolated(unsafe) static let table = implementation(xdg_surface_interface(
+    package nonisolated(unsafe) static let table = implementation(xdg_surface_interface(
         destroy: destroyRequest,
         get_toplevel: { client, resource, id in WaylandObject.of(resource, as: XdgSurfaceObject.self).getToplevel(client, id) },
         get_popup: { client, resource, id, parent, positioner in WaylandObject.of(resource, as: XdgSurfaceObject.self).getPopup(client, id, parent, positioner) },
@@ -211,7 +211,7 @@ final class XdgSurfaceObject: WaylandObject {
 
 extension Rect {
     /// Each field clamped on its own into int32 (sizes into 0...INT32_MAX), as the protocol sends them.
-    var clampedToInt32: Rect {
+    package var clampedToInt32: Rect {
         let range = Int(Int32.min)...Int(Int32.max)
         return Rect(x: x.clamped(to: range), y: y.clamped(to: range), width: width.clamped(to: 0...Int(Int32.max)), height: height.clamped(to: 0...Int(Int32.max)))
     }

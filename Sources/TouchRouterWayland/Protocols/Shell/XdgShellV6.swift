@@ -6,14 +6,14 @@ import CWaylandShim
 // the same request bodies, with `XdgFlavor.v6` for what differs: the bitfield anchor and
 // gravity of the positioner, a popup's required parent, and the error codes.
 
-enum XdgShellV6Global {
-    static let version: Int32 = 1
+package enum XdgShellV6Global {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zxdg_shell_v6_interface(), XdgShellV6Global.table) { $0 as any ShellHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zxdg_shell_v6_interface(
+    package nonisolated(unsafe) static let table = implementation(zxdg_shell_v6_interface(
         destroy: destroyRequest,
         create_positioner: { client, resource, id in XdgWmBaseGlobal.createPositioner(client, resource, id, .v6) },
         get_xdg_surface: { client, resource, id, surfaceResource in XdgWmBaseGlobal.getXdgSurface(client, resource, id, surfaceResource, .v6) },
@@ -21,7 +21,7 @@ enum XdgShellV6Global {
 }
 
 extension PositionerObject {
-    nonisolated(unsafe) static let v6Table = implementation(zxdg_positioner_v6_interface(
+    package nonisolated(unsafe) static let v6Table = implementation(zxdg_positioner_v6_interface(
         destroy: destroyRequest,
         set_size: { _, resource, width, height in WaylandObject.of(resource, as: PositionerObject.self).setSize(width, height) },
         set_anchor_rect: { _, resource, x, y, width, height in WaylandObject.of(resource, as: PositionerObject.self).setAnchorRect(x, y, width, height) },
@@ -32,7 +32,7 @@ extension PositionerObject {
 }
 
 extension XdgSurfaceObject {
-    nonisolated(unsafe) static let v6Table = implementation(zxdg_surface_v6_interface(
+    package nonisolated(unsafe) static let v6Table = implementation(zxdg_surface_v6_interface(
         destroy: destroyRequest,
         get_toplevel: { client, resource, id in WaylandObject.of(resource, as: XdgSurfaceObject.self).getToplevel(client, id) },
         get_popup: { client, resource, id, parent, positioner in WaylandObject.of(resource, as: XdgSurfaceObject.self).getPopup(client, id, parent, positioner) },
@@ -41,7 +41,7 @@ extension XdgSurfaceObject {
 }
 
 extension XdgToplevelObject {
-    nonisolated(unsafe) static let v6Table = implementation(zxdg_toplevel_v6_interface(
+    package nonisolated(unsafe) static let v6Table = implementation(zxdg_toplevel_v6_interface(
         destroy: destroyRequest,
         set_parent: { _, resource, parent in WaylandObject.of(resource, as: XdgToplevelObject.self).setParent(parent) },
         set_title: { _, resource, title in WaylandObject.of(resource, as: XdgToplevelObject.self).setTitle(title) },
@@ -60,7 +60,7 @@ extension XdgToplevelObject {
 }
 
 extension XdgPopupObject {
-    nonisolated(unsafe) static let v6Table = implementation(zxdg_popup_v6_interface(
+    package nonisolated(unsafe) static let v6Table = implementation(zxdg_popup_v6_interface(
         destroy: destroyRequest,
         grab: { _, resource, _, _ in WaylandObject.of(resource, as: XdgPopupObject.self).grab() }))
 }

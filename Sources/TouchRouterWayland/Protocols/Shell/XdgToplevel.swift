@@ -3,41 +3,41 @@ import TouchRouterCore
 
 // xdg_toplevel and zxdg_toplevel_v6 (XdgShell.swift has the shell and xdg_surface).
 
-final class XdgToplevelObject: WaylandObject {
+package final class XdgToplevelObject: WaylandObject {
     private unowned let handler: any ShellHandler
-    let flavor: XdgFlavor
-    weak var xdgSurface: XdgSurfaceObject?
-    var title = ""
-    var appID = ""
+    package let flavor: XdgFlavor
+    package weak var xdgSurface: XdgSurfaceObject?
+    package var title = ""
+    package var appID = ""
     /// The states the client asked for; each request is answered with a configure.
-    var maximized = false
-    var fullscreen = false
-    weak var parent: XdgToplevelObject?
+    package var maximized = false
+    package var fullscreen = false
+    package weak var parent: XdgToplevelObject?
     /// Double-buffered: set by the requests, checked against each other and made current on commit.
-    var pendingMinSize = Size(width: 0, height: 0)
-    var pendingMaxSize = Size(width: 0, height: 0)
-    var minSize = Size(width: 0, height: 0)
-    var maxSize = Size(width: 0, height: 0)
+    package var pendingMinSize = Size(width: 0, height: 0)
+    package var pendingMaxSize = Size(width: 0, height: 0)
+    package var minSize = Size(width: 0, height: 0)
+    package var maxSize = Size(width: 0, height: 0)
     /// Configures sent and not yet acked: whether each asked the window to fill its output.
     private var unacked: [(serial: UInt32, fill: Bool)] = []
     /// Whether the last configure the client acked asked it to fill the output.
-    private(set) var ackedFill = false
+    package private(set) var ackedFill = false
     /// Whether the window is placed filling its output now, and where it was before.
-    var filling = false
-    var restorePosition: Offset?
+    package var filling = false
+    package var restorePosition: Offset?
 
-    var fills: Bool { maximized || fullscreen }
+    package var fills: Bool { maximized || fullscreen }
     /// During an interactive resize: the size its configures ask for, with the resizing state.
-    var resizeSize: Size?
+    package var resizeSize: Size?
 
-    func sent(serial: UInt32) {
+    package func sent(serial: UInt32) {
         // A client that never acks keeps only the latest few: an ack of an older one is
         // still valid, and counts as not filling.
         if unacked.count >= 16 { unacked.removeFirst() }
         unacked.append((serial, fills))
     }
 
-    func acked(serial: UInt32) {
+    package func acked(serial: UInt32) {
         guard let index = unacked.firstIndex(where: { $0.serial == serial }) else { return }
         ackedFill = unacked[index].fill
         unacked.removeFirst(index + 1)
@@ -54,7 +54,7 @@ final class XdgToplevelObject: WaylandObject {
     /// unacked: then once it is. Focus can flip many times between two reads of a slow
     /// client, and a configure each time made clients such as wev, which draw a new shm
     /// buffer per configure, queue more descriptors than libwayland-client can send, and die.
-    func activationChanged() {
+    package func activationChanged() {
         if unacked.isEmpty {
             xdgSurface?.sendConfigure()
         } else {
@@ -64,22 +64,22 @@ final class XdgToplevelObject: WaylandObject {
 
     /// A deliberate activation (zwlr_foreign_toplevel_handle_v1.activate), not a flip of the
     /// focus: a change waiting for an ack is configured at once.
-    func sendPendingActivation() {
+    package func sendPendingActivation() {
         guard activationPending else { return }
         activationPending = false
         xdgSurface?.sendConfigure()
     }
 
-    init(resource: OpaquePointer, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
+    package init(resource: OpaquePointer, xdgSurface: XdgSurfaceObject, flavor: XdgFlavor) {
         handler = xdgSurface.handler
         self.xdgSurface = xdgSurface
         self.flavor = flavor
         super.init(resource: resource, madeBy: xdgSurface)
     }
 
-    override func resourceDestroyed() { handler.roleDestroyed(surface: xdgSurface?.surface) }
+    package override func resourceDestroyed() { handler.roleDestroyed(surface: xdgSurface?.surface) }
 
-    nonisolated(unsafe) static let table = implementation(xdg_toplevel_interface(
+    package nonisolated(unsafe) static let table = implementation(xdg_toplevel_interface(
         destroy: destroyRequest,
         set_parent: { _, resource, parent in WaylandObject.of(resource, as: XdgToplevelObject.self).setParent(parent) },
         set_title: { _, resource, title in WaylandObject.of(resource, as: XdgToplevelObject.self).setTitle(title) },
@@ -100,7 +100,7 @@ final class XdgToplevelObject: WaylandObject {
 // The requests, shared by xdg_toplevel and zxdg_toplevel_v6. zxdg_toplevel_v6 has no error
 // codes: where stable xdg-shell posts one, a v6 request is ignored instead.
 extension XdgToplevelObject {
-    func setParent(_ parentResource: OpaquePointer?) {
+    package func setParent(_ parentResource: OpaquePointer?) {
         guard let parentResource else {
             parent = nil
             if let surface = xdgSurface?.surface { handler.windowChanged(surface) }
@@ -124,20 +124,20 @@ extension XdgToplevelObject {
         if let surface = xdgSurface?.surface { handler.windowChanged(surface) }
     }
 
-    func setTitle(_ title: UnsafePointer<CChar>?) {
+    package func setTitle(_ title: UnsafePointer<CChar>?) {
         self.title = title.map { String(cString: $0) } ?? ""
         handler.labelChanged(self)
     }
 
-    func setAppID(_ appID: UnsafePointer<CChar>?) {
+    package func setAppID(_ appID: UnsafePointer<CChar>?) {
         let before = self.appID
         self.appID = appID.map { String(cString: $0) } ?? ""
         handler.appIDChanged(self, from: before)
     }
 
-    func move(serial: UInt32) { handler.beginMove(self, serial: serial) }
+    package func move(serial: UInt32) { handler.beginMove(self, serial: serial) }
 
-    func resize(serial: UInt32, edges: UInt32) {
+    package func resize(serial: UInt32, edges: UInt32) {
         guard [0, 1, 2, 4, 5, 6, 8, 9, 10].contains(edges) else {
             if flavor == .stable {
                 postError(XDG_TOPLEVEL_ERROR_INVALID_RESIZE_EDGE.rawValue, "\(name).resize: \(edges) is not an xdg_toplevel.resize_edge")
@@ -147,19 +147,19 @@ extension XdgToplevelObject {
         handler.beginResize(self, serial: serial, edges: edges)
     }
 
-    func setMaxSize(_ width: Int32, _ height: Int32) {
+    package func setMaxSize(_ width: Int32, _ height: Int32) {
         guard checkSize(width, height, "set_max_size") else { return }
         pendingMaxSize = Size(width: Int(width), height: Int(height))
     }
 
-    func setMinSize(_ width: Int32, _ height: Int32) {
+    package func setMinSize(_ width: Int32, _ height: Int32) {
         guard checkSize(width, height, "set_min_size") else { return }
         pendingMinSize = Size(width: Int(width), height: Int(height))
     }
 
     /// A negative minimum or maximum size is the protocol's invalid_size. False when posted
     /// (or, in v6, when the request is to be ignored).
-    func checkSize(_ width: Int32, _ height: Int32, _ request: String) -> Bool {
+    package func checkSize(_ width: Int32, _ height: Int32, _ request: String) -> Bool {
         guard width < 0 || height < 0 else { return true }
         if flavor == .stable {
             postError(XDG_TOPLEVEL_ERROR_INVALID_SIZE.rawValue, "\(name).\(request): \(width)x\(height) is negative")
@@ -168,21 +168,21 @@ extension XdgToplevelObject {
     }
 
     /// A state request: always answered with a configure, changed or not, as the protocol asks.
-    func change(_ update: (XdgToplevelObject) -> Void) {
+    package func change(_ update: (XdgToplevelObject) -> Void) {
         update(self)
         xdgSurface?.sendConfigure()
         if let surface = xdgSurface?.surface { handler.windowChanged(surface) }
     }
 
     /// set_minimized: hidden until activated or unminimized (ForeignToplevel.swift).
-    func minimize() {
+    package func minimize() {
         if let surface = xdgSurface?.surface { handler.windowMinimized(surface) }
     }
 
     /// On commit: the pending minimum and maximum sizes become current, unless a maximum
     /// (where not 0, "no maximum") is below its minimum. False when that posted invalid_size;
     /// v6 has no code for it, and keeps the sizes it had.
-    func commitSizes() -> Bool {
+    package func commitSizes() -> Bool {
         let min = pendingMinSize, max = pendingMaxSize
         if max.width > 0 && max.width < min.width || max.height > 0 && max.height < min.height {
             guard flavor == .stable else { return true }

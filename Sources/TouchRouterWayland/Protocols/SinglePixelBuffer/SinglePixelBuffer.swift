@@ -4,18 +4,18 @@ import CWaylandShim
 // colour, which a client scales with a viewport to fill an area (a video's black bars, a
 // background) without drawing or sending any pixels.
 
-enum SinglePixelBufferState {
-    static let globals = [ProtocolGlobal(interface: tr_wp_single_pixel_buffer_manager_v1_interface, version: SinglePixelBufferManager.version, bind: SinglePixelBufferManager.bind)]
+package enum SinglePixelBufferState {
+    package static let globals = [ProtocolGlobal(interface: tr_wp_single_pixel_buffer_manager_v1_interface, version: SinglePixelBufferManager.version, bind: SinglePixelBufferManager.bind)]
 }
 
-enum SinglePixelBufferManager {
-    static let version: Int32 = 1
+package enum SinglePixelBufferManager {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindPlainGlobal(client, data, version, id, tr_wp_single_pixel_buffer_manager_v1_interface(), table)
     }
 
-    nonisolated(unsafe) static let table = implementation(wp_single_pixel_buffer_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(wp_single_pixel_buffer_manager_v1_interface(
         destroy: destroyRequest,
         create_u32_rgba_buffer: { client, resource, id, red, green, blue, alpha in
             let manager = WaylandObject.of(resource, as: PlainGlobal.self)
@@ -26,21 +26,21 @@ enum SinglePixelBufferManager {
 }
 
 /// A wl_buffer of one premultiplied pixel, each channel a fraction of UInt32.max.
-final class SinglePixelBuffer: WaylandObject {
+package final class SinglePixelBuffer: WaylandObject {
     /// The pixel as premultiplied ARGB8888, each channel's top eight bits.
-    let pixel: UInt32
-    let opaque: Bool
+    package let pixel: UInt32
+    package let opaque: Bool
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, red: UInt32, green: UInt32, blue: UInt32, alpha: UInt32) {
         pixel = (alpha >> 24) << 24 | (red >> 24) << 16 | (green >> 24) << 8 | blue >> 24
         opaque = alpha == UInt32.max
         super.init(resource: resource, madeBy: manager)
     }
 
-    static func behind(_ resource: OpaquePointer) -> SinglePixelBuffer? {
+    package static func behind(_ resource: OpaquePointer) -> SinglePixelBuffer? {
         guard wl_resource_instance_of(resource, tr_wl_buffer_interface(), table) != 0 else { return nil }
         return WaylandObject.of(resource, as: SinglePixelBuffer.self)
     }
 
-    nonisolated(unsafe) static let table = implementation(wl_buffer_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(wl_buffer_interface(destroy: destroyRequest))
 }

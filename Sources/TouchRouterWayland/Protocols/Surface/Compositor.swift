@@ -4,10 +4,10 @@ import TouchRouterCore
 // wl_compositor, wl_region and wl_callback; wl_surface is Surface.swift's, what a surface
 // holds SurfaceState.swift's, and wl_subcompositor with wl_subsurface Subsurface.swift's.
 
-enum CompositorGlobal {
-    static let version: Int32 = 5
+package enum CompositorGlobal {
+    package static let version: Int32 = 5
 
-    nonisolated(unsafe) static let table = implementation(wl_compositor_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_compositor_interface(
         create_surface: { client, resource, id in
             let compositor = WaylandObject.of(resource, as: RoomGlobal<any SurfaceHandler>.self)
             guard client != nil, let record = compositor.clientRecord else { return }
@@ -28,26 +28,26 @@ enum CompositorGlobal {
 
 /// The resource of a bound global, a manager of its room's objects: its requests reach the
 /// server through `handler`, the room's handler protocol, never the whole server.
-final class RoomGlobal<Handler>: WaylandObject {
+package final class RoomGlobal<Handler>: WaylandObject {
     /// Held strongly (a protocol existential cannot be unowned in a generic): the server
     /// outlives every client's objects, which `WaylandServer.shutdown` destroys first.
-    let handler: Handler
+    package let handler: Handler
 
-    init(resource: OpaquePointer, server: WaylandServer, handler: Handler) {
+    package init(resource: OpaquePointer, server: WaylandServer, handler: Handler) {
         self.handler = handler
         super.init(resource: resource, server: server)
     }
 }
 
 /// The resource of a bound global whose requests need nothing of the server.
-final class PlainGlobal: WaylandObject {
+package final class PlainGlobal: WaylandObject {
 }
 
 /// A wl_region: a set of rectangles, as the core's `Region`.
-final class RegionObject: WaylandObject {
-    var region = Region<SurfaceSpace>()
+package final class RegionObject: WaylandObject {
+    package var region = Region<SurfaceSpace>()
 
-    nonisolated(unsafe) static let table = implementation(wl_region_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_region_interface(
         destroy: destroyRequest,
         add: { _, resource, x, y, width, height in
             guard width > 0, height > 0 else { return }
@@ -79,14 +79,14 @@ final class RegionObject: WaylandObject {
         }
     }
 
-    override func resourceDestroyed() { clientRecord?.usage.regionRectangles -= counted }
+    package override func resourceDestroyed() { clientRecord?.usage.regionRectangles -= counted }
 }
 
 /// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
-final class FrameCallback: WaylandObject {
-    private(set) var destroyed = false
+package final class FrameCallback: WaylandObject {
+    package private(set) var destroyed = false
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         clientRecord?.usage.pendingFrameCallbacks -= 1
         destroyed = true
     }

@@ -12,13 +12,13 @@ import Glibc
 /// it (screen capture writes into a client's buffer). Its buffers keep it mapped after the
 /// pool is destroyed, as the protocol allows.
 /// Counted against its client's `ClientLimits.mappedBytes` while it is mapped.
-final class ClientMemory {
-    private(set) var data: UnsafeMutableRawPointer
-    private(set) var size: Int
-    let writable: Bool
+package final class ClientMemory {
+    package private(set) var data: UnsafeMutableRawPointer
+    package private(set) var size: Int
+    package let writable: Bool
     private weak var owner: ClientRecord?
 
-    init(fd: Int32, size: Int, owner: ClientRecord) throws(WaylandError) {
+    package init(fd: Int32, size: Int, owner: ClientRecord) throws(WaylandError) {
         var writable: Int32 = 0
         guard let data = tr_map_client_memory(fd, size, &writable) else { throw WaylandError.errno("mmap of \(size) bytes") }
         self.writable = writable != 0
@@ -28,7 +28,7 @@ final class ClientMemory {
         owner.usage.mappedBytes += size
     }
 
-    func grow(to newSize: Int) throws(WaylandError) {
+    package func grow(to newSize: Int) throws(WaylandError) {
         guard let moved = tr_remap_client_memory(data, size, newSize) else { throw WaylandError.errno("mremap to \(newSize) bytes") }
         owner?.usage.mappedBytes += newSize - size
         data = moved
@@ -44,19 +44,19 @@ final class ClientMemory {
 extension WaylandObject {
     /// Whether mapping `more` bytes keeps the client within `ClientLimits.mappedBytes`;
     /// if not, the client is ended, its request named.
-    func mayMap(_ more: Int, for record: ClientRecord, _ request: String) -> Bool {
+    package func mayMap(_ more: Int, for record: ClientRecord, _ request: String) -> Bool {
         guard record.usage.mappedBytes + more > ClientLimits.mappedBytes else { return true }
         endClient(request, pastLimit: "\(more) bytes take the client past \(ClientLimits.mappedBytes >> 20) MiB of mapped pools, its limit")
         return false
     }
 }
 
-enum ShmGlobal {
-    static let version: Int32 = 1
+package enum ShmGlobal {
+    package static let version: Int32 = 1
     /// Four bytes a pixel, the two formats every compositor must offer.
-    static let formats = [WL_SHM_FORMAT_ARGB8888.rawValue, WL_SHM_FORMAT_XRGB8888.rawValue]
+    package static let formats = [WL_SHM_FORMAT_ARGB8888.rawValue, WL_SHM_FORMAT_XRGB8888.rawValue]
 
-    nonisolated(unsafe) static let table = implementation(wl_shm_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_shm_interface(
         create_pool: { client, resource, id, fd, size in
             defer { close(fd) }
             let shm = WaylandObject.of(resource, as: PlainGlobal.self)
@@ -77,20 +77,20 @@ enum ShmGlobal {
             WaylandObject.install(ShmPool(resource: created, madeBy: shm, memory: memory), implementation: ShmPool.table)
         }))
 
-    static func sendFormats(to resource: OpaquePointer) {
+    package static func sendFormats(to resource: OpaquePointer) {
         for format in formats { wl_shm_send_format(resource, format) }
     }
 }
 
-final class ShmPool: WaylandObject {
-    let memory: ClientMemory
+package final class ShmPool: WaylandObject {
+    package let memory: ClientMemory
 
-    init(resource: OpaquePointer, madeBy shm: WaylandObject, memory: ClientMemory) {
+    package init(resource: OpaquePointer, madeBy shm: WaylandObject, memory: ClientMemory) {
         self.memory = memory
         super.init(resource: resource, madeBy: shm)
     }
 
-    nonisolated(unsafe) static let table = implementation(wl_shm_pool_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_shm_pool_interface(
         create_buffer: { client, resource, id, offset, width, height, stride, format in
             let pool = WaylandObject.of(resource, as: ShmPool.self)
             let name = "wl_shm_pool@\(wl_resource_get_id(resource)).create_buffer"
@@ -132,15 +132,15 @@ final class ShmPool: WaylandObject {
 }
 
 /// A wl_buffer in a pool: four bytes a pixel, rows `stride` bytes apart.
-final class ShmBuffer: WaylandObject {
-    let memory: ClientMemory
-    let offset: Int
-    let size: Size
-    let stride: Int
+package final class ShmBuffer: WaylandObject {
+    package let memory: ClientMemory
+    package let offset: Int
+    package let size: Size
+    package let stride: Int
     /// A wl_shm format, one of `ShmGlobal.formats`.
-    let format: UInt32
+    package let format: UInt32
 
-    init(resource: OpaquePointer, madeBy pool: ShmPool, memory: ClientMemory, offset: Int, size: Size, stride: Int, format: UInt32) {
+    package init(resource: OpaquePointer, madeBy pool: ShmPool, memory: ClientMemory, offset: Int, size: Size, stride: Int, format: UInt32) {
         self.memory = memory
         self.offset = offset
         self.size = size
@@ -149,17 +149,17 @@ final class ShmBuffer: WaylandObject {
         super.init(resource: resource, madeBy: pool)
     }
 
-    nonisolated(unsafe) static let table = implementation(wl_buffer_interface(destroy: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(wl_buffer_interface(destroy: destroyRequest))
 
     /// The buffer behind a wl_buffer, if it is one of ours.
-    static func behind(_ resource: OpaquePointer) -> ShmBuffer? {
+    package static func behind(_ resource: OpaquePointer) -> ShmBuffer? {
         guard wl_resource_instance_of(resource, tr_wl_buffer_interface(), table) != 0 else { return nil }
         return WaylandObject.of(resource, as: ShmBuffer.self)
     }
 
     /// Copies `area` (inside the buffer) into `pixels`, rows of `size.width`. A client that
     /// made its file smaller than its pool ends with `invalid_fd`; false then.
-    func copy(_ area: Rect<BufferSpace>, into pixels: UnsafeMutableBufferPointer<UInt32>) -> Bool {
+    package func copy(_ area: Rect<BufferSpace>, into pixels: UnsafeMutableBufferPointer<UInt32>) -> Bool {
         let source = memory.data.advanced(by: offset + area.y * stride + area.x * 4).assumingMemoryBound(to: UInt8.self)
         let destination = UnsafeMutableRawPointer(pixels.baseAddress!.advanced(by: area.y * size.width + area.x)).assumingMemoryBound(to: UInt8.self)
         let copied = tr_guarded_copy_rows(destination, size.width * 4, source, stride, area.width * 4, area.height)
@@ -174,7 +174,7 @@ final class ShmBuffer: WaylandObject {
     /// apart) into the buffer from its top left. False, with the buffer unchanged or part
     /// written, when its file is read-only or shorter than its pool (the client then ends
     /// with `invalid_fd`).
-    func write(from source: UnsafeBufferPointer<UInt32>, sourceStride: Int, rowWords: Int, rows: Int) -> Bool {
+    package func write(from source: UnsafeBufferPointer<UInt32>, sourceStride: Int, rowWords: Int, rows: Int) -> Bool {
         guard memory.writable, rowWords * 4 <= stride, rows <= size.height, rowWords <= size.width else { return false }
         let destination = memory.data.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
         let bytes = UnsafeRawPointer(source.baseAddress!).assumingMemoryBound(to: UInt8.self)

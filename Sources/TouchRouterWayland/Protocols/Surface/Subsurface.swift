@@ -1,10 +1,10 @@
 import CWaylandShim
 import TouchRouterCore
 
-enum SubcompositorGlobal {
-    static let version: Int32 = 1
+package enum SubcompositorGlobal {
+    package static let version: Int32 = 1
 
-    nonisolated(unsafe) static let table = implementation(wl_subcompositor_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_subcompositor_interface(
         destroy: destroyRequest,
         get_subsurface: { client, resource, id, surfaceResource, parentResource in
             let global = WaylandObject.of(resource, as: RoomGlobal<any SurfaceHandler>.self)
@@ -34,7 +34,7 @@ enum SubcompositorGlobal {
 }
 
 extension SurfaceObject {
-    func isDescendant(of other: SurfaceObject) -> Bool {
+    package func isDescendant(of other: SurfaceObject) -> Bool {
         var next = subsurface?.parent
         while let surface = next {
             if surface === other { return true }
@@ -46,7 +46,7 @@ extension SurfaceObject {
     /// How many subsurface and popup parents it has, up to the first without one. Every
     /// chain is kept within `ClientLimits.nestingDepth` as it is made (`fitsBelow`), and a
     /// popup's parent had its role before the popup, so the walk is short and ends.
-    var nestingDepth: Int {
+    package var nestingDepth: Int {
         var depth = 0
         var next = parentSurface
         while let surface = next, depth <= ClientLimits.nestingDepth {
@@ -63,7 +63,7 @@ extension SurfaceObject {
 
     /// How many levels of subsurfaces hang below it (0 for none): a surface can be given
     /// its subsurfaces before it is given a parent.
-    var subsurfaceHeight: Int {
+    package var subsurfaceHeight: Int {
         var height = 0
         var level = below + above
         while !level.isEmpty, height <= ClientLimits.nestingDepth {
@@ -74,20 +74,20 @@ extension SurfaceObject {
     }
 
     /// Whether it and the subsurfaces below it can hang below `parent` within the limit.
-    func fitsBelow(_ parent: SurfaceObject) -> Bool {
+    package func fitsBelow(_ parent: SurfaceObject) -> Bool {
         parent.nestingDepth + 1 + subsurfaceHeight <= ClientLimits.nestingDepth
     }
 }
 
-final class SubsurfaceObject: WaylandObject {
+package final class SubsurfaceObject: WaylandObject {
     private unowned let handler: any SurfaceHandler
-    weak var surface: SurfaceObject?
-    weak var parent: SurfaceObject?
+    package weak var surface: SurfaceObject?
+    package weak var parent: SurfaceObject?
     /// Applied on the parent's commit, as wl_subsurface.set_position says.
-    var position = Offset.zero
-    var synchronized = true
+    package var position = Offset.zero
+    package var synchronized = true
 
-    init(resource: OpaquePointer, madeBy subcompositor: WaylandObject, handler: any SurfaceHandler, surface: SurfaceObject, parent: SurfaceObject) {
+    package init(resource: OpaquePointer, madeBy subcompositor: WaylandObject, handler: any SurfaceHandler, surface: SurfaceObject, parent: SurfaceObject) {
         self.handler = handler
         self.surface = surface
         self.parent = parent
@@ -95,21 +95,21 @@ final class SubsurfaceObject: WaylandObject {
     }
 
     /// Synchronized itself or through any ancestor subsurface.
-    var isEffectivelySynchronized: Bool {
+    package var isEffectivelySynchronized: Bool {
         if synchronized { return true }
         return parent?.subsurface?.isEffectivelySynchronized ?? false
     }
 
-    override func resourceDestroyed() { handler.subsurfaceDestroyed(self) }
+    package override func resourceDestroyed() { handler.subsurfaceDestroyed(self) }
 
     /// Takes this subsurface out of its parent's lists and its surface's role.
-    func detach() {
+    package func detach() {
         parent?.below.removeAll { $0 === self }
         parent?.above.removeAll { $0 === self }
         if surface?.subsurface === self { surface?.subsurface = nil }
     }
 
-    nonisolated(unsafe) static let table = implementation(wl_subsurface_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_subsurface_interface(
         destroy: destroyRequest,
         set_position: { _, resource, x, y in
             let subsurface = WaylandObject.of(resource, as: SubsurfaceObject.self)
@@ -136,7 +136,7 @@ final class SubsurfaceObject: WaylandObject {
 
     /// place_above / place_below: relative to a sibling or the parent itself. Applied
     /// at once here (the core restacks on the parent's next commit).
-    func restack(_ siblingResource: OpaquePointer?, above: Bool) {
+    package func restack(_ siblingResource: OpaquePointer?, above: Bool) {
         guard let parent, let siblingResource else { return }
         let sibling = WaylandObject.of(siblingResource, as: SurfaceObject.self)
         let name = "wl_subsurface@\(wl_resource_get_id(resource)).\(above ? "place_above" : "place_below")"

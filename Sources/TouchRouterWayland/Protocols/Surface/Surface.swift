@@ -3,7 +3,7 @@ import TouchRouterCore
 
 /// What the surface family's objects may ask of the server (Handlers/SurfaceHandling.swift):
 /// the server keeps the core's tree, the frames and the presentation clock.
-protocol SurfaceHandler: AnyObject {
+package protocol SurfaceHandler: AnyObject {
     /// wl_compositor.create_surface: the surface is given its id in the core and installed.
     func surfaceCreated(_ surface: SurfaceObject)
     /// wl_subcompositor.get_subsurface: the surface joins its parent in the tree, if the parent is in it.
@@ -20,60 +20,60 @@ protocol SurfaceHandler: AnyObject {
     func viewport(of surface: SurfaceObject) -> ViewportObject?
 }
 
-final class SurfaceObject: WaylandObject {
+package final class SurfaceObject: WaylandObject {
     /// Also reached by the extensions other rooms give the surface (Viewporter.swift).
-    unowned let handler: any SurfaceHandler
-    private(set) var id = SurfaceID(0)
-    var pending = SurfaceState()
-    var current = SurfaceState()
+    package unowned let handler: any SurfaceHandler
+    package private(set) var id = SurfaceID(0)
+    package var pending = SurfaceState()
+    package var current = SurfaceState()
     /// What a synchronized subsurface committed, waiting for its parent's commit.
-    var cached: SurfaceState? = nil
+    package var cached: SurfaceState? = nil
     /// Counted against the client's `ClientLimits.contentBytes` while it is kept; replaced
     /// only through `replaceContents`, and its pixels written in place.
-    private(set) var contents: SurfaceContents? = nil
+    package private(set) var contents: SurfaceContents? = nil
 
-    func replaceContents(with new: SurfaceContents?) {
+    package func replaceContents(with new: SurfaceContents?) {
         let change = (new?.byteCount ?? 0) - (contents?.byteCount ?? 0)
         if change != 0 { clientRecord?.usage.contentBytes += change }
         contents = new
     }
-    var role = SurfaceRoleKind.none
-    weak var xdgSurface: XdgSurfaceObject?
-    weak var layerSurface: LayerSurfaceObject?
-    weak var lockSurface: LockSurfaceObject?
-    weak var wlShellSurface: WlShellSurfaceObject?
-    weak var subsurface: SubsurfaceObject?
+    package var role = SurfaceRoleKind.none
+    package weak var xdgSurface: XdgSurfaceObject?
+    package weak var layerSurface: LayerSurfaceObject?
+    package weak var lockSurface: LockSurfaceObject?
+    package weak var wlShellSurface: WlShellSurfaceObject?
+    package weak var subsurface: SubsurfaceObject?
     /// Its touch_router_surface_input_v1, if the client made one.
-    weak var touchInput: TouchInputSurfaceObject?
+    package weak var touchInput: TouchInputSurfaceObject?
     /// Subsurfaces, bottom first, split at the parent itself.
-    var below: [SubsurfaceObject] = []
-    var above: [SubsurfaceObject] = []
+    package var below: [SubsurfaceObject] = []
+    package var above: [SubsurfaceObject] = []
     /// The surface is in the core's tree (its role's parent is).
-    var inTree = false
+    package var inTree = false
     /// Where a toplevel goes when it maps, in global coordinates, if something asked.
-    var requestedPosition: Offset? = nil
+    package var requestedPosition: Offset? = nil
     /// A subsurface was restacked; the core follows on this surface's next commit.
-    var pendingRestack = false
+    package var pendingRestack = false
 
-    init(resource: OpaquePointer, madeBy compositor: WaylandObject, handler: any SurfaceHandler) {
+    package init(resource: OpaquePointer, madeBy compositor: WaylandObject, handler: any SurfaceHandler) {
         self.handler = handler
         super.init(resource: resource, madeBy: compositor)
     }
 
-    func assignID(_ id: SurfaceID) { self.id = id }
+    package func assignID(_ id: SurfaceID) { self.id = id }
 
     /// Surface-local size: the viewport's where it sets one, else the buffer's, divided by
     /// the scale, turned by the transform.
-    var size: Size {
+    package var size: Size {
         guard current.bufferSize != nil else { return Size(width: 0, height: 0) }
         return current.viewport.surfaceSize ?? unscaledSize
     }
 
-    var hasBuffer: Bool { current.bufferSize != nil }
+    package var hasBuffer: Bool { current.bufferSize != nil }
 
-    override func resourceDestroyed() { handler.surfaceDestroyed(self) }
+    package override func resourceDestroyed() { handler.surfaceDestroyed(self) }
 
-    nonisolated(unsafe) static let table = implementation(wl_surface_interface(
+    package nonisolated(unsafe) static let table = implementation(wl_surface_interface(
         destroy: destroyRequest,
         attach: { _, resource, buffer, x, y in
             let surface = WaylandObject.of(resource, as: SurfaceObject.self)
@@ -161,7 +161,7 @@ final class SurfaceObject: WaylandObject {
 
     /// wl_surface.commit: a synchronized subsurface caches its state for its parent's
     /// commit; any other surface applies it, then its children's cached state.
-    func commit() {
+    package func commit() {
         var state = pending
         pending = SurfaceState(scale: pending.scale, transform: pending.transform)
         if let subsurface, subsurface.isEffectivelySynchronized {
@@ -183,7 +183,7 @@ final class SurfaceObject: WaylandObject {
     /// input regions it holds (pending, cached and current), each a copy of a wl_region's.
     private var countedRegionRectangles = 0
 
-    func countRegionRectangles(_ request: String?) {
+    package func countRegionRectangles(_ request: String?) {
         let held = request == nil ? 0 : [pending.inputRegion, cached?.inputRegion, current.inputRegion].reduce(0) { $0 + ($1?.rects.count ?? 0) }
         guard held != countedRegionRectangles, let record = clientRecord else { return }
         record.usage.regionRectangles += held - countedRegionRectangles
@@ -195,7 +195,7 @@ final class SurfaceObject: WaylandObject {
 
     /// Makes `state` current and tells the session, then applies what synchronized
     /// children cached, so a parent's commit shows one consistent tree.
-    func apply(_ state: SurfaceState) {
+    package func apply(_ state: SurfaceState) {
         if state.bufferAttached {
             current.bufferSize = state.bufferSize
             current.buffer?.release()
@@ -264,8 +264,8 @@ final class SurfaceObject: WaylandObject {
 
     /// Where `contents` changed since its output was last composed (OutputComposition.swift);
     /// past `maximumUnpaintedRects` rectangles, their bounding box.
-    var unpaintedDamage: [PixelRect] = []
-    static let maximumUnpaintedRects = 16
+    package var unpaintedDamage: [PixelRect] = []
+    package static let maximumUnpaintedRects = 16
 
     private func noteUnpainted(_ rects: [Rect<BufferSpace>]) {
         unpaintedDamage += rects.map { PixelRect(x: $0.x, y: $0.y, width: $0.width, height: $0.height) }
@@ -276,5 +276,5 @@ final class SurfaceObject: WaylandObject {
     }
 
     /// The input region clipped by the core to the surface's size; nil means all of it.
-    var inputRegionForTree: Region<SurfaceSpace>? { current.inputRegion }
+    package var inputRegionForTree: Region<SurfaceSpace>? { current.inputRegion }
 }

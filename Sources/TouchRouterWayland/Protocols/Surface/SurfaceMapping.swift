@@ -4,14 +4,14 @@ import TouchRouterCore
 /// Surfaces entering and leaving the core's tree: created, committed, mapped as toplevels,
 /// popups and subsurfaces, restacked and destroyed, and the popups that hold a grab.
 extension WaylandServer {
-    func surfaceCreated(_ surface: SurfaceObject) {
+    package func surfaceCreated(_ surface: SurfaceObject) {
         surface.assignID(SurfaceID(protocols.surface.nextSurface))
         protocols.surface.nextSurface += 1
         WaylandObject.install(surface, implementation: SurfaceObject.table)
         protocols.surface.surfaces[surface.id] = surface
     }
 
-    func surfaceDestroyed(_ surface: SurfaceObject) {
+    package func surfaceDestroyed(_ surface: SurfaceObject) {
         // Out of the lookup first: the leaves the core sends as it leaves the tree are
         // not for an object the client has destroyed.
         protocols.surface.surfaces[surface.id] = nil
@@ -33,7 +33,7 @@ extension WaylandServer {
 
     /// The role object (xdg_toplevel or xdg_popup) went: the surface leaves the tree, and
     /// may take a role again.
-    func roleDestroyed(surface: SurfaceObject?) {
+    package func roleDestroyed(surface: SurfaceObject?) {
         guard let surface else { return }
         takeOutOfTree(surface)
         if surface.role == .toplevel || surface.role == .popup { surface.role = .none }
@@ -55,12 +55,12 @@ extension WaylandServer {
         }
     }
 
-    func subsurfaceCreated(_ subsurface: SubsurfaceObject) {
+    package func subsurfaceCreated(_ subsurface: SubsurfaceObject) {
         guard let parent = subsurface.parent, parent.inTree, let surface = subsurface.surface else { return }
         addToTree(surface, parent: parent, below: false)
     }
 
-    func subsurfaceDestroyed(_ subsurface: SubsurfaceObject) {
+    package func subsurfaceDestroyed(_ subsurface: SubsurfaceObject) {
         subsurface.detach()
         if let surface = subsurface.surface {
             takeOutOfTree(surface)
@@ -68,7 +68,7 @@ extension WaylandServer {
         }
     }
 
-    func labelChanged(_ toplevel: XdgToplevelObject) {
+    package func labelChanged(_ toplevel: XdgToplevelObject) {
         guard let surface = toplevel.xdgSurface?.surface, surface.inTree else { return }
         try? tree.setLabel(surface.id, label(of: toplevel))
         protocols.foreignToplevel.windowChanged(surface)
@@ -81,7 +81,7 @@ extension WaylandServer {
     /// The size a toplevel is asked to take: its output's when fullscreen, the output's
     /// usable area (what layer surfaces' exclusive zones leave) in kiosk mode and when
     /// maximized, its own choice otherwise.
-    func configureSize(for toplevel: XdgToplevelObject) -> Size {
+    package func configureSize(for toplevel: XdgToplevelObject) -> Size {
         if let size = toplevel.resizeSize { return size }
         guard options.kiosk || toplevel.fills, let output = output(of: toplevel) else { return Size(width: 0, height: 0) }
         if toplevel.fullscreen { return output.mode.layoutSize }
@@ -92,7 +92,7 @@ extension WaylandServer {
     /// The states a toplevel's configure carries: what it asked for, activated while it
     /// holds the keyboard focus, and in kiosk mode fullscreen (or maximized, as its app's
     /// `kiosk-window` says) and tiled on every edge (from version 2).
-    func configureStates(for toplevel: XdgToplevelObject) -> [xdg_toplevel_state] {
+    package func configureStates(for toplevel: XdgToplevelObject) -> [xdg_toplevel_state] {
         var states: [xdg_toplevel_state] = []
         let kioskWindow = options.kiosk ? shell.kioskWindow(appID: toplevel.appID) : nil
         if toplevel.maximized || kioskWindow == .maximized { states.append(XDG_TOPLEVEL_STATE_MAXIMIZED) }
@@ -106,7 +106,7 @@ extension WaylandServer {
     }
 
     /// The output a toplevel is on, or the one it will map on.
-    func output(of toplevel: XdgToplevelObject) -> VirtualOutput? {
+    package func output(of toplevel: XdgToplevelObject) -> VirtualOutput? {
         if let surface = toplevel.xdgSurface?.surface, surface.inTree, let id = tree.outputOf(surface.id),
            let output = outputs.first(where: { $0.id == id }) { return output }
         return outputs.first
@@ -114,7 +114,7 @@ extension WaylandServer {
 
     /// After each round: the toplevel holding the keyboard focus is the activated one; the
     /// one that lost it and the one that gained it are configured again.
-    func updateActivatedToplevel() {
+    package func updateActivatedToplevel() {
         protocols.foreignToplevel.activationChanged()
         let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { protocols.surface.surfaces[$0]?.xdgSurface?.toplevel }
         guard focused !== protocols.shell.activeToplevel else { return }
@@ -147,7 +147,7 @@ extension WaylandServer {
 
     /// After a commit made state current: configure a new xdg surface, map it once it has
     /// acked and has a buffer, and bring the core's tree up to date.
-    func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
+    package func surfaceCommitted(_ surface: SurfaceObject, frameCallbacks: [FrameCallback]) {
         protocols.surface.pendingFrames += frameCallbacks.map { ($0, surface.id) }
         if surface.role == .dndIcon { dragIconCommitted(surface) }
         if let toplevel = surface.xdgSurface?.toplevel, !toplevel.commitSizes() { return }
@@ -217,7 +217,7 @@ extension WaylandServer {
 
     /// Maps a toplevel (an xdg_toplevel, or a wl_shell_surface as a window) on `output` (the
     /// first when not given) at `position` in it, else where the cascade puts it.
-    func mapToplevel(_ surface: SurfaceObject, label: String, output given: VirtualOutput? = nil, position wanted: Offset? = nil, focus: Bool = true) {
+    package func mapToplevel(_ surface: SurfaceObject, label: String, output given: VirtualOutput? = nil, position wanted: Offset? = nil, focus: Bool = true) {
         guard let output = given ?? outputs.first else { return }
         // Placement is of the window geometry: client-side decorations (foot's title bar)
         // and shadows may lie outside the buffer's origin, and must land on the output too.
@@ -272,7 +272,7 @@ extension WaylandServer {
     /// Where the popup's window geometry goes relative to its parent's: the positioner's
     /// box, moved inside the parent's output as its constraint adjustment allows (as is,
     /// while the parent is not on an output).
-    func popupBox(_ popup: XdgPopupObject) -> Rect<SurfaceSpace> {
+    package func popupBox(_ popup: XdgPopupObject) -> Rect<SurfaceSpace> {
         guard let parent = popup.parent, parent.inTree, let origin = tree.surface(parent.id)?.originInOutput,
               let output = tree.outputOf(parent.id).flatMap({ tree.output($0) }) else { return popup.placement.box }
         let geometry = parent.xdgSurface?.geometry
@@ -297,7 +297,7 @@ extension WaylandServer {
     }
 
     /// A popup's role object went: it no longer holds the grab; the last one ends it.
-    func popupGone(_ popup: XdgPopupObject) {
+    package func popupGone(_ popup: XdgPopupObject) {
         guard let at = protocols.shell.grabbingPopups.firstIndex(where: { $0 === popup }) else { return }
         protocols.shell.grabbingPopups.remove(at: at)
         if protocols.shell.grabbingPopups.isEmpty { router.endClientGrab() }
@@ -314,7 +314,7 @@ extension WaylandServer {
     /// Adds a surface to the core's tree with `add` (given its client and properties, mapped
     /// once it has a buffer), sets its input region, and brings in the subsurfaces waiting on it.
     @discardableResult
-    func enterTree(_ surface: SurfaceObject, as role: String,
+    package func enterTree(_ surface: SurfaceObject, as role: String,
                            _ add: (ClientID, SurfaceProperties) throws(SurfaceTreeError) -> Void) -> Bool {
         var properties = surface.propertiesOnEntry
         properties.mapped = surface.hasBuffer

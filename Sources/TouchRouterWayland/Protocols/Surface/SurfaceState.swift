@@ -2,51 +2,51 @@ import CWaylandShim
 import TouchRouterCore
 
 /// Buffer pixels: what wl_surface.damage_buffer and the shm contents are measured in.
-enum BufferSpace: CoordinateSpace {}
+package enum BufferSpace: CoordinateSpace {}
 
 /// What a surface shows: a copy of its buffer's pixels, taken at commit where damaged, as
 /// a renderer uploads them, so that the buffer can be released at once. ARGB, rows top first.
-struct SurfaceContents {
-    var width: Int
-    var height: Int
-    var pixels: [UInt32]
+package struct SurfaceContents {
+    package var width: Int
+    package var height: Int
+    package var pixels: [UInt32]
     /// The buffer was XRGB: its top bytes mean nothing, and it hides what is below it.
-    var opaque = false
+    package var opaque = false
 
-    var byteCount: Int { width * height * 4 }
+    package var byteCount: Int { width * height * 4 }
 
     /// The pixel at a point of the buffer, nil outside it.
-    func pixel(atBuffer x: Int, _ y: Int) -> UInt32? {
+    package func pixel(atBuffer x: Int, _ y: Int) -> UInt32? {
         guard x >= 0, y >= 0, x < width, y < height else { return nil }
         return pixels[y * width + x]
     }
 }
 
 /// The double-buffered part of a wl_surface.
-struct SurfaceState {
-    var bufferAttached = false
+package struct SurfaceState {
+    package var bufferAttached = false
     /// The attached buffer's size in buffer pixels; nil for a null attach.
-    var bufferSize: Size? = nil
-    var buffer: BufferReference? = nil
-    var inputRegionSet = false
+    package var bufferSize: Size? = nil
+    package var buffer: BufferReference? = nil
+    package var inputRegionSet = false
     /// nil: the whole surface.
-    var inputRegion: Region<SurfaceSpace>? = nil
-    var scale: Int32 = 1
-    var transform: Int32 = 0
-    var offset = Offset.zero
-    var damage = Damage<SurfaceSpace>()
-    var bufferDamage = Damage<BufferSpace>()
-    var frameCallbacks: [FrameCallback] = []
+    package var inputRegion: Region<SurfaceSpace>? = nil
+    package var scale: Int32 = 1
+    package var transform: Int32 = 0
+    package var offset = Offset.zero
+    package var damage = Damage<SurfaceSpace>()
+    package var bufferDamage = Damage<BufferSpace>()
+    package var frameCallbacks: [FrameCallback] = []
     /// The last position each subsurface asked for, once each.
-    var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
+    package var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
     /// touch-router-input-v1's policies (TouchInputExtension.swift).
-    var inputPolicy = InputPolicyChange()
+    package var inputPolicy = InputPolicyChange()
     /// viewporter's source and destination (Protocols/Viewporter/).
-    var viewport = ViewportState()
+    package var viewport = ViewportState()
     /// presentation-time's feedbacks for this commit (Protocols/Presentation/).
-    var presentationFeedbacks: [PresentationFeedbackObject] = []
+    package var presentationFeedbacks: [PresentationFeedbackObject] = []
 
-    mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {
+    package mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {
         if let i = subsurfacePositions.firstIndex(where: { $0.0 === subsurface }) {
             subsurfacePositions[i].1 = position
         } else {
@@ -55,7 +55,7 @@ struct SurfaceState {
     }
 
     /// Folds a later commit's state over this one, as a synchronized subsurface caches it.
-    mutating func merge(_ later: SurfaceState) {
+    package mutating func merge(_ later: SurfaceState) {
         if later.bufferAttached {
             bufferAttached = true
             bufferSize = later.bufferSize
@@ -80,11 +80,11 @@ struct SurfaceState {
 
 /// Damaged rectangles, up to a few; past that their bounding box, as renderers do, so
 /// that a client sending damage without end costs a bounded amount of memory and work.
-struct Damage<Space: CoordinateSpace> {
-    static var mostRectangles: Int { 32 }
-    private(set) var rects: [Rect<Space>] = []
+package struct Damage<Space: CoordinateSpace> {
+    package static var mostRectangles: Int { 32 }
+    package private(set) var rects: [Rect<Space>] = []
 
-    mutating func add(_ rect: Rect<Space>) {
+    package mutating func add(_ rect: Rect<Space>) {
         guard rects.count >= Self.mostRectangles else {
             rects.append(rect)
             return
@@ -97,7 +97,7 @@ struct Damage<Space: CoordinateSpace> {
         rects = [box]
     }
 
-    mutating func add(_ other: Damage) {
+    package mutating func add(_ other: Damage) {
         for rect in other.rects { add(rect) }
     }
 }
@@ -105,24 +105,24 @@ struct Damage<Space: CoordinateSpace> {
 extension Offset {
     /// The sum kept within int32, where the protocol's positions live: a client adding
     /// offsets without end moves its surface to the edge, not past what Int holds.
-    func adding(_ dx: Int32, _ dy: Int32) -> Offset { adding(Offset(dx: Int(dx), dy: Int(dy))) }
+    package func adding(_ dx: Int32, _ dy: Int32) -> Offset { adding(Offset(dx: Int(dx), dy: Int(dy))) }
 
-    func adding(_ other: Offset) -> Offset {
+    package func adding(_ other: Offset) -> Offset {
         let range = Int(Int32.min)...Int(Int32.max)
         return Offset(dx: (dx + other.dx).clamped(to: range), dy: (dy + other.dy).clamped(to: range))
     }
 }
 
 extension Int {
-    func clamped(to range: ClosedRange<Int>) -> Int { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
+    package func clamped(to range: ClosedRange<Int>) -> Int { Swift.min(Swift.max(self, range.lowerBound), range.upperBound) }
 }
 
 /// A wl_buffer the surface holds until it is done with it; forgets it if the client destroys it first.
-final class BufferReference {
-    private(set) var resource: OpaquePointer?
+package final class BufferReference {
+    package private(set) var resource: OpaquePointer?
     private var listener: Listener?
 
-    init(_ resource: OpaquePointer) {
+    package init(_ resource: OpaquePointer) {
         self.resource = resource
         let listener = Listener { [weak self] _ in
             self?.resource = nil
@@ -134,7 +134,7 @@ final class BufferReference {
     }
 
     /// Sends wl_buffer.release: the pixels were copied at commit, so it is done with it.
-    func release() {
+    package func release() {
         if let resource { wl_buffer_send_release(resource) }
         listener?.remove()
         resource = nil
@@ -143,7 +143,7 @@ final class BufferReference {
     deinit { listener?.remove() }
 }
 
-enum SurfaceRoleKind: String {
+package enum SurfaceRoleKind: String {
     case none, toplevel, popup, subsurface, layer = "layer surface", shellSurface = "wl_shell_surface", dndIcon = "dnd_icon"
     case lockSurface = "ext_session_lock_surface_v1"
 }

@@ -15,14 +15,14 @@ import TouchRouterCore
 // The keyboard grab is InputMethodKeyboardGrab.swift's. Minimal part: a
 // zwp_input_popup_surface_v2 gives its surface no role and never shows it.
 
-enum InputMethodManagerGlobal {
-    static let version: Int32 = 1
+package enum InputMethodManagerGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwp_input_method_manager_v2_interface(), InputMethodManagerGlobal.table) { $0 as any TextInputHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_input_method_manager_v2_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_input_method_manager_v2_interface(
         get_input_method: { client, resource, _, id in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any TextInputHandler>.self)
             let handler = manager.handler, state = handler.textInputState
@@ -41,34 +41,34 @@ enum InputMethodManagerGlobal {
 }
 
 /// One zwp_input_method_v2.
-final class InputMethodObject: WaylandObject {
+package final class InputMethodObject: WaylandObject {
     private unowned let handler: any TextInputHandler
     private unowned let state: TextInputState
     /// The text input it was last activated for; nil once deactivated.
-    private(set) weak var served: TextInputObject?
+    package private(set) weak var served: TextInputObject?
     /// `activate` was sent, and no `deactivate` since.
-    private(set) var isActive = false
+    package private(set) var isActive = false
     /// Another input method had the seat when this one was made: it is sent nothing more.
-    var unavailable = false
+    package var unavailable = false
 
     private var pendingCommit: String?
     private var pendingPreedit: (text: String, begin: Int32, end: Int32)?
     private var pendingDelete: (before: UInt32, after: UInt32)?
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TextInputHandler, state: TextInputState) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TextInputHandler, state: TextInputState) {
         self.handler = handler
         self.state = state
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         if state.inputMethod === self { state.inputMethod = nil }
         if state.inputMethodGrab?.inputMethod === self { state.inputMethodGrab = nil }
     }
 
     /// The text input committed while enabled and focused: its state, after `activate`
     /// if it is newly served.
-    func serve(_ textInput: TextInputObject) {
+    package func serve(_ textInput: TextInputObject) {
         guard !unavailable else { return }
         if isActive, served !== textInput { deactivate() }
         if !isActive {
@@ -86,7 +86,7 @@ final class InputMethodObject: WaylandObject {
         zwp_input_method_v2_send_done(resource)
     }
 
-    func deactivate() {
+    package func deactivate() {
         served = nil
         guard isActive, !unavailable else { return }
         isActive = false
@@ -107,7 +107,7 @@ final class InputMethodObject: WaylandObject {
         textInput.sendDone()
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_input_method_v2_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_input_method_v2_interface(
         commit_string: { _, resource, text in
             WaylandObject.of(resource, as: InputMethodObject.self).pendingCommit = text.map { String(cString: $0) } ?? ""
         },
@@ -136,6 +136,6 @@ final class InputMethodObject: WaylandObject {
 }
 
 /// A zwp_input_popup_surface_v2: kept until destroyed; its surface is never shown.
-final class InputPopupSurfaceObject: WaylandObject {
-    nonisolated(unsafe) static let table = implementation(zwp_input_popup_surface_v2_interface(destroy: destroyRequest))
+package final class InputPopupSurfaceObject: WaylandObject {
+    package nonisolated(unsafe) static let table = implementation(zwp_input_popup_surface_v2_interface(destroy: destroyRequest))
 }

@@ -14,28 +14,28 @@ import Glibc
 // its keys change them. Its keys never reach the router, so they are neither traced nor
 // timed: the input method's typing is.
 
-final class InputMethodKeyboardGrabObject: WaylandObject {
+package final class InputMethodKeyboardGrabObject: WaylandObject {
     private unowned let handler: any TextInputHandler
     private unowned let state: TextInputState
-    nonisolated(unsafe) static let table = implementation(zwp_input_method_keyboard_grab_v2_interface(release: destroyRequest))
+    package nonisolated(unsafe) static let table = implementation(zwp_input_method_keyboard_grab_v2_interface(release: destroyRequest))
 
     /// The input method that made it: the grab holds only while that one has the seat.
-    weak var inputMethod: InputMethodObject?
+    package weak var inputMethod: InputMethodObject?
     /// The keymap the grab was last sent, so that a keyboard with another one sends it first.
-    weak var sentKeymap: Keymap?
+    package weak var sentKeymap: Keymap?
 
-    init(resource: OpaquePointer, madeBy parent: WaylandObject, handler: any TextInputHandler, state: TextInputState, inputMethod: InputMethodObject) {
+    package init(resource: OpaquePointer, madeBy parent: WaylandObject, handler: any TextInputHandler, state: TextInputState, inputMethod: InputMethodObject) {
         self.handler = handler
         self.state = state
         self.inputMethod = inputMethod
         super.init(resource: resource, madeBy: parent)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         if state.inputMethodGrab === self { state.inputMethodGrab = nil }
     }
 
-    func send(_ keymap: Keymap) {
+    package func send(_ keymap: Keymap) {
         guard keymap !== sentKeymap else { return }
         do {
             let file = try keymap.makeFile()
@@ -47,7 +47,7 @@ final class InputMethodKeyboardGrabObject: WaylandObject {
         }
     }
 
-    func send(_ modifiers: KeyboardModifiers) {
+    package func send(_ modifiers: KeyboardModifiers) {
         zwp_input_method_keyboard_grab_v2_send_modifiers(resource, handler.nextSerial, modifiers.depressed, modifiers.latched, modifiers.locked, modifiers.group)
     }
 }
@@ -55,7 +55,7 @@ final class InputMethodKeyboardGrabObject: WaylandObject {
 extension WaylandServer {
     /// zwp_input_method_v2.grab_keyboard. A grab made while another holds the keyboard, or
     /// by an input method without the seat, is inert until released.
-    func grabKeyboard(_ grab: InputMethodKeyboardGrabObject) {
+    package func grabKeyboard(_ grab: InputMethodKeyboardGrabObject) {
         guard let inputMethod = grab.inputMethod, inputMethod === self.protocols.textInput.inputMethod, !inputMethod.unavailable,
               protocols.textInput.inputMethodGrab == nil else { return }
         protocols.textInput.inputMethodGrab = grab
@@ -67,7 +67,7 @@ extension WaylandServer {
 
     /// Hands a keyboard's key to the input method's grab; false when there is no grab, its
     /// input method is gone, or the key is that input method's own typing.
-    func grabbedKey(_ event: InputEvent) -> Bool {
+    package func grabbedKey(_ event: InputEvent) -> Bool {
         guard let grab = protocols.textInput.inputMethodGrab, case .key(let device, let time, let key, let state) = event else { return false }
         guard grab.inputMethod != nil, grab.inputMethod === protocols.textInput.inputMethod else { return false }
         if let keyboard = protocols.virtualInput.virtualKeyboards[device], keyboard.client == grab.client { return false }

@@ -14,7 +14,7 @@ import TouchRouterCore
 
 extension WaylandServer {
     /// Whether the layer surface is an on-screen keyboard's.
-    func isOnScreenKeyboard(_ layer: LayerSurfaceObject) -> Bool {
+    package func isOnScreenKeyboard(_ layer: LayerSurfaceObject) -> Bool {
         if let namespace = shell?.configuration.oskNamespace { return layer.namespace == namespace }
         guard let inputMethod = protocols.textInput.inputMethod, !inputMethod.unavailable else { return false }
         return layer.client == inputMethod.client
@@ -22,7 +22,7 @@ extension WaylandServer {
 
     /// Before each flush: the OSK's layer surfaces are shown exactly while the focused
     /// surface has an enabled text input.
-    func showOnScreenKeyboard() {
+    package func showOnScreenKeyboard() {
         guard !protocols.layerShell.isEmpty else { return }
         if router.sessionLocked || protocols.sessionLock.keyboardOverLock { raiseOnScreenKeyboardOverLock() }
         // Locked, it is shown throughout: a lock screen asks for a password whether or not it
@@ -54,7 +54,7 @@ extension WaylandServer {
     /// While the session is locked, the on-screen keyboard of a client granted the input
     /// method is in the lock layer, above the lock surfaces; unlocked, it goes back to its
     /// own layer. Without the privilege it is locked out with every other surface.
-    func raiseOnScreenKeyboardOverLock() {
+    package func raiseOnScreenKeyboardOverLock() {
         let locked = router.sessionLocked
         protocols.sessionLock.keyboardOverLock = locked
         for layer in protocols.layerShell.all where isOnScreenKeyboard(layer) {

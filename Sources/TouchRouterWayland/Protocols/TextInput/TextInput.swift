@@ -10,14 +10,14 @@ import TouchRouterCore
 // serial is the number of commits the text input has made, as the protocol says. The
 // session has one seat: the seat argument is not kept.
 
-enum TextInputManagerGlobal {
-    static let version: Int32 = 1
+package enum TextInputManagerGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwp_text_input_manager_v3_interface(), TextInputManagerGlobal.table) { $0 as any TextInputHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_text_input_manager_v3_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_text_input_manager_v3_interface(
         destroy: destroyRequest,
         get_text_input: { client, resource, id, _ in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any TextInputHandler>.self)
@@ -35,20 +35,20 @@ enum TextInputManagerGlobal {
 }
 
 /// What a text input's requests set, double-buffered.
-struct TextFieldState: Equatable {
-    struct Surrounding: Equatable {
-        var text: String
-        var cursor: Int32
-        var anchor: Int32
+package struct TextFieldState: Equatable {
+    package struct Surrounding: Equatable {
+        package var text: String
+        package var cursor: Int32
+        package var anchor: Int32
     }
-    var enabled = false
-    var surrounding: Surrounding?
-    var changeCause = ZWP_TEXT_INPUT_V3_CHANGE_CAUSE_INPUT_METHOD.rawValue
-    var contentHint = ZWP_TEXT_INPUT_V3_CONTENT_HINT_NONE.rawValue
-    var contentPurpose = ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_NORMAL.rawValue
-    var cursorRectangle: (x: Int32, y: Int32, width: Int32, height: Int32)?
+    package var enabled = false
+    package var surrounding: Surrounding?
+    package var changeCause = ZWP_TEXT_INPUT_V3_CHANGE_CAUSE_INPUT_METHOD.rawValue
+    package var contentHint = ZWP_TEXT_INPUT_V3_CONTENT_HINT_NONE.rawValue
+    package var contentPurpose = ZWP_TEXT_INPUT_V3_CONTENT_PURPOSE_NORMAL.rawValue
+    package var cursorRectangle: (x: Int32, y: Int32, width: Int32, height: Int32)?
 
-    static func == (a: TextFieldState, b: TextFieldState) -> Bool {
+    package static func == (a: TextFieldState, b: TextFieldState) -> Bool {
         a.enabled == b.enabled && a.surrounding == b.surrounding && a.changeCause == b.changeCause
             && a.contentHint == b.contentHint && a.contentPurpose == b.contentPurpose
             && a.cursorRectangle.map { [$0.x, $0.y, $0.width, $0.height] } == b.cursorRectangle.map { [$0.x, $0.y, $0.width, $0.height] }
@@ -56,35 +56,35 @@ struct TextFieldState: Equatable {
 }
 
 /// One zwp_text_input_v3.
-final class TextInputObject: WaylandObject {
+package final class TextInputObject: WaylandObject {
     private unowned let handler: any TextInputHandler
     /// The surface it was last sent `enter` for, until its `leave`.
-    var entered: SurfaceID?
-    var pending = TextFieldState()
-    private(set) var current = TextFieldState()
+    package var entered: SurfaceID?
+    package var pending = TextFieldState()
+    package private(set) var current = TextFieldState()
     /// Commit requests so far: the serial of each `done` (the protocol's count, wrapping).
-    private(set) var commits: UInt32 = 0
+    package private(set) var commits: UInt32 = 0
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TextInputHandler) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TextInputHandler) {
         self.handler = handler
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         handler.textInputDestroyed(self)
     }
 
     /// The text input the input method serves: enabled, on the surface with the keyboard focus.
-    var isActive: Bool {
+    package var isActive: Bool {
         current.enabled && entered != nil && entered == handler.focusedSurface
     }
 
-    func sendEnter(_ surface: SurfaceObject) {
+    package func sendEnter(_ surface: SurfaceObject) {
         entered = surface.id
         zwp_text_input_v3_send_enter(resource, surface.resource)
     }
 
-    func sendLeave(_ surfaceResource: OpaquePointer?) {
+    package func sendLeave(_ surfaceResource: OpaquePointer?) {
         entered = nil
         if let surfaceResource { zwp_text_input_v3_send_leave(resource, surfaceResource) }
     }
@@ -96,11 +96,11 @@ final class TextInputObject: WaylandObject {
         handler.textInputCommitted(self, wasActive: wasActive)
     }
 
-    func sendDone() {
+    package func sendDone() {
         zwp_text_input_v3_send_done(resource, commits)
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_text_input_v3_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_text_input_v3_interface(
         destroy: destroyRequest,
         enable: { _, resource in
             // Enabling starts from the initial state: what follows it in the same commit sets it.
@@ -130,23 +130,23 @@ final class TextInputObject: WaylandObject {
 }
 
 extension WaylandServer: TextInputHandler {
-    var textInputState: TextInputState { protocols.textInput }
+    package var textInputState: TextInputState { protocols.textInput }
 
     /// A text input of the client with the keyboard focus is entered at once.
-    func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord) {
+    package func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord) {
         guard let focus = router.keyboardFocus, let surface = protocols.surface.surfaces[focus], tree.client(of: focus) == record.id else { return }
         textInput.sendEnter(surface)
     }
 
     /// Called where wl_keyboard.enter goes out: the client's text inputs enter the surface.
-    func textInputsEnter(_ surface: SurfaceObject, client: ClientID) {
+    package func textInputsEnter(_ surface: SurfaceObject, client: ClientID) {
         guard let record = clientsByID[client] else { return }
         for textInput in record.textInputs { textInput.sendEnter(surface) }
     }
 
     /// Called where wl_keyboard.leave goes out: the client's text inputs on that surface
     /// leave it, and the input method serving one of them is deactivated.
-    func textInputsLeave(_ surface: SurfaceID, resource: OpaquePointer?, client: ClientID) {
+    package func textInputsLeave(_ surface: SurfaceID, resource: OpaquePointer?, client: ClientID) {
         guard let record = clientsByID[client] else { return }
         for textInput in record.textInputs where textInput.entered == surface {
             let served = protocols.textInput.inputMethod?.served === textInput
@@ -155,7 +155,7 @@ extension WaylandServer: TextInputHandler {
         }
     }
 
-    func textInputCommitted(_ textInput: TextInputObject, wasActive: Bool) {
+    package func textInputCommitted(_ textInput: TextInputObject, wasActive: Bool) {
         guard let inputMethod = protocols.textInput.inputMethod else { return }
         if textInput.isActive {
             inputMethod.serve(textInput)
@@ -164,15 +164,15 @@ extension WaylandServer: TextInputHandler {
         }
     }
 
-    func textInputDestroyed(_ textInput: TextInputObject) {
+    package func textInputDestroyed(_ textInput: TextInputObject) {
         existingRecord(for: textInput.client)?.textInputs.removeAll { $0 === textInput }
         if let inputMethod = protocols.textInput.inputMethod, inputMethod.served === textInput { inputMethod.deactivate() }
     }
 
-    var focusedSurface: SurfaceID? { router.keyboardFocus }
+    package var focusedSurface: SurfaceID? { router.keyboardFocus }
 
     /// The enabled text input on the focused surface, if any: what a new input method serves.
-    var activeTextInput: TextInputObject? {
+    package var activeTextInput: TextInputObject? {
         guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return nil }
         return record.textInputs.first { $0.isActive }
     }

@@ -5,7 +5,7 @@ import TouchRouterCore
 /// surfaces; the on-screen keyboard rule is OnScreenKeyboard.swift's.
 /// What text inputs, input methods and keyboard grabs may ask of the server
 /// (Handlers/TextInputHandling.swift and TextInput.swift's server side).
-protocol TextInputHandler: AnyObject {
+package protocol TextInputHandler: AnyObject {
     var textInputState: TextInputState { get }
     /// A text input of the client with the keyboard focus is entered at once.
     func textInputCreated(_ textInput: TextInputObject, of record: ClientRecord)
@@ -23,7 +23,7 @@ protocol TextInputHandler: AnyObject {
     func report(_ message: String)
 }
 
-final class TextInputState {
-    weak var inputMethod: InputMethodObject?
-    weak var inputMethodGrab: InputMethodKeyboardGrabObject?
+package final class TextInputState {
+    package weak var inputMethod: InputMethodObject?
+    package weak var inputMethodGrab: InputMethodKeyboardGrabObject?
 }

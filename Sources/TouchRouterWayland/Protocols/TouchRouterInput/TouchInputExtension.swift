@@ -6,14 +6,14 @@ import TouchRouterCore
 // double-buffered state (`SurfaceState.inputPolicy`), so a synchronized subsurface caches
 // them with the rest of its state; this file turns a commit of them into the core's terms.
 
-enum TouchInputManagerGlobal {
-    static let version: Int32 = 2
+package enum TouchInputManagerGlobal {
+    package static let version: Int32 = 2
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table) { $0 as any TouchInputHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(touch_router_input_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(touch_router_input_manager_v1_interface(
         destroy: destroyRequest,
         get_surface_input: { client, resource, id, surfaceResource in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any TouchInputHandler>.self)
@@ -51,7 +51,7 @@ enum TouchInputManagerGlobal {
 
     /// A time in the protocol's form (seconds in two halves, nanoseconds), in nanoseconds;
     /// nil when it is not a time or is past what Int64 nanoseconds hold.
-    static func nanoseconds(_ high: UInt32, _ low: UInt32, _ nanoseconds: UInt32) -> Int64? {
+    package static func nanoseconds(_ high: UInt32, _ low: UInt32, _ nanoseconds: UInt32) -> Int64? {
         guard nanoseconds < 1_000_000_000 else { return nil }
         let seconds = UInt64(high) << 32 | UInt64(low)
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
@@ -63,16 +63,16 @@ enum TouchInputManagerGlobal {
 /// Changes to a surface's input policies; nil leaves a policy as it was. Pending and cached
 /// state hold what the client changed since the last commit; current state holds every
 /// policy the client ever set (nil: the core's default).
-struct InputPolicyChange {
-    var exclusiveTouch: Bool?
-    var multipleTouch: Bool?
-    var interactionEnabled: Bool?
-    var acceptsKeyboardFocus: Bool?
-    var gestureDeferral: [Rect<SurfaceSpace>]?
+package struct InputPolicyChange {
+    package var exclusiveTouch: Bool?
+    package var multipleTouch: Bool?
+    package var interactionEnabled: Bool?
+    package var acceptsKeyboardFocus: Bool?
+    package var gestureDeferral: [Rect<SurfaceSpace>]?
 
     /// What destroying the object asks for: each policy the client set, back to the core's
     /// default. Those it never set are left alone, to whatever else sets them.
-    static func resetting(_ set: InputPolicyChange) -> InputPolicyChange {
+    package static func resetting(_ set: InputPolicyChange) -> InputPolicyChange {
         let core = SurfaceProperties()
         return InputPolicyChange(exclusiveTouch: set.exclusiveTouch.map { _ in core.exclusiveTouch },
                                  multipleTouch: set.multipleTouch.map { _ in core.multipleTouch },
@@ -81,11 +81,11 @@ struct InputPolicyChange {
                                  gestureDeferral: set.gestureDeferral.map { _ in [] })
     }
 
-    var changesProperties: Bool { exclusiveTouch != nil || multipleTouch != nil || interactionEnabled != nil || acceptsKeyboardFocus != nil }
-    var isEmpty: Bool { !changesProperties && gestureDeferral == nil }
+    package var changesProperties: Bool { exclusiveTouch != nil || multipleTouch != nil || interactionEnabled != nil || acceptsKeyboardFocus != nil }
+    package var isEmpty: Bool { !changesProperties && gestureDeferral == nil }
 
     /// A later change over this one, as commits and subsurface caches fold state.
-    mutating func merge(_ later: InputPolicyChange) {
+    package mutating func merge(_ later: InputPolicyChange) {
         exclusiveTouch = later.exclusiveTouch ?? exclusiveTouch
         multipleTouch = later.multipleTouch ?? multipleTouch
         interactionEnabled = later.interactionEnabled ?? interactionEnabled
@@ -93,7 +93,7 @@ struct InputPolicyChange {
         gestureDeferral = later.gestureDeferral ?? gestureDeferral
     }
 
-    func apply(to properties: inout SurfaceProperties) {
+    package func apply(to properties: inout SurfaceProperties) {
         if let exclusiveTouch { properties.exclusiveTouch = exclusiveTouch }
         if let multipleTouch { properties.multipleTouch = multipleTouch }
         if let interactionEnabled { properties.interactionEnabled = interactionEnabled }
@@ -104,7 +104,7 @@ struct InputPolicyChange {
 extension SurfaceObject {
     /// The properties the surface enters the core's tree with: its committed policies are
     /// there from the start, so a surface that refuses keyboard focus is never given it.
-    var propertiesOnEntry: SurfaceProperties {
+    package var propertiesOnEntry: SurfaceProperties {
         var properties = SurfaceProperties()
         current.inputPolicy.apply(to: &properties)
         return properties
@@ -112,7 +112,7 @@ extension SurfaceObject {
 }
 
 /// What a surface's touch-router-input object may ask of the server (Handlers/TouchInputHandling.swift).
-protocol TouchInputHandler: AnyObject {
+package protocol TouchInputHandler: AnyObject {
     /// touch_router_input_manager_v1.received: the client's receipt of an event goes into the
     /// timeline (`msg stats`), and to a benchmark listening.
     func inputReceived(by client: ClientID, eventTime: Int64, receipt: Int64)
@@ -124,18 +124,18 @@ protocol TouchInputHandler: AnyObject {
 }
 
 /// A touch_router_surface_input_v1: the client's handle on one surface's policies.
-final class TouchInputSurfaceObject: WaylandObject {
+package final class TouchInputSurfaceObject: WaylandObject {
     private unowned let handler: any TouchInputHandler
     /// Nil once the wl_surface is destroyed; from then on only destroy is allowed.
-    private(set) weak var surface: SurfaceObject?
+    package private(set) weak var surface: SurfaceObject?
     private var surfaceListener: Listener?
     /// Whether the surface was in the core's tree at its last commit (see `inputPolicyCommitted`).
-    var surfaceWasInTree: Bool
+    package var surfaceWasInTree: Bool
     /// The serial of the wl_touch.down of each touch the surface was given, so that a
     /// reject that crossed the touch's up cannot hit a later touch that reuses the id.
     private var downSerials: [Int32: UInt32] = [:]
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TouchInputHandler, surface: SurfaceObject) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any TouchInputHandler, surface: SurfaceObject) {
         self.handler = handler
         self.surface = surface
         surfaceWasInTree = surface.inTree
@@ -149,7 +149,7 @@ final class TouchInputSurfaceObject: WaylandObject {
         surfaceListener = listener
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         surfaceListener?.remove()
         guard let surface else { return }
         if surface.touchInput === self { surface.touchInput = nil }
@@ -209,7 +209,7 @@ final class TouchInputSurfaceObject: WaylandObject {
     }
 
     /// wl_touch.down of `id` went to this surface with `serial` (called by the delivery).
-    func touchWentDown(_ id: TouchID, serial: UInt32) {
+    package func touchWentDown(_ id: TouchID, serial: UInt32) {
         // Ids are seat slots, so few; a session injecting ever new ids is bounded here.
         if downSerials.count >= 256 {
             let live = handler.liveTouchIDs
@@ -227,7 +227,7 @@ final class TouchInputSurfaceObject: WaylandObject {
         if !handler.rejectTouch(TouchID(id), on: surface.id, by: client) { downSerials[id] = serial }
     }
 
-    nonisolated(unsafe) static let table = implementation(touch_router_surface_input_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(touch_router_surface_input_v1_interface(
         destroy: destroyRequest,
         set_exclusive_touch: { _, resource, setting in
             WaylandObject.of(resource, as: TouchInputSurfaceObject.self).set(\.exclusiveTouch, setting, "set_exclusive_touch")

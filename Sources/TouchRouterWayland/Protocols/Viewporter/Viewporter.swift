@@ -9,32 +9,32 @@ import TouchRouterCore
 // (`ViewportState.bufferFraction`).
 
 /// A wl_surface's viewport request, as pending, cached and current state hold it.
-struct ViewportState {
+package struct ViewportState {
     /// The crop, in surface coordinates before the viewport (the buffer's size divided by
     /// its scale, turned by its transform); nil: the whole buffer.
-    var source: (x: Double, y: Double, width: Double, height: Double)?
-    var destination: Size?
+    package var source: (x: Double, y: Double, width: Double, height: Double)?
+    package var destination: Size?
     /// Whether a request set (or unset) each since the last commit, for merging.
-    var sourceSet = false, destinationSet = false
+    package var sourceSet = false, destinationSet = false
 
-    var isEmpty: Bool { source == nil && destination == nil }
+    package var isEmpty: Bool { source == nil && destination == nil }
 
     /// A later commit's requests over this one's.
-    mutating func merge(_ later: ViewportState) {
+    package mutating func merge(_ later: ViewportState) {
         if later.sourceSet { source = later.source; sourceSet = true }
         if later.destinationSet { destination = later.destination; destinationSet = true }
     }
 
     /// The size the surface takes with this viewport; nil when the viewport says nothing, or
     /// when its source has no whole size to take.
-    var surfaceSize: Size? {
+    package var surfaceSize: Size? {
         if let destination { return destination }
         guard let source, source.width == source.width.rounded(), source.height == source.height.rounded() else { return nil }
         return Size(width: Int(source.width), height: Int(source.height))
     }
 
     /// What the protocol forbids at commit, with its error code; nil when all is well.
-    func problem(unscaled: Size, hasBuffer: Bool) -> (code: UInt32, message: String)? {
+    package func problem(unscaled: Size, hasBuffer: Bool) -> (code: UInt32, message: String)? {
         if let source, hasBuffer {
             guard source.x + source.width <= Double(unscaled.width), source.y + source.height <= Double(unscaled.height) else {
                 return (WP_VIEWPORT_ERROR_OUT_OF_BUFFER.rawValue,
@@ -49,20 +49,20 @@ struct ViewportState {
 }
 
 /// Which surfaces have a viewport object: a second is the protocol's viewport_exists.
-final class ViewporterState {
-    var viewports = OnePerOwner<SurfaceObject, ViewportObject> { $0.surface }
+package final class ViewporterState {
+    package var viewports = OnePerOwner<SurfaceObject, ViewportObject> { $0.surface }
 
-    static let globals = [ProtocolGlobal(interface: tr_wp_viewporter_interface, version: ViewporterGlobal.version, bind: ViewporterGlobal.bind)]
+    package static let globals = [ProtocolGlobal(interface: tr_wp_viewporter_interface, version: ViewporterGlobal.version, bind: ViewporterGlobal.bind)]
 }
 
-enum ViewporterGlobal {
-    static let version: Int32 = 1
+package enum ViewporterGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_wp_viewporter_interface(), table, handler: { $0.protocols.viewporter })
     }
 
-    nonisolated(unsafe) static let table = implementation(wp_viewporter_interface(
+    package nonisolated(unsafe) static let table = implementation(wp_viewporter_interface(
         destroy: destroyRequest,
         get_viewport: { client, resource, id, surfaceResource in
             let manager = WaylandObject.of(resource, as: RoomGlobal<ViewporterState>.self)
@@ -79,19 +79,19 @@ enum ViewporterGlobal {
 
 /// wp_viewport: its requests go to its surface's pending state; destroying it unsets both at
 /// the surface's next commit, as the protocol says.
-final class ViewportObject: WaylandObject {
-    weak var surface: SurfaceObject?
+package final class ViewportObject: WaylandObject {
+    package weak var surface: SurfaceObject?
     private let key: ObjectIdentifier
     private unowned let state: ViewporterState
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: ViewporterState) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, surface: SurfaceObject, state: ViewporterState) {
         self.surface = surface
         key = ObjectIdentifier(surface)
         self.state = state
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         state.viewports.remove(self, key: key)
         guard let surface else { return }
         surface.pending.viewport.source = nil
@@ -139,11 +139,11 @@ final class ViewportObject: WaylandObject {
     }
 
     /// The protocol's error for state made current at a commit, posted on this viewport.
-    func commitFailed(_ problem: (code: UInt32, message: String), surface: SurfaceObject) {
+    package func commitFailed(_ problem: (code: UInt32, message: String), surface: SurfaceObject) {
         postError(problem.code, "\(surface.name).commit: \(problem.message) (\(name))")
     }
 
-    nonisolated(unsafe) static let table = implementation(wp_viewport_interface(
+    package nonisolated(unsafe) static let table = implementation(wp_viewport_interface(
         destroy: destroyRequest,
         set_source: { _, resource, x, y, width, height in WaylandObject.of(resource, as: ViewportObject.self).setSource(x, y, width, height) },
         set_destination: { _, resource, width, height in WaylandObject.of(resource, as: ViewportObject.self).setDestination(width, height) }))
@@ -151,7 +151,7 @@ final class ViewportObject: WaylandObject {
 
 extension SurfaceObject {
     /// The surface's size from its buffer alone: divided by the scale, turned by the transform.
-    var unscaledSize: Size {
+    package var unscaledSize: Size {
         guard let buffer = current.bufferSize else { return Size(width: 0, height: 0) }
         let scale = Int(max(current.scale, 1))
         let turned = current.transform & 1 == 1
@@ -159,7 +159,7 @@ extension SurfaceObject {
     }
 
     /// The viewport as composition takes it; nil without one.
-    var layerViewport: LayerViewport? {
+    package var layerViewport: LayerViewport? {
         guard !current.viewport.isEmpty else { return nil }
         let unscaled = unscaledSize
         let whole: [Double] = [0, 0, Double(unscaled.width), Double(unscaled.height)]
@@ -168,7 +168,7 @@ extension SurfaceObject {
     }
 
     /// Checks the viewport made current; false once the client was ended for it.
-    func viewportAllowsCommit() -> Bool {
+    package func viewportAllowsCommit() -> Bool {
         guard !current.viewport.isEmpty, let problem = current.viewport.problem(unscaled: unscaledSize, hasBuffer: hasBuffer) else { return true }
         if let viewport = handler.viewport(of: self) {
             viewport.commitFailed(problem, surface: self)

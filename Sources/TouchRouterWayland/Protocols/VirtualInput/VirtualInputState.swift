@@ -1,7 +1,7 @@
 import TouchRouterCore
 
 /// What virtual pointers and keyboards may ask of the server (Handlers/VirtualInputHandling.swift).
-protocol VirtualInputHandler: AnyObject {
+package protocol VirtualInputHandler: AnyObject {
     var virtualInputState: VirtualInputState { get }
     var now: RouterTime { get }
     /// A fresh device id for a client's virtual pointer or keyboard, counted against its
@@ -23,9 +23,9 @@ protocol VirtualInputHandler: AnyObject {
 
 /// The devices the server makes itself, for clients' virtual pointers and keyboards and for
 /// hosts, and the virtual keyboards by their device, for the keymap their keys are read with.
-final class VirtualInputState {
-    var virtualKeyboards: [DeviceID: VirtualKeyboardObject] = [:]
-    var nextVirtualDevice: UInt32 = VirtualDevices.first
+package final class VirtualInputState {
+    package var virtualKeyboards: [DeviceID: VirtualKeyboardObject] = [:]
+    package var nextVirtualDevice: UInt32 = VirtualDevices.first
     /// Devices a host made (`addDevice`, `msg play`'s touchscreen); the injection device is 1.
-    var nextHostDevice: UInt32 = 100
+    package var nextHostDevice: UInt32 = 100
 }

@@ -12,15 +12,15 @@ import Glibc
 // before the first of its keys, and the seat's again when a real keyboard types
 // (SeatDevices.swift). A privileged global (Privileges.swift).
 
-enum VirtualKeyboardManagerGlobal {
-    static let version: Int32 = 1
+package enum VirtualKeyboardManagerGlobal {
+    package static let version: Int32 = 1
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwp_virtual_keyboard_manager_v1_interface(), VirtualKeyboardManagerGlobal.table) { $0 as any VirtualInputHandler }
     }
 
     /// The seat argument is ignored: the session has one seat.
-    nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_manager_v1_interface(
         create_virtual_keyboard: { client, resource, _, id in
             let manager = WaylandObject.of(resource, as: RoomGlobal<any VirtualInputHandler>.self)
             let handler = manager.handler
@@ -36,25 +36,25 @@ enum VirtualKeyboardManagerGlobal {
 
 /// One virtual keyboard: its keymap, with the xkbcommon state its keys and modifiers
 /// requests move, and the keys it holds, released when it goes.
-final class VirtualKeyboardObject: WaylandObject {
+package final class VirtualKeyboardObject: WaylandObject {
     private unowned let handler: any VirtualInputHandler
     private unowned let state: VirtualInputState
-    let device: DeviceID
-    private(set) var keymap: Keymap?
+    package let device: DeviceID
+    package private(set) var keymap: Keymap?
     private var heldKeys: [UInt32] = []
 
     /// Evdev codes go to xkbcommon plus 8; keymaps name codes up to 255 in practice, and
     /// libinput's stop at KEY_MAX (767).
-    static let highestKey: UInt32 = 0xFFFF
+    package static let highestKey: UInt32 = 0xFFFF
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any VirtualInputHandler, state: VirtualInputState, device: DeviceID) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any VirtualInputHandler, state: VirtualInputState, device: DeviceID) {
         self.handler = handler
         self.state = state
         self.device = device
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         let now = handler.now
         var events: [InputEvent] = heldKeys.map { .key(device: device, time: now, key: $0, state: .released) }
         events.append(.deviceRemoved(device: device, time: now))
@@ -125,7 +125,7 @@ final class VirtualKeyboardObject: WaylandObject {
         handler.virtualModifiers(keymap, changed: keymap.setModifiers(depressed: depressed, latched: latched, locked: locked, group: group))
     }
 
-    nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwp_virtual_keyboard_v1_interface(
         keymap: { _, resource, format, fd, size in
             WaylandObject.of(resource, as: VirtualKeyboardObject.self).setKeymap(format: format, fd: fd, size: size)
         },

@@ -7,14 +7,14 @@ import TouchRouterCore
 // the session's clock (the requests' millisecond `time` is the client's own, and wlroots
 // ignores it too). A privileged global (Privileges.swift).
 
-enum VirtualPointerManagerGlobal {
-    static let version: Int32 = 2
+package enum VirtualPointerManagerGlobal {
+    package static let version: Int32 = 2
 
-    static let bind: wl_global_bind_func_t = { client, data, version, id in
+    package static let bind: wl_global_bind_func_t = { client, data, version, id in
         WaylandServer.bindGlobal(client, data, version, id, tr_zwlr_virtual_pointer_manager_v1_interface(), VirtualPointerManagerGlobal.table) { $0 as any VirtualInputHandler }
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_manager_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_manager_v1_interface(
         create_virtual_pointer: { client, resource, _, id in create(client, resource, id, output: nil) },
         destroy: destroyRequest,
         create_virtual_pointer_with_output: { client, resource, _, output, id in create(client, resource, id, output: output) }))
@@ -36,15 +36,15 @@ enum VirtualPointerManagerGlobal {
 
 /// One virtual pointer: what it asked for since its last frame, and the buttons it holds,
 /// released when it goes (destroyed, or its client dies).
-final class VirtualPointerObject: WaylandObject {
+package final class VirtualPointerObject: WaylandObject {
     private unowned let handler: any VirtualInputHandler
-    let device: DeviceID
+    package let device: DeviceID
     private weak var output: VirtualOutput?
     private var pending: [Pending] = []
     private var axisSource = AxisSource.wheel
     private var heldButtons: [UInt32] = []
 
-    enum Pending {
+    package enum Pending {
         case motion(dx: Double, dy: Double)
         /// Where in the output (or layout) as fractions of its width and height, 0 to 1.
         case absolute(x: Double, y: Double)
@@ -52,14 +52,14 @@ final class VirtualPointerObject: WaylandObject {
         case axis(PointerAxis, value: Double, discrete: Int32)
     }
 
-    init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any VirtualInputHandler, device: DeviceID, output: VirtualOutput?) {
+    package init(resource: OpaquePointer, madeBy manager: WaylandObject, handler: any VirtualInputHandler, device: DeviceID, output: VirtualOutput?) {
         self.handler = handler
         self.device = device
         self.output = output
         super.init(resource: resource, madeBy: manager)
     }
 
-    override func resourceDestroyed() {
+    package override func resourceDestroyed() {
         let now = handler.now
         var events: [InputEvent] = heldButtons.map { .pointerButton(device: device, time: now, button: $0, state: .released) }
         events.append(.deviceRemoved(device: device, time: now))
@@ -114,7 +114,7 @@ final class VirtualPointerObject: WaylandObject {
         handler.routeVirtual(events)
     }
 
-    nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_v1_interface(
+    package nonisolated(unsafe) static let table = implementation(zwlr_virtual_pointer_v1_interface(
         motion: { _, resource, _, dx, dy in
             let pointer = WaylandObject.of(resource, as: VirtualPointerObject.self)
             pointer.gather("motion", .motion(dx: wl_fixed_to_double(dx), dy: wl_fixed_to_double(dy)))
@@ -168,7 +168,7 @@ final class VirtualPointerObject: WaylandObject {
         destroy: destroyRequest))
 }
 
-enum VirtualDevices {
+package enum VirtualDevices {
     /// Far above libinput's devices (1001 on) and a host's (100 on).
-    static let first: UInt32 = 0x4000_0000
+    package static let first: UInt32 = 0x4000_0000
 }
