@@ -65,8 +65,15 @@ let package = Package(
         .target(name: "TouchRouterStats", dependencies: ["TouchRouterCore", "TouchRouterReplay", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // The CPU's timestamp counter, read by the timeline's clock (CounterClock.swift).
         .target(name: "CTimestampCounter"),
-        // The compositor session: protocol objects that translate between clients and the core.
-        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "TouchRouterStats", "CWaylandShim", "CPixman", "CPNGShim", "CTimestampCounter"]),
+        // The protocol layer: the display, protocol objects and listeners, one folder and state
+        // object per protocol family, and the handler protocols through which each family asks
+        // the server for what it needs. It knows the core's identifiers and geometry, never the
+        // router, and nothing of the server but its handler protocols (docs/architecture.md).
+        .target(name: "TouchRouterProtocols", dependencies: ["TouchRouterCore", "TouchRouterConfig", "CWaylandShim"]),
+        // The server: owns the router, the tree, the outputs and the protocol states, conforms to
+        // the families' handlers (Handlers/), delivers input, and holds the kiosk policy and the
+        // control socket. It re-exports TouchRouterProtocols.
+        .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "TouchRouterStats", "TouchRouterProtocols", "CWaylandShim", "CPixman", "CPNGShim", "CTimestampCounter"]),
         // The drm backend: each connected screen an output, composed frames flipped at vblank.
         .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim", "CUdev"]),
         // libwayland-client (Debian: libwayland-dev) and CWaylandProtocols' xdg-shell client

@@ -2,6 +2,7 @@ import CWaylandShim
 import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterStats
+@_exported import TouchRouterProtocols
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,6 +83,8 @@ public final class WaylandServer {
     /// Grant sockets and the clients that came through them (PrivilegedSockets.swift); made at the first grant.
     package var privilegedSockets: PrivilegedSockets?
     private let seatTracker = SeatTracker()
+    /// The data of every global: the server as the protocol layer's host.
+    package private(set) lazy var globalHost = GlobalHost(host: self)
     /// The device `inject` speaks for; real devices come from libinput.
     public static let injectionDevice = DeviceID(1)
 
@@ -132,7 +135,7 @@ public final class WaylandServer {
 
     /// Creates the globals, opens the socket and starts the frame clock.
     public func start() throws(WaylandError) {
-        let data = Unmanaged.passUnretained(self).toOpaque()
+        let data = globalHost.data
         @discardableResult
         func add(_ interface: UnsafePointer<wl_interface>, _ version: Int32, _ bind: wl_global_bind_func_t) throws(WaylandError) -> OpaquePointer {
             guard let global = wl_global_create(display.display, interface, version, data, bind) else { throw WaylandError("cannot create the \(String(cString: interface.pointee.name)) global") }
@@ -166,33 +169,6 @@ public final class WaylandServer {
         let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
         try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }
         try display.every(milliseconds: 1000) { [unowned self] in self.disconnectClientsNotReading() }
-    }
-
-    /// Binds a global whose requests need nothing of the server: its resource is a `PlainGlobal`.
-    @discardableResult
-    package static func bindPlainGlobal(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
-                                _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
-        let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
-        guard let client, server.mayBind(client, String(cString: interface.pointee.name)),
-              let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
-        server.record(for: client)
-        WaylandObject.install(PlainGlobal(resource: resource, server: server), implementation: table)
-        return resource
-    }
-
-    /// Binds a room's global: its resource is a `RoomGlobal`, whose requests reach the server
-    /// through `handler(server)`, the room's handler protocol (checked by the compiler where
-    /// the room names it), and nothing else.
-    @discardableResult
-    package static func bindGlobal<Handler>(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
-                                    _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer,
-                                    handler: (WaylandServer) -> Handler) -> OpaquePointer? {
-        let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
-        guard let client, server.mayBind(client, String(cString: interface.pointee.name)),
-              let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
-        server.record(for: client)
-        WaylandObject.install(RoomGlobal(resource: resource, server: server, handler: handler(server)), implementation: table)
-        return resource
     }
 
     /// Counts a bind of a global against `ClientLimits.globalBindings`; past it the client

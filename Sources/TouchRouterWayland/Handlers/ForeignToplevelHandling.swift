@@ -1,21 +1,4 @@
-import CWaylandShim
 import TouchRouterCore
-
-extension ForeignToplevelManagerGlobal {
-    /// Each bind is a manager that hears every window: it is made here, with the room's state,
-    /// since the manager is the room's own object, not a `RoomGlobal`.
-    package static let bind: wl_global_bind_func_t = { client, data, version, id in
-        let server = Unmanaged<WaylandServer>.fromOpaque(data!).takeUnretainedValue()
-        guard let client, server.mayBind(client, "zwlr_foreign_toplevel_manager_v1"),
-              // At most the global's version: libwayland refuses a bind above it.
-              let resource = createResource(client, tr_zwlr_foreign_toplevel_manager_v1_interface(), version: Int32(clamping: version), id: id) else { return }
-        server.record(for: client)
-        let state = server.protocols.foreignToplevel
-        let manager = ForeignToplevelManagerObject(resource: resource, server: server, state: state)
-        WaylandObject.install(manager, implementation: ForeignToplevelManagerObject.table)
-        state.managerBound(manager)
-    }
-}
 
 /// What foreign toplevel management may ask of the server (Protocols/ForeignToplevel/).
 extension WaylandServer: ForeignToplevelHandler {

@@ -1,0 +1,6 @@
+import CWaylandShim
+import TouchRouterProtocols
+
+extension WaylandServer: FractionalScaleHandler {
+    package var fractionalScaleState: FractionalScaleState { protocols.fractionalScale }
+}
