@@ -54,7 +54,7 @@ extension ProtocolStates {
         ProtocolGlobal(interface: tr_zwp_input_method_manager_v2_interface, version: InputMethodManagerGlobal.version, bind: InputMethodManagerGlobal.bind, privilege: .inputMethod),
     ]
 
-    /// The rooms' globals (Protocols/<Name>/).
+    /// The rooms' globals (TouchRouterProtocols/<Name>/).
     private static let rooms: [ProtocolGlobal] = DecorationState.globals + IdleInhibitState.globals + FractionalScaleState.globals + ActivationState.globals
         + ViewporterState.globals + SinglePixelBufferState.globals + PresentationState.globals + KdeIdleState.globals + IdleNotifyState.globals
         + SessionLockState.globals + ScreencopyState.globals + OutputPowerState.globals

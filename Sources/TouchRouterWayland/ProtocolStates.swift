@@ -2,7 +2,7 @@ import CWaylandShim
 import TouchRouterConfig
 import TouchRouterProtocols
 
-/// The state object of each protocol family's room (Protocols/<Family>/), and what the
+/// The state object of each protocol family's room (TouchRouterProtocols/<Family>/), and what the
 /// registry filter needs to know of the globals made from the table in Globals.swift.
 package final class ProtocolStates {
     /// The globals made from `globals` that only a kiosk shows, and those a privilege

@@ -43,7 +43,7 @@ public final class WaylandServer {
     public let options: Options
     package let display: WaylandDisplay
     public let tree = SurfaceTree()
-    /// The protocols that have a room of their own (Protocols/).
+    /// The protocols that have a room of their own (TouchRouterProtocols/).
     package let protocols: ProtocolStates
     public private(set) var router: Router!
     public let clock = CounterClock()

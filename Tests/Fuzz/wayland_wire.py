@@ -42,7 +42,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 PROTOCOL_FILES = ["/usr/share/wayland/wayland.xml"] + [os.path.join(REPO, "protocols", name + ".xml") for name in (
     "xdg-shell", "touch-router-input-v1",
-    # The protocols with rooms of their own (Sources/TouchRouterWayland/Protocols/).
+    # The protocols with rooms of their own (Sources/TouchRouterProtocols/).
     "xdg-decoration-unstable-v1", "server-decoration", "viewporter", "presentation-time", "fractional-scale-v1",
     "xdg-activation-v1", "single-pixel-buffer-v1", "idle-inhibit-unstable-v1", "idle", "ext-idle-notify-v1", "ext-session-lock-v1",
     # Privileged: only the cases whose session grants it bind it.

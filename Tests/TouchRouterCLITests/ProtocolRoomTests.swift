@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The protocols with rooms of their own (Sources/TouchRouterWayland/Protocols/), driven at
+/// The protocols with rooms of their own (Sources/TouchRouterProtocols/), driven at
 /// the wire by Clients/protocol-rooms.py in a running session.
 @Suite("Protocol rooms: decorations, fractional scale, activation and idle inhibitors at the wire", .serialized)
 struct ProtocolRoomTests {

@@ -41,9 +41,9 @@ package struct SurfaceState {
     package var subsurfacePositions: [(SubsurfaceObject, Offset)] = []
     /// touch-router-input-v1's policies (TouchInputExtension.swift).
     package var inputPolicy = InputPolicyChange()
-    /// viewporter's source and destination (Protocols/Viewporter/).
+    /// viewporter's source and destination (TouchRouterProtocols/Viewporter/).
     package var viewport = ViewportState()
-    /// presentation-time's feedbacks for this commit (Protocols/Presentation/).
+    /// presentation-time's feedbacks for this commit (TouchRouterProtocols/Presentation/).
     package var presentationFeedbacks: [PresentationFeedbackObject] = []
 
     package mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {

@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What xdg-activation may ask of the session (Protocols/Activation/).
+/// What xdg-activation may ask of the session (TouchRouterProtocols/Activation/).
 extension WaylandServer: ActivationHandler {
     package var activationState: ActivationState { protocols.activation }
 

@@ -1,4 +1,4 @@
-/// What the decoration protocols may ask of the session (Protocols/Decoration/).
+/// What the decoration protocols may ask of the session (TouchRouterProtocols/Decoration/).
 extension WaylandServer: DecorationHandler {
     package var decorationState: DecorationState { protocols.decoration }
 

@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What foreign toplevel management may ask of the server (Protocols/ForeignToplevel/).
+/// What foreign toplevel management may ask of the server (TouchRouterProtocols/ForeignToplevel/).
 extension WaylandServer: ForeignToplevelHandler {
     package func isListedWindow(_ surface: SurfaceObject) -> Bool {
         guard surface.inTree, tree.role(of: surface.id) == .toplevel, surface.hasBuffer else { return false }

@@ -1,14 +1,14 @@
 import TouchRouterConfig
 import TouchRouterCore
 
-/// What the idle timeouts' managers may ask of the server (Protocols/IdleNotify/, Protocols/KdeIdle/).
+/// What the idle timeouts' managers may ask of the server (TouchRouterProtocols/IdleNotify/, TouchRouterProtocols/KdeIdle/).
 extension WaylandServer: IdleTimeoutHandler {
     package var idleNotifyState: IdleNotifyState { protocols.idleNotify }
     package var kdeIdleState: KdeIdleState { protocols.kdeIdle }
     package var idleClock: any RouterClock { clock }
 }
 
-/// What the seat's idle timer may ask of the server (Protocols/Seat/SeatIdle.swift).
+/// What the seat's idle timer may ask of the server (TouchRouterProtocols/Seat/SeatIdle.swift).
 extension WaylandServer: IdleHandler {
     package var idleOutputs: [OutputID] { outputs.map(\.id) }
 

@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What output power control may ask of the server (Protocols/OutputPower/).
+/// What output power control may ask of the server (TouchRouterProtocols/OutputPower/).
 extension WaylandServer: OutputPowerHandler {
     package var outputPowerState: OutputPowerState { protocols.outputPower }
 

@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What presentation feedback may ask of the session (Protocols/Presentation/).
+/// What presentation feedback may ask of the session (TouchRouterProtocols/Presentation/).
 extension WaylandServer: PresentationHandler {
     package func presentingOutput(of surface: SurfaceID) -> OutputID? {
         tree.isShown(surface) ? tree.outputOf(surface) : nil

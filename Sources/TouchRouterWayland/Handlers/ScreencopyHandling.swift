@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What screen capture may ask of the server (Protocols/Screencopy/).
+/// What screen capture may ask of the server (TouchRouterProtocols/Screencopy/).
 extension WaylandServer: ScreencopyHandler {
     package var screencopyState: ScreencopyState { protocols.screencopy }
 

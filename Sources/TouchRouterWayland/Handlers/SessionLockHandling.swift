@@ -1,7 +1,7 @@
 import CWaylandShim
 import TouchRouterCore
 
-/// What the session lock may ask of the server (Protocols/SessionLock/).
+/// What the session lock may ask of the server (TouchRouterProtocols/SessionLock/).
 extension WaylandServer: SessionLockHandler {
     package var sessionLockState: SessionLockState { protocols.sessionLock }
 

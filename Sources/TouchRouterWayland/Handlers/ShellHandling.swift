@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What the shell family's objects may ask of the server (Protocols/Shell/). Configures,
+/// What the shell family's objects may ask of the server (TouchRouterProtocols/Shell/). Configures,
 /// mapping and placement are SurfaceMapping.swift's, moves and resizes InteractiveMove.swift's,
 /// stacking WindowStacking.swift's.
 extension WaylandServer: ShellHandler {

@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What the surface family's objects may ask of the server (Protocols/Surface/): the
+/// What the surface family's objects may ask of the server (TouchRouterProtocols/Surface/): the
 /// tree's side of a commit is SurfaceMapping.swift's.
 extension WaylandServer: SurfaceHandler {
     package func surfaceStateApplied(_ surface: SurfaceObject, _ state: SurfaceState) {

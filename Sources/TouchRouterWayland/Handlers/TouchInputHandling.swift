@@ -1,6 +1,6 @@
 import TouchRouterCore
 
-/// What a surface's touch-router-input object may ask of the server (Protocols/TouchRouterInput/).
+/// What a surface's touch-router-input object may ask of the server (TouchRouterProtocols/TouchRouterInput/).
 extension WaylandServer: TouchInputHandler {
     package func inputReceived(by client: ClientID, eventTime: Int64, receipt: Int64) {
         guard let onReceipt else {

@@ -1,7 +1,7 @@
 import CWaylandShim
 import TouchRouterCore
 
-/// What virtual pointers and keyboards may ask of the server (Protocols/VirtualInput/).
+/// What virtual pointers and keyboards may ask of the server (TouchRouterProtocols/VirtualInput/).
 extension WaylandServer: VirtualInputHandler {
     package var virtualInputState: VirtualInputState { protocols.virtualInput }
 
