@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """A Qt 5 client for the session tests: a line edit above a button. It prints where the
 button is in its window, "tapped" when the button is clicked (by touch or pointer), and
-"typed:TEXT" when Return is pressed in the line edit, then quits."""
+"typed:TEXT" when Return is pressed in the line edit, then quits. It prints "active" when its
+window becomes Qt's focus window: on xdg-shell Qt takes that from the configure's activated
+state, and drops keys that come before it."""
 import sys
 
 from PyQt5.QtCore import Qt
@@ -25,6 +27,7 @@ def typed():
 
 
 edit.returnPressed.connect(typed)
+app.focusWindowChanged.connect(lambda focused: print("active" if focused is not None else "inactive", flush=True))
 button.clicked.connect(lambda: print("tapped", flush=True))
 window.show()
 edit.setFocus()
