@@ -53,7 +53,7 @@ public func configureInput(_ backend: LibinputBackend, server: WaylandServer, co
     }
     // The keymap's Caps, Num and Scroll Lock on every keyboard (the last backend configured).
     backend.setKeyboardLEDs(server.keyboardLEDs.rawValue)
-    server.onKeyboardLEDs = { [weak backend] leds in backend?.setKeyboardLEDs(leds.rawValue) }
+    server.hooks.onKeyboardLEDs = { [weak backend] leds in backend?.setKeyboardLEDs(leds.rawValue) }
 }
 
 /// Chooses each touchscreen's mapping as it is added, and again when an output comes or goes
@@ -75,12 +75,12 @@ public func mapTouchscreens(_ backend: LibinputBackend, server: WaylandServer, r
             + "\"calibration_source\":\(jsonString(assignment.calibrationSource))"
         return assignment.mapping
     }
-    let previous = server.onTouchscreenLayoutChanged
-    server.onTouchscreenLayoutChanged = { [weak backend] in
+    let previous = server.hooks.onTouchscreenLayoutChanged
+    server.hooks.onTouchscreenLayoutChanged = { [weak backend] in
         previous?()
         backend?.remapTouchscreens()
     }
-    server.deviceReport = { [unowned backend] in
+    server.hooks.deviceReport = { [unowned backend] in
         backend.devices.map { device in
             let vendorProduct = TouchscreenMatch.vendorProduct(vendor: device.vendor, product: device.product).description
             let types = device.types.map(jsonString).joined(separator: ",")

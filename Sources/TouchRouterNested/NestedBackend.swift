@@ -105,8 +105,8 @@ public final class NestedBackend {
         server.outputModeSetter = self
         // A window's place in the layout moves when an output is set a new scale or an output
         // left of it a new size: its input follows.
-        let previous = server.onTouchscreenLayoutChanged
-        server.onTouchscreenLayoutChanged = { [weak self, unowned(unsafe) server] in
+        let previous = server.hooks.onTouchscreenLayoutChanged
+        server.hooks.onTouchscreenLayoutChanged = { [weak self, unowned(unsafe) server] in
             previous?()
             for window in self?.windows ?? [] {
                 if let output = server.tree.outputs.first(where: { $0.name == window.name }) { window.layoutRect = output.rect }

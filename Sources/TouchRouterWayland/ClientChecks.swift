@@ -16,7 +16,7 @@ extension WaylandServer {
             wl_client_get_credentials(record.client, &pid, nil, nil)
             report("client \(pid) ended: its socket stayed full, \(tr_socket_unread_bytes(fd)) bytes of events unread, for \(ClientLimits.unreadSeconds) s")
             // Hung by another sign: a supervising runner applies its hang policy to the process.
-            let hung = onResponsiveness.map { ($0, responsiveness(of: record, reason: "socket-full")) }
+            let hung = hooks.onResponsiveness.map { ($0, responsiveness(of: record, reason: "socket-full")) }
             wl_client_destroy(record.client)
             if let (hear, what) = hung { hear(what, true) }
         }

@@ -71,13 +71,13 @@ public final class ServerRunner {
             guard !app.isEmpty else { throw WaylandError("--supervise: there is no command to supervise (touch-router run --supervise -- COMMAND, or [supervise] command)") }
             supervisor = AppSupervisor(settings: supervise)
             restartTimer = try server.display.oneShotTimer { [unowned self] in self.restartApp() }
-            server.onResponsiveness = { [unowned self] client, hung in self.responsivenessChanged(client, hung: hung) }
+            server.hooks.onResponsiveness = { [unowned self] client, hung in self.responsivenessChanged(client, hung: hung) }
             if let hangAfter = supervise.hangAfter { try server.watchHangs(every: supervise.pingEvery, hangAfter: hangAfter) }
         } else {
             app = command
         }
         if let notifier {
-            server.onToplevelMapped = { [unowned self] pid in self.notifyReady("a window of process \(pid) is mapped") }
+            server.hooks.onToplevelMapped = { [unowned self] pid in self.notifyReady("a window of process \(pid) is mapped") }
             if let interval = notifier.watchdogMilliseconds {
                 try server.display.every(milliseconds: interval) { [unowned self] in self.notify("WATCHDOG=1") }
             }

@@ -49,23 +49,11 @@ public final class WaylandServer {
     public let clock = CounterClock()
     /// Every routed event's timeline in HDR histograms, for `msg stats` (TouchRouterStats).
     public let stats = LatencyStats()
-    /// Hears each flush of the clients, after `stats`: the control socket's trace stamps
-    /// the records it held back with it.
-    package var onFlushed: ((RouterTime) -> Void)?
-    /// Hears each client's receipt report with the events it matched (`seq`s), while the
-    /// control socket traces.
-    package var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
+    /// Who hears what the server does: the host, the runner, the control socket's trace.
+    public let hooks = ServerHooks()
     /// The compositor's side: configuration, bindings, app policies, subscribers' events.
     public private(set) var shell: ServerShell!
     package var outputs: [VirtualOutput] = []
-    /// The host's input devices as JSON objects, for `msg devices` (set by the host).
-    public var deviceReport: (() -> [String])?
-    /// Called when the keymap's state lights other LEDs (Caps Lock pressed), for the input
-    /// backend to set them on the keyboards.
-    public var onKeyboardLEDs: ((KeyboardLEDs) -> Void)?
-    /// Called when an output came or went, or a reload may have changed the `[[touchscreen]]`
-    /// rules: the input backends choose their touchscreens' mappings again.
-    public var onTouchscreenLayoutChanged: (() -> Void)?
     /// The LEDs lit now.
     public internal(set) var keyboardLEDs: KeyboardLEDs = []
     /// Whether the compositor's cursor is drawn (Cursor.swift).
@@ -91,11 +79,6 @@ public final class WaylandServer {
     public var socketName: String { display.socketName }
     /// `[supervise]`'s pings (Pings.swift); nil: clients are never pinged.
     package var pingSettings: PingSettings?
-    /// Hears of a client found hung (true) or answering again (false), and of one
-    /// disconnected for a socket that stayed full (true, reason "socket-full").
-    package var onResponsiveness: ((ClientResponsiveness, Bool) -> Void)?
-    /// Hears of each toplevel mapped (for sd_notify's READY=1), with its client's pid.
-    package var onToplevelMapped: ((Int32) -> Void)?
 
     public init(options: Options) throws(WaylandError) {
         self.options = options
@@ -160,10 +143,10 @@ public final class WaylandServer {
         }
         // One stamp per flush, for every event delivered since the last one.
         display.afterFlush = { [unowned self] in
-            guard self.stats.awaitingFlush || self.onFlushed != nil else { return }
+            guard self.stats.awaitingFlush || self.hooks.onFlushed != nil else { return }
             let now = self.clock.now()
             self.stats.flushed(at: now)
-            self.onFlushed?(now)
+            self.hooks.onFlushed?(now)
         }
         if options.listens { try display.addSocket() }
         let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000

@@ -127,7 +127,7 @@ public final class ServerShell {
         server.cursor.hideAfter = new.cursor.hideAfter
         outputProblems = server.applyOutputRules(new.outputs)
         for problem in outputProblems { server.report(problem) }
-        if new.touchscreens != old.touchscreens { server.onTouchscreenLayoutChanged?() }
+        if new.touchscreens != old.touchscreens { server.hooks.onTouchscreenLayoutChanged?() }
         server.protocols.seat.idle.configure(new.idle, at: server.clock.now())
         server.router.letWakingKeysThrough = new.idle.letWakingKeysThrough
         server.stats.slowThreshold = new.stats.slowThreshold

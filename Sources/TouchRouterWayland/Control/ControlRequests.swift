@@ -15,7 +15,7 @@ extension ControlServer {
         }
         switch request {
         case .devices:
-            return JSONReply.ok(["devices": .array((server.deviceReport?() ?? []).map(JSONValue.verbatim))])
+            return JSONReply.ok(["devices": .array((server.hooks.deviceReport?() ?? []).map(JSONValue.verbatim))])
         case .tree:
             let inhibitors = server.protocols.idleInhibit.report(shown: server.tree.isShown)
             return JSONReply.ok([

@@ -15,8 +15,8 @@ extension ControlServer {
         let held = FlushStampedTrace(writer)
         traceWriter = held
         server.router.traceSink = held
-        server.onFlushed = { [unowned held] time in held.flushed(at: time) }
-        server.onReceipt = { [unowned held] client, eventTime, receipt, sequences in
+        server.hooks.onFlushed = { [unowned held] time in held.flushed(at: time) }
+        server.hooks.onReceipt = { [unowned held] client, eventTime, receipt, sequences in
             held.received(client, eventTime: eventTime, receipt: receipt, sequences: sequences)
         }
     }
@@ -25,8 +25,8 @@ extension ControlServer {
     package func stopTracingUnlessRead() {
         guard traceWriter != nil, !connections.values.contains(where: \.tracing) else { return }
         server.router.traceSink = nil
-        server.onFlushed = nil
-        server.onReceipt = nil
+        server.hooks.onFlushed = nil
+        server.hooks.onReceipt = nil
         traceWriter = nil
     }
 }

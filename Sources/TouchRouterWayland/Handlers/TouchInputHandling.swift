@@ -3,7 +3,7 @@ import TouchRouterCore
 /// What a surface's touch-router-input object may ask of the server (TouchRouterProtocols/TouchRouterInput/).
 extension WaylandServer: TouchInputHandler {
     package func inputReceived(by client: ClientID, eventTime: Int64, receipt: Int64) {
-        guard let onReceipt else {
+        guard let onReceipt = hooks.onReceipt else {
             stats.received(client: client, eventTime: eventTime, receipt: receipt)
             return
         }

@@ -56,7 +56,7 @@ extension WaylandServer {
         shell.outputAdded(output)
         report("output \(identity.name) added: \(mode) at \(rect.x),\(rect.y)")
         applyOutputRule(to: output)
-        onTouchscreenLayoutChanged?()
+        hooks.onTouchscreenLayoutChanged?()
         display.settleAndFlush()
         return identity.name
     }
@@ -85,7 +85,7 @@ extension WaylandServer {
         protocols.output.composers[output.id] = nil
         retire(output)
         report("output \(name) removed; its windows are on \(heir.name)")
-        onTouchscreenLayoutChanged?()
+        hooks.onTouchscreenLayoutChanged?()
         router.dispatchAll()
         display.settleAndFlush()
     }

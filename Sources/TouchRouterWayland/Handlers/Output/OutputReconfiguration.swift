@@ -174,7 +174,7 @@ extension WaylandServer {
         refitWindows(on: output)
         protocols.sessionLock.outputChanged(output.id, handler: self)
         report("output \(output.name) set: \(mode), transform \(mode.transform), scale \(mode.scale), at \(output.rect.x),\(output.rect.y), \(output.rect.width)x\(output.rect.height) in the layout")
-        onTouchscreenLayoutChanged?()
+        hooks.onTouchscreenLayoutChanged?()
         router.dispatchAll()
         display.settleAndFlush()
         return mode

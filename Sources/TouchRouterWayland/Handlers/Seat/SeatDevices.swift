@@ -124,7 +124,7 @@ extension WaylandServer: SeatHandler {
         let lit = protocols.seat.keymap.leds
         if lit != keyboardLEDs {
             keyboardLEDs = lit
-            onKeyboardLEDs?(lit)
+            hooks.onKeyboardLEDs?(lit)
         }
         guard let focus = router.keyboardFocus, let client = tree.client(of: focus), let record = clientsByID[client] else { return }
         sendModifiers(modifiers, to: record.devices(.keyboard))

@@ -53,7 +53,7 @@ extension WaylandServer {
             case .becameHung:
                 router.setCapabilities(record.capabilities, for: record.id)
                 router.dispatchAll()
-                onResponsiveness?(responsiveness(of: record, reason: "ping"), true)
+                hooks.onResponsiveness?(responsiveness(of: record, reason: "ping"), true)
             }
         }
     }
@@ -63,7 +63,7 @@ extension WaylandServer {
         guard let record = existingRecord(for: client), record.ping.pong(serial: serial) else { return }
         router.setCapabilities(record.capabilities, for: record.id)
         router.dispatchAll()
-        onResponsiveness?(responsiveness(of: record, reason: "ping"), false)
+        hooks.onResponsiveness?(responsiveness(of: record, reason: "ping"), false)
     }
 
     package func responsiveness(of record: ClientRecord, reason: String) -> ClientResponsiveness {

@@ -248,7 +248,7 @@ extension WaylandServer {
         // Activated in the same batch as the commit's answers, not after the round.
         updateActivatedToplevel()
         protocols.foreignToplevel.windowMapped(surface)
-        if let onToplevelMapped {
+        if let onToplevelMapped = hooks.onToplevelMapped {
             var pid: pid_t = 0
             wl_client_get_credentials(surface.client, &pid, nil, nil)
             onToplevelMapped(pid)

@@ -1,0 +1,99 @@
+// What tests and benchmarks ask of the index (HitTestIndex.swift): its cached answers
+// counted or dropped, and a full check of its invariants.
+
+extension HitTestIndex {
+    /// How many answer cells hold a current answer, and how many of those are mixed.
+    func answerCounts() -> (current: Int, mixed: Int) {
+        flattenStale()
+        var current = 0, mixed = 0
+        forEachCurrentAnswer { _, _, _, _, _, cached in
+            current += 1
+            if cached.stamp & 3 == CachedAnswer.mixed { mixed += 1 }
+            return true
+        }
+        return (current, mixed)
+    }
+
+    /// Calls `body` with each answer cell whose answer is current: its grid and grid index,
+    /// its column and row, its grid cell, and the answer. Stops when `body` returns false.
+    func forEachCurrentAnswer(_ body: (UnsafeMutablePointer<Grid>, Int, Int, Int, Int, CachedAnswer) -> Bool) {
+        for g in 0..<grids.count where grids[g].live {
+            let grid = grids.pointer(at: g)
+            for row in 0..<grid.pointee.answerRows {
+                for column in 0..<grid.pointee.answerColumns {
+                    let cached = grid.pointee.answers[row * grid.pointee.answerColumns + column]
+                    let cell = ((row << answerShift) >> cellShift) * grid.pointee.columns + ((column << answerShift) >> cellShift)
+                    guard cached.stamp >> 2 == grid.pointee.stamps[cell] else { continue }
+                    guard body(grid, g, column, row, cell, cached) else { return }
+                }
+            }
+        }
+    }
+
+    /// Every cached answer of every output, as after a change to all of them (benchmarks
+    /// use it to time queries that find no answer cached).
+    func forgetAllAnswers() {
+        flattenStale()
+        for g in 0..<grids.count where grids[g].live {
+            let grid = grids.pointer(at: g)
+            forgetAnswers(in: CellRange(x0: 0, y0: 0, x1: grid.pointee.columns - 1, y1: grid.pointee.rows - 1), of: grid)
+        }
+    }
+
+    // MARK: Inspection for tests
+
+    /// Checks each cell is sorted front first with the right keys and masks, each current
+    /// cached answer is what a fresh look would find, and each toplevel is listed in
+    /// exactly the cells its box covers.
+    func checkConsistency() -> String? {
+        flattenStale()
+        var listed = [Int: Int]()
+        for g in 0..<grids.count where grids[g].live {
+            let grid = grids[g]
+            for row in 0..<grid.rows {
+                for column in 0..<grid.columns {
+                    let list = grid.cells[row * grid.columns + column]
+                    var vacancies = 0
+                    for i in 0..<list.count {
+                        let item = list[i]
+                        if i > 0, list.key(at: i - 1) <= list.key(at: i) { return "cell (\(column),\(row)) of grid \(g) is out of stacking order at \(i)" }
+                        if item.slot == CellList.vacant {
+                            if item.mask != 0 { return "cell (\(column),\(row)) of grid \(g) has a vacancy with a mask at \(i)" }
+                            vacancies += 1
+                            continue
+                        }
+                        let entry = entries[Int(item.slot)]
+                        listed[Int(item.slot), default: 0] += 1
+                        guard entry.grid == Int32(g), cellRange(of: entry.placed).contains(column, row), let box = entry.placed else {
+                            return "cell (\(column),\(row)) of grid \(g) lists slot \(item.slot) that does not cover it"
+                        }
+                        if list.key(at: i) != keys[Int(item.slot)] { return "cell (\(column),\(row)) holds a stale key for slot \(item.slot)" }
+                        if item.mask != mask(of: box, column: column, row: row) { return "cell (\(column),\(row)) holds a stale mask for slot \(item.slot)" }
+                    }
+                    if vacancies != list.vacancies { return "cell (\(column),\(row)) of grid \(g) counts \(list.vacancies) vacancies, holds \(vacancies)" }
+                    if list.count > 0, list[list.count - 1].slot == CellList.vacant { return "cell (\(column),\(row)) of grid \(g) ends with a vacancy" }
+                }
+            }
+        }
+        var stale: String? = nil
+        forEachCurrentAnswer { grid, g, column, row, cell, cached in
+            let (fresh, behind) = findAnswer(grid: grid, cell: cell, column: column, row: row)
+            guard cached == fresh, fresh.stamp & 3 != CachedAnswer.surfaceBehind
+                || grid.pointee.answersBehind[row * grid.pointee.answerColumns + column] == behind else {
+                stale = "answer cell (\(column),\(row)) of grid \(g) holds a stale answer"
+                return false
+            }
+            return true
+        }
+        if let stale { return stale }
+        for slot in 0..<entries.count where entries[slot].grid >= 0 {
+            let entry = entries[slot]
+            let expected = placedBox(of: entries.pointer(at: slot))
+            if entry.placed != expected { return "slot \(slot) is placed at \(String(describing: entry.placed)), expected \(String(describing: expected))" }
+            let range = cellRange(of: expected)
+            let cells = range.isEmpty ? 0 : (range.x1 - range.x0 + 1) * (range.y1 - range.y0 + 1)
+            if listed[slot, default: 0] != cells { return "slot \(slot) is listed in \(listed[slot, default: 0]) cells, expected \(cells)" }
+        }
+        return nil
+    }
+}
