@@ -55,7 +55,8 @@ package final class InputTimestampsObject: WaylandObject {
     /// clock's zero (only a script's could be) is sent as zero.
     package func send(_ time: RouterTime) { Self.send(time, to: resource) }
 
-    @inline(__always)
+    /// Inlinable: the server's delivery (another module) calls it for every routed event.
+    @inlinable
     package static func send(_ time: RouterTime, to resource: OpaquePointer) {
         let nanoseconds = max(time.nanoseconds, 0)
         let seconds = UInt64(nanoseconds / 1_000_000_000)
@@ -69,9 +70,11 @@ package final class InputTimestampsObject: WaylandObject {
 extension SeatDevice {
     /// Before an event with a time: each timestamps object of this device hears it first.
     /// A loop over a small array, with no allocation, since it runs for every routed motion.
-    @inline(__always)
+    /// Inlinable, as `InputTimestampsObject.send`: the server's delivery calls it.
+    @inlinable
     package func sendTimestamp(_ time: RouterTime) {
-        guard !timestamps.isEmpty else { return }
-        for object in timestamps { object.send(time) }
+        let objects = timestampObjects.pointee
+        guard !objects.isEmpty else { return }
+        for object in objects { InputTimestampsObject.send(time, to: object.resource) }
     }
 }

@@ -66,7 +66,7 @@ package final class SeatDevice: WaylandObject {
             yield &timestampObjects.pointee
         }
     }
-    private let timestampObjects = UncheckedState<[InputTimestampsObject]>([])
+    @usableFromInline let timestampObjects = UncheckedState<[InputTimestampsObject]>([])
     /// The keymap this wl_keyboard was last sent (weak: a keymap replaced and freed is not
     /// mistaken for a later one at the same address).
     package weak var sentKeymap: Keymap?
