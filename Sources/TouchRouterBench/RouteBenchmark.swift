@@ -30,7 +30,7 @@ public struct RouteBenchmark {
         router.dispatchAll()
         rows.append(measure("touch motion (bound)", points) { point in
             router.enqueue(.touchMotion(device: device, time: .zero, id: TouchID(0), position: point))
-            router.dispatchNext()
+            _ = router.dispatchNext()
         })
         rows.append(measure("touch frame", points) { _ in
             router.enqueue(.touchMotion(device: device, time: .zero, id: TouchID(0), position: Point(1920, 1080)))
@@ -47,7 +47,7 @@ public struct RouteBenchmark {
         })
         rows.append(measure("pointer motion (hit test, enter/leave)", points) { point in
             router.enqueue(.pointerMotionAbsolute(device: DeviceID(1), time: .zero, position: point))
-            router.dispatchNext()
+            _ = router.dispatchNext()
         })
         // The same touch motion through an arena of five recognizers that stay undecided
         // while one finger moves, on a router of its own over the same scene.
@@ -58,7 +58,7 @@ public struct RouteBenchmark {
         arenaRouter.dispatchAll()
         rows.insert(measure("touch motion (bound, 5 recognizers)", points) { point in
             arenaRouter.enqueue(.touchMotion(device: device, time: .zero, id: TouchID(0), position: point))
-            arenaRouter.dispatchNext()
+            _ = arenaRouter.dispatchNext()
         }, at: 1)
         Stopwatch.keep(UInt32(truncatingIfNeeded: delivery.count))
         return Report(leaves: leaves, rows: rows)

@@ -52,7 +52,7 @@ enum OutputReader {
             }
             // A number is taken too, as people write angles: 0 is normal.
             let angle = reader.table["transform"]?.int
-            if let angle { reader.markRead("transform") }
+            if angle != nil { reader.markRead("transform") }
             let transformText: String? = if let angle { angle == 0 ? "normal" : String(angle) } else { try reader.string("transform") }
             if let text = transformText {
                 guard let transform = OutputTransform(name: text) else {
