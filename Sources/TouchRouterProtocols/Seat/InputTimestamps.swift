@@ -56,7 +56,7 @@ package final class InputTimestampsObject: WaylandObject {
     package func send(_ time: RouterTime) { Self.send(time, to: resource) }
 
     /// Inlinable: the server's delivery (another module) calls it for every routed event.
-    @inlinable
+    @inlinable @inline(__always)
     package static func send(_ time: RouterTime, to resource: OpaquePointer) {
         let nanoseconds = max(time.nanoseconds, 0)
         let seconds = UInt64(nanoseconds / 1_000_000_000)
@@ -71,7 +71,7 @@ extension SeatDevice {
     /// Before an event with a time: each timestamps object of this device hears it first.
     /// A loop over a small array, with no allocation, since it runs for every routed motion.
     /// Inlinable, as `InputTimestampsObject.send`: the server's delivery calls it.
-    @inlinable
+    @inlinable @inline(__always)
     package func sendTimestamp(_ time: RouterTime) {
         let objects = timestampObjects.pointee
         guard !objects.isEmpty else { return }
