@@ -141,9 +141,8 @@ package final class WaylandDisplay {
     /// Writes what each of `clients` was sent, now. Safe inside a client's request, unlike
     /// wl_display_flush_clients, which destroys a client whose write fails: wl_client_flush
     /// leaves a failed or partial write to the end of the round's flush, which handles it.
-    /// Inlinable, so that the server's call is specialized for its collection.
-    @inlinable
-    package func write<Clients: Sequence>(_ clients: Clients) where Clients.Element == OpaquePointer {
+    /// Not generic: a generic across the module boundary runs unspecialized.
+    package func write(_ clients: Dictionary<OpaquePointer, ClientRecord>.Keys) {
         for client in clients { wl_client_flush(client) }
         afterFlush?()
     }

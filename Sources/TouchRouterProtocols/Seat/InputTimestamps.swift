@@ -55,8 +55,6 @@ package final class InputTimestampsObject: WaylandObject {
     /// clock's zero (only a script's could be) is sent as zero.
     package func send(_ time: RouterTime) { Self.send(time, to: resource) }
 
-    /// Inlinable: the server's delivery (another module) calls it for every routed event.
-    @inlinable @inline(__always)
     package static func send(_ time: RouterTime, to resource: OpaquePointer) {
         let nanoseconds = max(time.nanoseconds, 0)
         let seconds = UInt64(nanoseconds / 1_000_000_000)
@@ -65,16 +63,4 @@ package final class InputTimestampsObject: WaylandObject {
     }
 
     package nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_v1_interface(destroy: destroyRequest))
-}
-
-extension SeatDevice {
-    /// Before an event with a time: each timestamps object of this device hears it first.
-    /// A loop over a small array, with no allocation, since it runs for every routed motion.
-    /// Inlinable, as `InputTimestampsObject.send`: the server's delivery calls it.
-    @inlinable @inline(__always)
-    package func sendTimestamp(_ time: RouterTime) {
-        let objects = timestampObjects.pointee
-        guard !objects.isEmpty else { return }
-        for object in objects { InputTimestampsObject.send(time, to: object.resource) }
-    }
 }

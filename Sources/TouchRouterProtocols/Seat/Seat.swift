@@ -66,7 +66,8 @@ package final class SeatDevice: WaylandObject {
             yield &timestampObjects.pointee
         }
     }
-    @usableFromInline let timestampObjects = UncheckedState<[InputTimestampsObject]>([])
+    /// Read directly by the server's delivery (Delivery.swift), for every routed event.
+    package let timestampObjects = UncheckedState<[InputTimestampsObject]>([])
     /// The keymap this wl_keyboard was last sent (weak: a keymap replaced and freed is not
     /// mistaken for a later one at the same address).
     package weak var sentKeymap: Keymap?
