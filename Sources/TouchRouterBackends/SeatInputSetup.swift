@@ -16,7 +16,7 @@ import TouchRouterWayland
 /// turns into wl_touch.cancel) and pressed keys are released; when it is enabled again the
 /// devices come back. The caller keeps the returned backend, and `watchSeat` the seat, for
 /// the session's life.
-public func startSeatInput(server: WaylandServer, seat: LibseatSession, configuration: SessionConfiguration) throws -> LibinputBackend {
+public func startSeatInput(server: WaylandServer, seat: LibseatSession, configuration: ServerConfiguration) throws -> LibinputBackend {
     let backend = try LibinputBackend(seat: seat, absoluteArea: server.firstOutputArea ?? Rect(x: 0, y: 0, width: 1, height: 1))
     configureInput(backend, server: server, configuration: configuration)
     seat.addListener(
@@ -43,7 +43,7 @@ public func watchSeat(_ seat: LibseatSession, server: WaylandServer) throws(Wayl
 }
 
 /// What every libinput backend gets: touchscreen mapping, per-device settings, `msg devices`.
-public func configureInput(_ backend: LibinputBackend, server: WaylandServer, configuration: SessionConfiguration) {
+public func configureInput(_ backend: LibinputBackend, server: WaylandServer, configuration: ServerConfiguration) {
     mapTouchscreens(backend, server: server, rules: configuration.touchscreens)
     let rules = configuration.inputs
     backend.configureDevice = { device in

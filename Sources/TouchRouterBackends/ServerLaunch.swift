@@ -28,13 +28,13 @@ public struct ServerLaunch {
     public var input: InputKind?
     public var command: [String]
     public var commandGrants: Set<Privilege>?
-    public var configuration: SessionConfiguration
+    public var configuration: ServerConfiguration
     public var source: ConfigurationSource?
     /// `--supervise` or `[supervise] command`: the command is restarted when it exits.
     public var supervise: SupervisionSettings?
 
     public init(backend: BackendKind, options: WaylandServer.Options, outputOptions: [String], inputDevices: [String], input: InputKind?,
-                command: [String], commandGrants: Set<Privilege>?, configuration: SessionConfiguration, source: ConfigurationSource?) {
+                command: [String], commandGrants: Set<Privilege>?, configuration: ServerConfiguration, source: ConfigurationSource?) {
         self.backend = backend
         self.options = options
         self.outputOptions = outputOptions

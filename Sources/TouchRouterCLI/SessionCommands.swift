@@ -66,15 +66,15 @@ struct Run: ParsableCommand {
         }
         try reportingFailures {
             // The configuration before anything else: a bad file starts nothing.
-            var configuration = SessionConfiguration()
+            var configuration = ServerConfiguration()
             var source: ConfigurationSource?
             do {
                 if let config {
                     source = ConfigurationSource(path: config, explicit: true)
-                    configuration = try SessionConfiguration.load(path: config)
-                } else if let path = SessionConfiguration.defaultPath(environment: ProcessInfo.processInfo.environment) {
+                    configuration = try ServerConfiguration.load(path: config)
+                } else if let path = ServerConfiguration.defaultPath(environment: ProcessInfo.processInfo.environment) {
                     source = ConfigurationSource(path: path, explicit: false)
-                    if FileManager.default.fileExists(atPath: path) { configuration = try SessionConfiguration.load(path: path) }
+                    if FileManager.default.fileExists(atPath: path) { configuration = try ServerConfiguration.load(path: path) }
                 }
             } catch let error as ConfigurationError {
                 throw Failure(description: "touch-router run: \(error)")

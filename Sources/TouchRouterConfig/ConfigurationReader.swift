@@ -3,7 +3,7 @@ import Foundation
 import TOMLKit
 import TouchRouterCore
 
-extension SessionConfiguration {
+extension ServerConfiguration {
     /// The largest file read: a configuration is a page or two; this is a guard, not a need.
     public static let maximumFileBytes = 1 << 20
     /// What a program name in `[privileges]` should have been, or nil: an executable's file
@@ -29,7 +29,7 @@ extension SessionConfiguration {
     }
 
     /// Reads a configuration file. Every error names the file, line and column.
-    public static func load(path: String) throws(ConfigurationError) -> SessionConfiguration {
+    public static func load(path: String) throws(ConfigurationError) -> ServerConfiguration {
         let bytes: [UInt8]
         do {
             bytes = try RegularFile.read(path: path, limit: maximumFileBytes)
@@ -43,7 +43,7 @@ extension SessionConfiguration {
 
     /// Checks the bytes before TOMLKit sees them: it reads a C string, so a NUL would end
     /// the document early without a word, and an error past bad UTF-8 would be misplaced.
-    public static func parse(bytes: [UInt8], file: String) throws(ConfigurationError) -> SessionConfiguration {
+    public static func parse(bytes: [UInt8], file: String) throws(ConfigurationError) -> ServerConfiguration {
         var line = 1, column = 1
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
@@ -62,7 +62,7 @@ extension SessionConfiguration {
     }
 
     /// Reads a configuration from TOML text; `file` names it in errors.
-    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> SessionConfiguration {
+    public static func parse(_ text: String, file: String) throws(ConfigurationError) -> ServerConfiguration {
         if let failure = TOMLSyntax.check(text) {
             throw ConfigurationError(file: file, position: SourcePosition(line: failure.line, column: failure.column), message: failure.message)
         }
@@ -77,7 +77,7 @@ extension SessionConfiguration {
         }
         let document = Document(file: file, text: text)
         var reader = TableReader(document, root, path: [], name: "")
-        var configuration = SessionConfiguration()
+        var configuration = ServerConfiguration()
         configuration.source.file = file
         for key in root.keys { configuration.source.sections[key] = document.locator.key([.key(key)]) }
 

@@ -37,7 +37,7 @@ public final class ServerRunner {
     /// the core can refuse stops it as early. `supervise`: restart the command (or, without
     /// one, `supervise.command`) when it exits.
     public init(options: WaylandServer.Options, command: [String], commandGrants: Set<Privilege>? = nil,
-                configuration: SessionConfiguration = SessionConfiguration(), source: ConfigurationSource? = nil,
+                configuration: ServerConfiguration = ServerConfiguration(), source: ConfigurationSource? = nil,
                 supervise: SupervisionSettings? = nil) throws(WaylandError) {
         signal(SIGPIPE, SIG_IGN)
         Self.raiseDescriptorLimit()

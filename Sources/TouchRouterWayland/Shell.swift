@@ -13,7 +13,7 @@ import Glibc
 /// or, when anything in the new file fails, none of it.
 public final class ServerShell {
     package unowned let server: WaylandServer
-    public private(set) var configuration = SessionConfiguration()
+    public private(set) var configuration = ServerConfiguration()
     /// What `reload` reads: the file given with --config (which must exist), or the
     /// default path (which may not: then the configuration is the default one).
     public var source: ConfigurationSource?
@@ -87,7 +87,7 @@ public final class ServerShell {
 
     /// Replaces the configuration. Whatever can fail (the keymap, the core's validation
     /// of the recognizers) is tried first; on failure the old configuration stays whole.
-    public func apply(_ new: SessionConfiguration) throws(ConfigurationError) {
+    public func apply(_ new: ServerConfiguration) throws(ConfigurationError) {
         var wanted = new.keyboard
         // --keyboard-layout, given on the command line, wins over the file.
         if let layout = server.options.keyboardLayout { wanted.layout = layout }
@@ -137,7 +137,7 @@ public final class ServerShell {
 
     /// An output named in a recognizer or a zone must be one of the session's: a name that
     /// matches nothing would leave a gesture that never fires, without a word.
-    private func checkOutputNames(_ configuration: SessionConfiguration) throws(ConfigurationError) {
+    private func checkOutputNames(_ configuration: ServerConfiguration) throws(ConfigurationError) {
         let names = server.outputs.map(\.name)
         let expected = "expected \(names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + (names.last ?? ""))"
         for spec in configuration.gestures.recognizers {
@@ -158,7 +158,7 @@ public final class ServerShell {
 
     /// The core's own validation found what the file's reader could not: placed at the
     /// recognizer it names, or the table it concerns.
-    private func coreRejection(_ error: GestureConfigurationError, in configuration: SessionConfiguration) -> ConfigurationError {
+    private func coreRejection(_ error: GestureConfigurationError, in configuration: ServerConfiguration) -> ConfigurationError {
         let notes = configuration.source
         let position: SourcePosition
         switch error {
@@ -179,13 +179,13 @@ public final class ServerShell {
     public func reload() throws(ConfigurationError) -> String? {
         do throws(ConfigurationError) {
             guard let source else { throw ConfigurationError(file: "touch-router", position: SourcePosition(line: 1, column: 1), message: "no configuration file: the session found none at start and has no path to read") }
-            let new: SessionConfiguration
+            let new: ServerConfiguration
             let path: String?
             if source.explicit || access(source.path, F_OK) == 0 {
-                new = try SessionConfiguration.load(path: source.path)
+                new = try ServerConfiguration.load(path: source.path)
                 path = source.path
             } else {
-                new = SessionConfiguration()
+                new = ServerConfiguration()
                 path = nil
             }
             try apply(new)

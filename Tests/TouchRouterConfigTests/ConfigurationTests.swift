@@ -63,8 +63,8 @@ let kioskConfiguration = """
 
 @Suite("The configuration file: TOML read into the session's configuration, every error with its file, line and column")
 struct ConfigurationTests {
-    func parse(_ text: String) throws -> SessionConfiguration {
-        try SessionConfiguration.parse(text, file: "kiosk.toml")
+    func parse(_ text: String) throws -> ServerConfiguration {
+        try ServerConfiguration.parse(text, file: "kiosk.toml")
     }
 
     /// The error `text` gives, as printed.
@@ -122,7 +122,7 @@ struct ConfigurationTests {
     @Test("an empty file is the default configuration")
     func empty() throws {
         let configuration = try parse("# nothing\n")
-        #expect(configuration == SessionConfiguration())
+        #expect(configuration == ServerConfiguration())
         #expect(configuration.gestures == GestureConfiguration())
     }
 
@@ -289,12 +289,12 @@ struct ConfigurationTests {
     @Test("bytes: a NUL (which TOMLKit's C string would end the text at) and bad UTF-8 are placed exactly; a missing file is named")
     func bytes() {
         func message(_ bytes: [UInt8]) -> String {
-            do { _ = try SessionConfiguration.parse(bytes: bytes, file: "b.toml"); return "no error" } catch { return error.description }
+            do { _ = try ServerConfiguration.parse(bytes: bytes, file: "b.toml"); return "no error" } catch { return error.description }
         }
         #expect(message(Array("[hold]\nlimit-ms = 3\0\n".utf8)) == "b.toml:2:13: error: a NUL character: expected TOML text")
         #expect(message(Array("# é\n[hold]\n".utf8) + [0xff]) == "b.toml:3:1: error: bytes that are not UTF-8: expected TOML text in UTF-8")
         do {
-            _ = try SessionConfiguration.load(path: "/nonexistent/touch-router.toml")
+            _ = try ServerConfiguration.load(path: "/nonexistent/touch-router.toml")
             Issue.record("no error")
         } catch {
             #expect(error.description == "/nonexistent/touch-router.toml:1:1: error: cannot read the configuration file: No such file or directory")
@@ -307,7 +307,7 @@ struct ConfigurationTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         func message(_ path: String) -> String {
-            do { _ = try SessionConfiguration.load(path: path); return "no error" } catch { return error.description }
+            do { _ = try ServerConfiguration.load(path: path); return "no error" } catch { return error.description }
         }
         let fifo = directory + "/fifo.toml"
         #expect(mkfifo(fifo, 0o600) == 0)
@@ -315,7 +315,7 @@ struct ConfigurationTests {
         let sparse = directory + "/sparse.toml"
         #expect(FileManager.default.createFile(atPath: sparse, contents: nil))
         #expect(truncate(sparse, 3 << 30) == 0)
-        #expect(message(sparse) == "\(sparse):1:1: error: the file holds \(3 << 30) bytes: expected at most \(SessionConfiguration.maximumFileBytes)")
+        #expect(message(sparse) == "\(sparse):1:1: error: the file holds \(3 << 30) bytes: expected at most \(ServerConfiguration.maximumFileBytes)")
         #expect(message(directory) == "\(directory):1:1: error: not a regular file: expected a TOML file")
     }
 

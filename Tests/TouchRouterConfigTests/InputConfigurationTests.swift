@@ -10,7 +10,7 @@ struct InputConfigurationTests {
 
     @Test("tables are read in order, with every kind of match and every setting")
     func reads() throws {
-        let configuration = try SessionConfiguration.parse("""
+        let configuration = try ServerConfiguration.parse("""
             [[input]]
             match = "*"
             accel-profile = "flat"
@@ -40,7 +40,7 @@ struct InputConfigurationTests {
 
     @Test("every matching table applies in order, a later one replacing what an earlier one set")
     func merging() throws {
-        let rules = try SessionConfiguration.parse("""
+        let rules = try ServerConfiguration.parse("""
             [[input]]
             match = "*"
             accel-profile = "flat"
@@ -80,16 +80,16 @@ struct InputConfigurationTests {
 
     @Test("[keyboard] repeat-rate and repeat-delay: sway's 25/s and 600 ms unless given, within bounds")
     func keyRepeat() throws {
-        #expect(try SessionConfiguration.parse("[keyboard]\nlayout = \"us\"\n", file: Self.file).keyboard == KeyboardSettings(layout: "us", repeatRate: 25, repeatDelay: 600))
-        #expect(try SessionConfiguration.parse("[keyboard]\nrepeat-rate = 0\nrepeat-delay = 200\n", file: Self.file).keyboard == KeyboardSettings(repeatRate: 0, repeatDelay: 200))
+        #expect(try ServerConfiguration.parse("[keyboard]\nlayout = \"us\"\n", file: Self.file).keyboard == KeyboardSettings(layout: "us", repeatRate: 25, repeatDelay: 600))
+        #expect(try ServerConfiguration.parse("[keyboard]\nrepeat-rate = 0\nrepeat-delay = 200\n", file: Self.file).keyboard == KeyboardSettings(repeatRate: 0, repeatDelay: 200))
         #expect(error("[keyboard]\nrepeat-rate = 2000\n").hasPrefix("input.toml:2:15: error: keyboard.repeat-rate: expected a whole number from 0 to 1000, found 2000"), "\(error("[keyboard]\nrepeat-rate = 2000\n"))")
         #expect(error("[keyboard]\nrepeat-delay = 1.5\n").hasPrefix("input.toml:2:16: error: keyboard.repeat-delay: expected a whole number from 0 to 10000"), "\(error("[keyboard]\nrepeat-delay = 1.5\n"))")
     }
 
     @Test("[keyboard] osk-namespace: the on-screen keyboard's layer-shell namespace, none unless given; a string that is not empty")
     func oskNamespace() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).oskNamespace == nil)
-        let configuration = try SessionConfiguration.parse("[keyboard]\nlayout = \"us\"\nosk-namespace = \"wvkbd\"\n", file: Self.file)
+        #expect(try ServerConfiguration.parse("", file: Self.file).oskNamespace == nil)
+        let configuration = try ServerConfiguration.parse("[keyboard]\nlayout = \"us\"\nosk-namespace = \"wvkbd\"\n", file: Self.file)
         #expect(configuration.oskNamespace == "wvkbd")
         #expect(configuration.keyboard == KeyboardSettings(layout: "us"), "the namespace is not part of the keymap's settings")
         let number = error("[keyboard]\nosk-namespace = 3\n")
@@ -100,9 +100,9 @@ struct InputConfigurationTests {
 
     @Test("[cursor] hide-after-ms: 5 s unless given, 0 for never, within bounds; no other key")
     func cursorHiding() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).cursor.hideAfter == 5_000_000_000)
-        #expect(try SessionConfiguration.parse("[cursor]\nhide-after-ms = 300\n", file: Self.file).cursor.hideAfter == 300_000_000)
-        #expect(try SessionConfiguration.parse("[cursor]\nhide-after-ms = 0\n", file: Self.file).cursor.hideAfter == nil)
+        #expect(try ServerConfiguration.parse("", file: Self.file).cursor.hideAfter == 5_000_000_000)
+        #expect(try ServerConfiguration.parse("[cursor]\nhide-after-ms = 300\n", file: Self.file).cursor.hideAfter == 300_000_000)
+        #expect(try ServerConfiguration.parse("[cursor]\nhide-after-ms = 0\n", file: Self.file).cursor.hideAfter == nil)
         let tooLong = error("[cursor]\nhide-after-ms = 4000000\n")
         #expect(tooLong.hasPrefix("input.toml:2:17: error: cursor.hide-after-ms: expected a number from 0 to 3600000"), "\(tooLong)")
         let unknown = error("[cursor]\ntheme = \"Adwaita\"\n")
@@ -111,9 +111,9 @@ struct InputConfigurationTests {
 
     @Test("[stats] slow-ms: 200 ms unless given, 0 keeps everything, within bounds; no other key")
     func statsSlowThreshold() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).stats.slowThreshold == 200_000_000)
-        #expect(try SessionConfiguration.parse("[stats]\nslow-ms = 16.5\n", file: Self.file).stats.slowThreshold == 16_500_000)
-        #expect(try SessionConfiguration.parse("[stats]\nslow-ms = 0\n", file: Self.file).stats.slowThreshold == 0)
+        #expect(try ServerConfiguration.parse("", file: Self.file).stats.slowThreshold == 200_000_000)
+        #expect(try ServerConfiguration.parse("[stats]\nslow-ms = 16.5\n", file: Self.file).stats.slowThreshold == 16_500_000)
+        #expect(try ServerConfiguration.parse("[stats]\nslow-ms = 0\n", file: Self.file).stats.slowThreshold == 0)
         let negative = error("[stats]\nslow-ms = -1\n")
         #expect(negative.hasPrefix("input.toml:2:11: error: stats.slow-ms: expected a number from 0 to 3600000"), "\(negative)")
         let unknown = error("[stats]\nslow = 3\n")
@@ -122,8 +122,8 @@ struct InputConfigurationTests {
 
     @Test("[environment]: variables for the programs the session starts; a bad name, the session's own sockets, and a non-string refused at their place; an escaped NUL ends the value")
     func environment() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).environment.isEmpty)
-        let read = try SessionConfiguration.parse("[environment]\nXDG_CURRENT_DESKTOP = \"kiosk\"\nGDK_BACKEND = \"\"\n", file: Self.file)
+        #expect(try ServerConfiguration.parse("", file: Self.file).environment.isEmpty)
+        let read = try ServerConfiguration.parse("[environment]\nXDG_CURRENT_DESKTOP = \"kiosk\"\nGDK_BACKEND = \"\"\n", file: Self.file)
         #expect(read.environment == ["XDG_CURRENT_DESKTOP": "kiosk", "GDK_BACKEND": ""])
         let badName = error("[environment]\n\"1X\" = \"a\"\n")
         #expect(badName.hasPrefix("input.toml:2:1: error: environment.1X: expected a variable name of letters, digits and underscores"), "\(badName)")
@@ -131,14 +131,14 @@ struct InputConfigurationTests {
         #expect(owned.hasPrefix("input.toml:2:1: error: environment.WAYLAND_DISPLAY: the session sets this one itself"), "\(owned)")
         let number = error("[environment]\nA = 1\n")
         #expect(number.hasPrefix("input.toml:2:5: error: environment.A: expected a string, found an integer"), "\(number)")
-        let nul = try SessionConfiguration.parse("[environment]\nA = \"x\\u0000y\"\n", file: Self.file)
+        let nul = try ServerConfiguration.parse("[environment]\nA = \"x\\u0000y\"\n", file: Self.file)
         #expect(nul.environment == ["A": "x"], "TOMLKit hands strings over as C strings, which end at an escaped NUL")
     }
 
     @Test("[privileges] virtual-input: nobody unless named; bare names and absolute paths, a relative path or an empty name refused at its value")
     func privilegesVirtualInput() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .virtualInput).isEmpty)
-        let read = try SessionConfiguration.parse("[privileges]\nvirtual-input = [\"wvkbd-mobintl\", \"/usr/bin/squeekboard\"]\n", file: Self.file)
+        #expect(try ServerConfiguration.parse("", file: Self.file).privileges.programs(for: .virtualInput).isEmpty)
+        let read = try ServerConfiguration.parse("[privileges]\nvirtual-input = [\"wvkbd-mobintl\", \"/usr/bin/squeekboard\"]\n", file: Self.file)
         #expect(read.privileges.programs(for: .virtualInput) == ["wvkbd-mobintl", "/usr/bin/squeekboard"])
         let relative = error("[privileges]\nvirtual-input = [\"wvkbd\", \"bin/wvkbd\"]\n")
         #expect(relative.hasPrefix("input.toml:2:27: error: privileges.virtual-input[1]: expected an absolute path or a bare executable name"), "\(relative)")
@@ -150,8 +150,8 @@ struct InputConfigurationTests {
 
     @Test("[privileges] layer-shell: nobody unless named, read apart from virtual-input, a relative path refused at its value")
     func privilegesLayerShell() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .layerShell).isEmpty)
-        let read = try SessionConfiguration.parse("[privileges]\nlayer-shell = [\"waybar\", \"/usr/bin/wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
+        #expect(try ServerConfiguration.parse("", file: Self.file).privileges.programs(for: .layerShell).isEmpty)
+        let read = try ServerConfiguration.parse("[privileges]\nlayer-shell = [\"waybar\", \"/usr/bin/wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
         #expect(read.privileges.programs(for: .layerShell) == ["waybar", "/usr/bin/wvkbd-mobintl"])
         #expect(read.privileges.programs(for: .virtualInput) == ["wvkbd-mobintl"])
         let relative = error("[privileges]\nlayer-shell = [\"bin/waybar\"]\n")
@@ -160,8 +160,8 @@ struct InputConfigurationTests {
 
     @Test("[privileges] foreign-toplevel: nobody unless named, read apart from the others, a relative path refused at its value")
     func privilegesForeignToplevel() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .foreignToplevel).isEmpty)
-        let read = try SessionConfiguration.parse("[privileges]\nforeign-toplevel = [\"waybar\"]\nlayer-shell = [\"swaybg\"]\n", file: Self.file)
+        #expect(try ServerConfiguration.parse("", file: Self.file).privileges.programs(for: .foreignToplevel).isEmpty)
+        let read = try ServerConfiguration.parse("[privileges]\nforeign-toplevel = [\"waybar\"]\nlayer-shell = [\"swaybg\"]\n", file: Self.file)
         #expect(read.privileges.programs(for: .foreignToplevel) == ["waybar"])
         #expect(read.privileges.programs(for: .layerShell) == ["swaybg"])
         let relative = error("[privileges]\nforeign-toplevel = [\"bin/waybar\"]\n")
@@ -170,8 +170,8 @@ struct InputConfigurationTests {
 
     @Test("[privileges] input-method: nobody unless named, read apart from the others, a relative path refused at its value")
     func privilegesInputMethod() throws {
-        #expect(try SessionConfiguration.parse("", file: Self.file).privileges.programs(for: .inputMethod).isEmpty)
-        let read = try SessionConfiguration.parse("[privileges]\ninput-method = [\"wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
+        #expect(try ServerConfiguration.parse("", file: Self.file).privileges.programs(for: .inputMethod).isEmpty)
+        let read = try ServerConfiguration.parse("[privileges]\ninput-method = [\"wvkbd-mobintl\"]\nvirtual-input = [\"wvkbd-mobintl\"]\n", file: Self.file)
         #expect(read.privileges.programs(for: .inputMethod) == ["wvkbd-mobintl"])
         #expect(read.privileges.programs(for: .virtualInput) == ["wvkbd-mobintl"])
         #expect(read.privileges.programs(for: .layerShell).isEmpty)

@@ -8,7 +8,7 @@ struct OutputConfigurationTests {
 
     @Test("tables are read in order: a name, a mode with or without a refresh, a transform as a name or an angle")
     func reads() throws {
-        let configuration = try SessionConfiguration.parse("""
+        let configuration = try ServerConfiguration.parse("""
             [[output]]
             name = "Virtual-1"
             mode = "1024x768@59.94"
@@ -29,7 +29,7 @@ struct OutputConfigurationTests {
             OutputRule(name: "HDMI-A-1", transform: .rotated270, position: SourcePosition(line: 6, column: 1)),
             OutputRule(name: "HEADLESS-2", width: 800, height: 600, transform: .normal, scale: 2, position: SourcePosition(line: 10, column: 1)),
         ])
-        #expect(try SessionConfiguration.parse("", file: Self.file).outputs.isEmpty)
+        #expect(try ServerConfiguration.parse("", file: Self.file).outputs.isEmpty)
     }
 
     @Test("errors name file:line:column and what was expected", arguments: [

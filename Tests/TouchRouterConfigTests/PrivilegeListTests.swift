@@ -32,7 +32,7 @@ struct PrivilegeListTests {
 
     @Test("each privilege's programs are its [privileges] key's")
     func programs() throws {
-        let configuration = try SessionConfiguration.parse("""
+        let configuration = try ServerConfiguration.parse("""
             [privileges]
             virtual-input = ["a"]
             input-method = ["b"]
@@ -44,6 +44,6 @@ struct PrivilegeListTests {
             """, file: "p.toml")
         let settings = configuration.privileges
         #expect(Privilege.allCases.map { settings.programs(for: $0) } == [["a"], ["b"], ["c"], ["d"], ["e"], ["f"], ["g"]])
-        #expect(try SessionConfiguration.parse("[privileges]\n", file: "p.toml").privileges.programs(for: .sessionLock).isEmpty)
+        #expect(try ServerConfiguration.parse("[privileges]\n", file: "p.toml").privileges.programs(for: .sessionLock).isEmpty)
     }
 }

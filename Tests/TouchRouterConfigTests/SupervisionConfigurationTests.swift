@@ -6,7 +6,7 @@ import Testing
 struct SupervisionConfigurationTests {
     @Test("every key is read, seconds into nanoseconds; a string command runs through /bin/sh -c")
     func keys() throws {
-        let configuration = try SessionConfiguration.parse("""
+        let configuration = try ServerConfiguration.parse("""
             [supervise]
             command = ["chromium", "--kiosk", "http://localhost"]
             restart = "on-failure"
@@ -27,8 +27,8 @@ struct SupervisionConfigurationTests {
         #expect(settings.resetAfter == 30_000_000_000 && settings.window == 120_000_000_000 && settings.maxFailures == 4)
         #expect(settings.fallback == ["/bin/sh", "-c", "zenity --error --text 'Out of order'"])
         #expect(settings.hangAfter == 8_000_000_000 && settings.pingEvery == 1_500_000_000 && settings.onHang == .kill)
-        #expect(try SessionConfiguration.parse("", file: "a.toml").supervise == nil)
-        #expect(try SessionConfiguration.parse("[supervise]\nhang-after = 0\n", file: "a.toml").supervise?.hangAfter == nil, "0 turns pings off")
+        #expect(try ServerConfiguration.parse("", file: "a.toml").supervise == nil)
+        #expect(try ServerConfiguration.parse("[supervise]\nhang-after = 0\n", file: "a.toml").supervise?.hangAfter == nil, "0 turns pings off")
     }
 
     @Test("bad values name file:line:column and say what was expected", arguments: [

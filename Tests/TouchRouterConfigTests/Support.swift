@@ -4,7 +4,7 @@ import TouchRouterConfig
 /// when it is taken.
 func configurationError(_ text: String, file: String) -> String {
     do {
-        _ = try SessionConfiguration.parse(text, file: file)
+        _ = try ServerConfiguration.parse(text, file: file)
         return "no error"
     } catch {
         return error.description

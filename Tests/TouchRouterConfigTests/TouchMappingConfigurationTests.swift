@@ -10,7 +10,7 @@ struct TouchMappingConfigurationTests {
 
     @Test("tables are read in order: a name or vendor:product, an output or a region, a calibration")
     func reads() throws {
-        let configuration = try SessionConfiguration.parse("""
+        let configuration = try ServerConfiguration.parse("""
             [[touchscreen]]
             match = "ELAN Touchscreen"
             output = "HEADLESS-2"

@@ -66,7 +66,7 @@ struct IdleProtocolTests {
         _ = try fixture.mapToplevel(client)
         let touch = try #require(client.request(try client.seat, "get_touch"))
         try fixture.roundtrip(client)
-        try fixture.server.shell.apply(try SessionConfiguration.parse("[idle]\nblank-after = 0.05\n", file: "idle.toml"))
+        try fixture.server.shell.apply(try ServerConfiguration.parse("[idle]\nblank-after = 0.05\n", file: "idle.toml"))
         Self.serve(fixture) { !fixture.server.router.darkOutputs.isEmpty }
         #expect(fixture.server.router.darkOutputs.count == 1)
         fixture.tap(1, x: 50, y: 50)

@@ -205,7 +205,7 @@ struct OutputReconfigurationProtocolTests {
     func rules() throws {
         let fixture = try Self.kiosk([OutputMode(width: 1280, height: 720), OutputMode(width: 640, height: 480)])
         defer { fixture.end() }
-        var configuration = SessionConfiguration()
+        var configuration = ServerConfiguration()
         configuration.outputs = [OutputRule(name: "HEADLESS-1", transform: .rotated270), OutputRule(name: "HEADLESS-2", width: 320, height: 240),
                                  OutputRule(name: "NOT-HERE", transform: .rotated90)]
         try fixture.server.shell.apply(configuration)
@@ -214,7 +214,7 @@ struct OutputReconfigurationProtocolTests {
         #expect(fixture.server.tree.outputs.map(\.rect) == [Rect(x: 0, y: 0, width: 720, height: 1280), Rect(x: 720, y: 0, width: 320, height: 240)])
         #expect(fixture.server.outputModes["HEADLESS-1"]?.transform == .rotated270)
 
-        try fixture.server.shell.apply(SessionConfiguration())
+        try fixture.server.shell.apply(ServerConfiguration())
         #expect(fixture.server.tree.outputs.map(\.rect) == [Rect(x: 0, y: 0, width: 1280, height: 720), Rect(x: 1280, y: 0, width: 640, height: 480)])
         #expect(fixture.server.shell.outputProblems.isEmpty)
 

@@ -51,7 +51,7 @@ struct PressTests {
     func arenaShareItsHitTest() throws {
         let windows = try Windows()
         defer { windows.server.shutdown() }
-        try windows.server.shell.apply(try SessionConfiguration.parse("""
+        try windows.server.shell.apply(try ServerConfiguration.parse("""
             [[recognizer]]
             name = "swipe-up"
             kind = "swipe"

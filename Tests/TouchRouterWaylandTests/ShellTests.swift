@@ -53,7 +53,7 @@ struct ShellTests {
         options.listens = false
         let server = try WaylandServer(options: options)
         defer { server.shutdown() }
-        try server.shell.apply(try SessionConfiguration.parse("""
+        try server.shell.apply(try ServerConfiguration.parse("""
             [[recognizer]]
             name = "swipe-up"
             kind = "swipe"

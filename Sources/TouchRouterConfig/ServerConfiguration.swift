@@ -3,7 +3,7 @@ import TouchRouterCore
 /// Everything a configuration file says (docs/configuration.md): the core's gesture
 /// configuration, what gestures, key chords and switches do, how each application's
 /// surfaces take input, and the keyboard's layout.
-public struct SessionConfiguration: Sendable, Equatable {
+public struct ServerConfiguration: Sendable, Equatable {
     public var gestures = GestureConfiguration()
     public var bindings: [Binding] = []
     /// Keyed by xdg_toplevel app id.
@@ -37,7 +37,7 @@ public struct SessionConfiguration: Sendable, Equatable {
 
     public init() {}
 
-    public static func == (a: SessionConfiguration, b: SessionConfiguration) -> Bool {
+    public static func == (a: ServerConfiguration, b: ServerConfiguration) -> Bool {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard && a.oskNamespace == b.oskNamespace
             && a.cursor == b.cursor && a.idle == b.idle && a.stats == b.stats && a.privileges == b.privileges
             && a.touchscreens == b.touchscreens && a.outputs == b.outputs && a.inputs == b.inputs && a.environment == b.environment && a.supervise == b.supervise
