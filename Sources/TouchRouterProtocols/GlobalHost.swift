@@ -37,14 +37,23 @@ package final class GlobalHost {
         Unmanaged<GlobalHost>.fromOpaque(data!).takeUnretainedValue().host
     }
 
+    /// Every bind's start: the bind counted against the client's limit, its resource made at
+    /// the version asked (at most the global's: libwayland refuses a bind above it), and the
+    /// client given its record. Nil when the client was ended or is out of memory.
+    private static func bound(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
+                              _ interface: UnsafePointer<wl_interface>) -> (host: any ProtocolHost, resource: OpaquePointer)? {
+        let host = host(data)
+        guard let client, host.mayBind(client, String(cString: interface.pointee.name)),
+              let resource = createResource(client, interface, version: Int32(clamping: version), id: id) else { return nil }
+        host.record(for: client)
+        return (host, resource)
+    }
+
     /// Binds a global whose requests need nothing of the server: its resource is a `PlainGlobal`.
     @discardableResult
     package static func bindPlain(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
                                   _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer) -> OpaquePointer? {
-        let host = host(data)
-        guard let client, host.mayBind(client, String(cString: interface.pointee.name)),
-              let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
-        host.record(for: client)
+        guard let (host, resource) = bound(client, data, version, id, interface) else { return nil }
         WaylandObject.install(PlainGlobal(resource: resource, server: host), implementation: table)
         return resource
     }
@@ -56,10 +65,7 @@ package final class GlobalHost {
     package static func bind<Handler>(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
                                       _ interface: UnsafePointer<wl_interface>, _ table: UnsafeRawPointer,
                                       handler: (any ProtocolHost) -> Handler) -> OpaquePointer? {
-        let host = host(data)
-        guard let client, host.mayBind(client, String(cString: interface.pointee.name)),
-              let resource = createResource(client, interface, version: Int32(version), id: id) else { return nil }
-        host.record(for: client)
+        guard let (host, resource) = bound(client, data, version, id, interface) else { return nil }
         WaylandObject.install(RoomGlobal(resource: resource, server: host, handler: handler(host)), implementation: table)
         return resource
     }
@@ -68,11 +74,7 @@ package final class GlobalHost {
     @discardableResult
     package static func bind(_ client: OpaquePointer?, _ data: UnsafeMutableRawPointer?, _ version: UInt32, _ id: UInt32,
                              _ interface: UnsafePointer<wl_interface>, make: (OpaquePointer, any ProtocolHost) -> Void) -> OpaquePointer? {
-        let host = host(data)
-        guard let client, host.mayBind(client, String(cString: interface.pointee.name)),
-              // At most the global's version: libwayland refuses a bind above it.
-              let resource = createResource(client, interface, version: Int32(clamping: version), id: id) else { return nil }
-        host.record(for: client)
+        guard let (host, resource) = bound(client, data, version, id, interface) else { return nil }
         make(resource, host)
         return resource
     }

@@ -51,16 +51,8 @@ package final class InputTimestampsObject: WaylandObject {
         device = nil
     }
 
-    /// tv_sec split in two 32-bit halves, and the nanoseconds within it. A time before the
-    /// clock's zero (only a script's could be) is sent as zero.
-    package func send(_ time: RouterTime) { Self.send(time, to: resource) }
-
-    package static func send(_ time: RouterTime, to resource: OpaquePointer) {
-        let nanoseconds = max(time.nanoseconds, 0)
-        let seconds = UInt64(nanoseconds / 1_000_000_000)
-        zwp_input_timestamps_v1_send_timestamp(resource, UInt32(truncatingIfNeeded: seconds >> 32), UInt32(truncatingIfNeeded: seconds),
-                                               UInt32(nanoseconds % 1_000_000_000))
-    }
+    // Its event is sent by the server's delivery (Handlers/Seat/Delivery.swift,
+    // `sendTimestamp`), for every routed event, where it inlines.
 
     package nonisolated(unsafe) static let table = implementation(zwp_input_timestamps_v1_interface(destroy: destroyRequest))
 }

@@ -9,7 +9,8 @@ extension WaylandServer: InputDelivery {
 
     // The timestamps sends, here rather than the protocol layer's, since they run for every
     // routed event and a call across the module boundary is not inlined (10 instructions a
-    // routed event more, by callgrind).
+    // routed event more, by callgrind). tv_sec goes in two 32-bit halves, then the
+    // nanoseconds within it; a time before the clock's zero (only a script's could be) is zero.
     @inline(__always)
     private func sendTimestamp(_ time: RouterTime, to resource: OpaquePointer) {
         let nanoseconds = max(time.nanoseconds, 0)
