@@ -76,6 +76,12 @@ let package = Package(
         .target(name: "TouchRouterWayland", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterConfig", "TouchRouterStats", "TouchRouterProtocols", "CWaylandShim", "CPixman", "CPNGShim", "CTimestampCounter"]),
         // The drm backend: each connected screen an output, composed frames flipped at vblank.
         .target(name: "TouchRouterDRM", dependencies: ["TouchRouterCore", "TouchRouterWayland", "CDRM", "CDRMShim", "CUdev"]),
+        // xcb with its composite, xfixes and res extensions (Debian: libxcb1-dev,
+        // libxcb-composite0-dev, libxcb-xfixes0-dev, libxcb-res0-dev), for the X11 window manager.
+        .systemLibrary(name: "CXCB", pkgConfig: "xcb", providers: [.apt(["libxcb1-dev", "libxcb-composite0-dev", "libxcb-xfixes0-dev", "libxcb-res0-dev"])]),
+        // Xwayland in the session (README, "X11 apps"): its display and process, and the X11
+        // window manager, which reaches the server only through XWaylandHandler.
+        .target(name: "TouchRouterXWayland", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterProtocols", "TouchRouterWayland", "CXCB"]),
         // libwayland-client (Debian: libwayland-dev) and CWaylandProtocols' xdg-shell client
         // header, with the C functions Swift cannot do without.
         .target(name: "CWaylandClientShim", dependencies: ["CWaylandProtocols"], linkerSettings: [.linkedLibrary("wayland-client")]),
@@ -96,7 +102,7 @@ let package = Package(
         .target(name: "TouchRouterWLCS", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "CWLCSIntegration"]),
         // The backends of `touch-router run` wired to the session: drm, wayland (nested) and
         // headless displays, libinput and the libseat seat, every input through one InputSource.
-        .target(name: "TouchRouterBackends", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterReplay", "TouchRouterWayland", "TouchRouterLibinput", "TouchRouterDRM", "TouchRouterNested", "TouchRouterLibseat"]),
+        .target(name: "TouchRouterBackends", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterReplay", "TouchRouterWayland", "TouchRouterXWayland", "TouchRouterLibinput", "TouchRouterDRM", "TouchRouterNested", "TouchRouterLibseat"]),
         // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
         .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
         // Every command of `touch-router` (ArgumentParser), entered through touch_router_cli_main.

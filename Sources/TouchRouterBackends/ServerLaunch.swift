@@ -3,6 +3,7 @@ import TouchRouterCore
 import TouchRouterLibinput
 import TouchRouterLibseat
 import TouchRouterWayland
+import TouchRouterXWayland
 
 /// `touch-router run --input`: where input devices come from.
 public enum InputKind: String, CaseIterable, Sendable {
@@ -74,7 +75,10 @@ public struct ServerLaunch {
         let seatInput = try seat.flatMap { seat in
             inputKind == .udev ? try startSeatInput(server: server, seat: seat, configuration: configuration) : nil
         }
-        let status = try withExtendedLifetime((seat, seatInput, display)) { try runner.run() }
+        // After the outputs, so that Xwayland's first screen has them; before the command, which gets DISPLAY.
+        let xwayland = configuration.xwayland == .off ? nil : try XWayland(server: server, mode: configuration.xwayland)
+        defer { xwayland?.shutdown() }
+        let status = try withExtendedLifetime((seat, seatInput, display, xwayland)) { try runner.run() }
         if let failure = display.failure { throw failure }
         return status
     }

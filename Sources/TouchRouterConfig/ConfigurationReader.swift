@@ -17,7 +17,7 @@ extension ServerConfiguration {
 
     /// `[privileges]`' keys: one for each privilege.
     static var privilegeKeys: [String] { Privilege.allCases.map(\.rawValue) }
-    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "output", "input", "cursor", "idle", "stats", "privileges", "environment", "supervise"]
+    static let topLevelKeys = ["recognizer", "bind", "app", "keyboard", "hold", "gestures", "touchscreen", "output", "input", "cursor", "idle", "stats", "privileges", "environment", "supervise", "xwayland"]
 
     /// `$XDG_CONFIG_HOME/touch-router/config.toml`, or `$HOME/.config/touch-router/config.toml`
     /// where XDG_CONFIG_HOME is unset, empty or relative (as the XDG base directory
@@ -130,11 +130,28 @@ extension ServerConfiguration {
         }
         if let environment = try reader.table("environment") { configuration.environment = try readEnvironment(environment, document) }
         if let supervise = try reader.table("supervise") { configuration.supervise = try readSupervise(supervise, document) }
+        if let xwayland = try reader.table("xwayland") { configuration.xwayland = try readXWayland(xwayland, document) }
         configuration.touchscreens = try TouchscreenReader.read(try reader.arrayOfTables("touchscreen"), document: document)
         configuration.outputs = try OutputReader.read(try reader.arrayOfTables("output"), document: document)
         configuration.inputs = try InputReader.read(try reader.arrayOfTables("input"), document: document)
         try reader.finish(allowed: topLevelKeys.map { ["recognizer", "bind", "touchscreen", "output", "input"].contains($0) ? "[[\($0)]]" : "[\($0)]" })
         return configuration
+    }
+
+    /// `[xwayland]`: `enable = true | false | "lazy"`.
+    private static func readXWayland(_ table: TOMLTable, _ document: Document) throws(ConfigurationError) -> XWaylandMode {
+        var reader = TableReader(document, table, path: [.key("xwayland")], name: "[xwayland]")
+        var mode = XWaylandMode.off
+        if let value = table["enable"] {
+            reader.markRead("enable")
+            if let flag = value.bool { mode = flag ? .on : .off }
+            else if value.string == "lazy" { mode = .lazy }
+            else if let text = value.string {
+                throw document.error(value: [.key("xwayland"), .key("enable")], "xwayland.enable: expected true, false or \"lazy\", found \"\(text)\"")
+            } else { throw reader.wrongType("enable", expected: "true, false or \"lazy\"", found: value) }
+        }
+        try reader.finish(allowed: ["enable"])
+        return mode
     }
 
     /// `[supervise]`: the app `run --supervise` restarts, and how (docs/supervision.md).

@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// `[supervise]`: the app `run --supervise` restarts, and when a client counts as hung;
     /// nil without the table. Read when the session starts; a reload does not change it.
     public var supervise: SupervisionSettings?
+    /// `[xwayland] enable`: whether X11 apps can run. Read when the session starts; a reload does not change it.
+    public var xwayland = XWaylandMode.off
     /// The file it was read from, and where its recognizers were declared, for the errors
     /// that only the core's own validation finds.
     public var source = SourceNotes()
@@ -41,7 +43,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         a.gestures == b.gestures && a.bindings == b.bindings && a.applications == b.applications && a.keyboard == b.keyboard && a.oskNamespace == b.oskNamespace
             && a.cursor == b.cursor && a.idle == b.idle && a.stats == b.stats && a.privileges == b.privileges
             && a.touchscreens == b.touchscreens && a.outputs == b.outputs && a.inputs == b.inputs && a.environment == b.environment && a.supervise == b.supervise
+            && a.xwayland == b.xwayland
     }
+}
+
+/// `[xwayland] enable`: `false` (the default) runs no Xwayland; `true` starts it with the
+/// session; `"lazy"` when the first X11 client connects to DISPLAY, as sway does.
+public enum XWaylandMode: String, Sendable, Equatable {
+    case off, on, lazy
 }
 
 public struct SourceNotes: Sendable {

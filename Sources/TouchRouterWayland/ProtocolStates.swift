@@ -29,6 +29,7 @@ package final class ProtocolStates {
     package let textInput = TextInputState()
     package let selection = SelectionState()
     package let shell = ShellState()
+    package let xwayland = XWaylandState()
 
     package init(keymap: Keymap) {
         seat = SeatState(keymap: keymap)

@@ -38,6 +38,7 @@ extension WaylandServer {
         clients[record.client] = nil
         clientsByID[record.id] = nil
         clientsBySocket = clientsBySocket.filter { $0.value != record.client }
+        if protocols.xwayland.client == record.client { protocols.xwayland.client = nil }
         record.devices.removeAll()
         clientTables.pointee.touchSends.forget(record.id)
         seatDevicesChanged()

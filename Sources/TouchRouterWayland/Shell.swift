@@ -206,7 +206,7 @@ public final class ServerShell {
     }
 
     private func policy(of surface: SurfaceObject) -> ApplicationPolicy {
-        let appID = surface.xdgSurface?.toplevel?.appID ?? ""
+        let appID = surface.appID
         return configuration.applications[appID] ?? ApplicationPolicy()
     }
 
@@ -223,7 +223,7 @@ public final class ServerShell {
     /// A toplevel's app id was set or changed: the core matches recognizers by it, and its policy may differ.
     package func appIDChanged(_ surface: SurfaceObject) {
         guard surface.inTree, server.tree.role(of: surface.id) == .toplevel else { return }
-        let appID = surface.xdgSurface?.toplevel?.appID ?? ""
+        let appID = surface.appID
         server.router.setAppID(appID.isEmpty ? nil : appID, for: surface.id)
         applyPolicy(toplevel: surface)
         updateTouchCapabilities()
@@ -235,7 +235,7 @@ public final class ServerShell {
     package func surfaceEntered(_ surface: SurfaceObject) {
         let tree = server.tree
         if tree.role(of: surface.id) == .toplevel {
-            let appID = surface.xdgSurface?.toplevel?.appID ?? ""
+            let appID = surface.appID
             if !appID.isEmpty { server.router.setAppID(appID, for: surface.id) }
             appliedPolicies[surface.id] = nil
             applyPolicy(toplevel: surface)
@@ -343,7 +343,7 @@ public final class ServerShell {
         func id(_ surface: SurfaceID?) -> String { surface.map { String($0.raw) } ?? "null" }
         var app = "null", client = "null"
         if let to, let top = server.tree.toplevel(of: to) {
-            if let appID = server.protocols.surface.surfaces[top]?.xdgSurface?.toplevel?.appID, !appID.isEmpty { app = jsonString(appID) }
+            if let appID = server.protocols.surface.surfaces[top]?.appID, !appID.isEmpty { app = jsonString(appID) }
             if let owner = server.tree.client(of: to) { client = String(owner.raw) }
         }
         return "{\"type\":\"focus\",\"from\":\(id(from)),\"to\":\(id(to)),\"client\":\(client),\"app_id\":\(app)}"

@@ -54,8 +54,9 @@ extension ServerShell {
             do { _ = try spawnProcess(argv) } catch { server.report("exec action: \(error)") }
         case .closeFocused:
             guard let focus = router.keyboardFocus, let top = server.tree.toplevel(of: focus),
-                  let toplevel = server.protocols.surface.surfaces[top]?.xdgSurface?.toplevel else { return }
-            xdg_toplevel_send_close(toplevel.resource)
+                  let surface = server.protocols.surface.surfaces[top] else { return }
+            if let toplevel = surface.xdgSurface?.toplevel { xdg_toplevel_send_close(toplevel.resource) }
+            else if let x11 = surface.x11 { server.protocols.xwayland.windowManager?.close(x11) }
         case .focusNext:
             focusNextToplevel()
         case .toggleIgnoreInteraction:

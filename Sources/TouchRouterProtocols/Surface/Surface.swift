@@ -43,6 +43,8 @@ package final class SurfaceObject: WaylandObject {
     package weak var lockSurface: LockSurfaceObject?
     package weak var wlShellSurface: WlShellSurfaceObject?
     package weak var subsurface: SubsurfaceObject?
+    /// The X11 window Xwayland shows with it, once its window manager paired them (XWayland/).
+    package weak var x11: X11Surface?
     /// Its touch_router_surface_input_v1, if the client made one.
     package weak var touchInput: TouchInputSurfaceObject?
     /// Subsurfaces, bottom first, split at the parent itself.
@@ -70,6 +72,9 @@ package final class SurfaceObject: WaylandObject {
     }
 
     package var hasBuffer: Bool { current.bufferSize != nil }
+
+    /// What `[app."…"]` policies match: an xdg toplevel's app id, or an X11 window's `x11:CLASS`.
+    package var appID: String { xdgSurface?.toplevel?.appID ?? x11?.appID ?? "" }
 
     package override func resourceDestroyed() { handler.surfaceDestroyed(self) }
 

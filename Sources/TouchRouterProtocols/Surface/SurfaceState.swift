@@ -146,4 +146,5 @@ package final class BufferReference {
 package enum SurfaceRoleKind: String {
     case none, toplevel, popup, subsurface, layer = "layer surface", shellSurface = "wl_shell_surface", dndIcon = "dnd_icon"
     case lockSurface = "ext_session_lock_surface_v1"
+    case x11 = "xwayland"
 }

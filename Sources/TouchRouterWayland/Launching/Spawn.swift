@@ -13,7 +13,11 @@ import Glibc
 ///
 /// `newProcessGroup`: the child leads a process group of its own, so that a supervisor can
 /// end it and everything it started (`kill(-pid, …)`).
-package func spawnProcess(_ command: [String], waylandSocket: Int32? = nil, newProcessGroup: Bool = false) throws(WaylandError) -> pid_t {
+///
+/// `inheriting`: more descriptors the child keeps as they are numbered here (Xwayland's
+/// listening sockets, its window manager's socket and its `-displayfd` pipe).
+package func spawnProcess(_ command: [String], waylandSocket: Int32? = nil, newProcessGroup: Bool = false,
+                          inheriting: [Int32] = []) throws(WaylandError) -> pid_t {
     guard let program = command.first, !command.contains(where: { $0.contains("\0") }) else {
         throw WaylandError("cannot run an empty command, or one holding NUL")
     }
@@ -40,6 +44,10 @@ package func spawnProcess(_ command: [String], waylandSocket: Int32? = nil, newP
     defer { posix_spawn_file_actions_destroy(&actions) }
     var environment: [UnsafeMutablePointer<CChar>?] = []
     defer { for variable in environment { free(variable) } }
+    for fd in inheriting {
+        let added = posix_spawn_file_actions_adddup2(&actions, fd, fd)
+        guard added == 0 else { throw WaylandError("cannot hand \(program) descriptor \(fd): \(String(cString: strerror(added)))") }
+    }
     if let waylandSocket {
         let added = posix_spawn_file_actions_adddup2(&actions, waylandSocket, waylandSocket)
         guard added == 0 else { throw WaylandError("cannot hand \(program) its Wayland socket: \(String(cString: strerror(added)))") }
@@ -52,7 +60,7 @@ package func spawnProcess(_ command: [String], waylandSocket: Int32? = nil, newP
     }
     var pid: pid_t = 0
     let result = waylandSocket == nil
-        ? posix_spawnp(&pid, arguments[0]!, nil, &attributes, arguments, environ)
+        ? posix_spawnp(&pid, arguments[0]!, &actions, &attributes, arguments, environ)
         : posix_spawnp(&pid, arguments[0]!, &actions, &attributes, arguments, environment + [nil])
     guard result == 0 else { throw WaylandError("cannot run \(program): \(String(cString: strerror(result)))") }
     return pid

@@ -9,6 +9,8 @@ extension WaylandServer {
         protocols.surface.nextSurface += 1
         WaylandObject.install(surface, implementation: SurfaceObject.table)
         protocols.surface.surfaces[surface.id] = surface
+        // Xwayland's WL_SURFACE_ID may name a surface before the session has read its creation.
+        if surface.client == protocols.xwayland.client { protocols.xwayland.windowManager?.surfaceCreated(id: wl_resource_get_id(surface.resource)) }
     }
 
     package func surfaceDestroyed(_ surface: SurfaceObject) {
@@ -39,7 +41,7 @@ extension WaylandServer {
         if surface.role == .toplevel || surface.role == .popup { surface.role = .none }
     }
 
-    private func takeOutOfTree(_ surface: SurfaceObject) {
+    package func takeOutOfTree(_ surface: SurfaceObject) {
         guard surface.inTree else { return }
         protocols.foreignToplevel.windowUnmapped(surface)
         surface.inTree = false
@@ -116,6 +118,7 @@ extension WaylandServer {
     /// one that lost it and the one that gained it are configured again.
     package func updateActivatedToplevel() {
         protocols.foreignToplevel.activationChanged()
+        updateX11Focus()
         let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { protocols.surface.surfaces[$0]?.xdgSurface?.toplevel }
         guard focused !== protocols.shell.activeToplevel else { return }
         let previous = protocols.shell.activeToplevel
@@ -165,6 +168,7 @@ extension WaylandServer {
             }
         }
         if let shellSurface = surface.wlShellSurface, !surface.inTree, surface.hasBuffer { mapShellSurface(surface, shellSurface) }
+        if let window = surface.x11, !surface.inTree { mapX11WindowIfReady(surface, window) }
         guard surface.inTree else { return }
         do {
             try tree.resize(surface.id, to: surface.size)
