@@ -78,6 +78,7 @@ public struct ServerLaunch {
         // After the outputs, so that Xwayland's first screen has them; before the command, which gets DISPLAY.
         let xwayland = configuration.xwayland == .off ? nil : try XWayland(server: server, mode: configuration.xwayland)
         defer { xwayland?.shutdown() }
+        runner.x11Display = xwayland?.displayName
         let status = try withExtendedLifetime((seat, seatInput, display, xwayland)) { try runner.run() }
         if let failure = display.failure { throw failure }
         return status

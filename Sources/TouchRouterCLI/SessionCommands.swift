@@ -12,8 +12,8 @@ struct Run: ParsableCommand {
         abstract: "Runs a headless Wayland session with virtual outputs, and its control socket.",
         discussion: """
             With a command, WAYLAND_DISPLAY and TOUCH_ROUTER_SOCKET are exported to it and the session ends \
-            when it exits, with its exit status. Without one, both are printed on the first two lines and \
-            the session runs until SIGINT or SIGTERM. The configuration is --config FILE, else \
+            when it exits, with its exit status. Without one, both are printed on the first two lines (and \
+            DISPLAY on a third when [xwayland] enables X11 apps) and the session runs until SIGINT or SIGTERM. The configuration is --config FILE, else \
             $XDG_CONFIG_HOME/touch-router/config.toml (~/.config/… without XDG_CONFIG_HOME) when it exists; \
             a file with an error stops the command with its file:line:column. SIGHUP or 'msg reload' reads it again.
             """)

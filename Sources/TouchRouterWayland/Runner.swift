@@ -17,6 +17,8 @@ public final class ServerRunner {
     private let command: [String]
     /// What the command's own connection is granted (`run --grant`); nil: it connects to WAYLAND_DISPLAY as any client.
     private let commandGrants: Set<Privilege>?
+    /// Xwayland's DISPLAY, when `[xwayland]` enables it: printed third, without a command.
+    public var x11Display: String?
     private var child: pid_t = 0
     private var childStatus: Int32 = 0
     /// Supervision, when asked for: its settings and decisions, and the app it runs.
@@ -106,6 +108,7 @@ public final class ServerRunner {
         if command.isEmpty {
             print("WAYLAND_DISPLAY=\(server.socketName)")
             print("TOUCH_ROUTER_SOCKET=\(control.path)")
+            if let x11Display { print("DISPLAY=\(x11Display)") }
             fflush(nil)
         }
         if app.isEmpty {

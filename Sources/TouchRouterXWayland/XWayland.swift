@@ -24,6 +24,7 @@ public final class XWayland {
     private var restartTimer: OneShotTimer?
     private var listenSources: [(fd: Int32, source: OpaquePointer)] = []
     private var readySource: (fd: Int32, source: OpaquePointer)?
+    private var readyText: [UInt8] = []
     private var windowManagerSocket: Int32 = -1
     private var connection: XCBConnection?
     private var connectionSource: (fd: Int32, source: OpaquePointer)?
@@ -117,16 +118,22 @@ public final class XWayland {
         handler.report("xwayland: started (process \(process), \(x11.name))")
     }
 
-    /// `-displayfd`: Xwayland writes its display number when it takes connections; end of
-    /// file first means it died starting.
+    /// `-displayfd`: Xwayland writes its display number, then a newline, when it takes
+    /// connections; end of file first means it died starting. The number and the newline
+    /// are two writes: closing our end after the first would fail Xwayland's second.
     private func readyReadable() {
         guard let (fd, source) = readySource else { return }
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if count < 0, errno == EINTR || errno == EAGAIN { return }
+        if count > 0 {
+            readyText += buffer.prefix(count)
+            guard readyText.contains(UInt8(ascii: "\n")) || readyText.count > 16 else { return }
+        }
         display.unwatch(fd: fd, source: source)
         close(fd)
         readySource = nil
+        readyText = []
         guard count > 0 else {
             handler.report("xwayland: Xwayland (process \(process)) exited before it was ready")
             died()

@@ -7,13 +7,15 @@ final class RunningSession {
     let runtimeDirectory: String
     private(set) var waylandDisplay = ""
     private(set) var controlSocket = ""
+    /// Xwayland's DISPLAY, printed third when the configuration enables `[xwayland]` (`x11: true`).
+    private(set) var x11Display = ""
     /// Every client started in the session; `terminate` ends those still running.
     private var clients: [Process] = []
     private let output = Pipe()
     /// Where the session's standard error goes, with `keepingErrors`; else the test's own.
     let errors: URL?
 
-    init(arguments: [String] = [], environment: [String: String] = [:], keepingErrors: Bool = false) throws {
+    init(arguments: [String] = [], environment: [String: String] = [:], keepingErrors: Bool = false, x11: Bool = false) throws {
         runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-xdg-\(getpid())-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         process.executableURL = ToolRun.executable
@@ -35,7 +37,7 @@ final class RunningSession {
         }
         try process.run()
         var text = ""
-        while text.split(separator: "\n").count < 2 {
+        while text.split(separator: "\n").count < (x11 ? 3 : 2) {
             let data = output.fileHandleForReading.availableData
             guard !data.isEmpty else { break }
             text += String(decoding: data, as: UTF8.self)
@@ -43,6 +45,7 @@ final class RunningSession {
         for line in text.split(separator: "\n") {
             if line.hasPrefix("WAYLAND_DISPLAY=") { waylandDisplay = String(line.dropFirst("WAYLAND_DISPLAY=".count)) }
             if line.hasPrefix("TOUCH_ROUTER_SOCKET=") { controlSocket = String(line.dropFirst("TOUCH_ROUTER_SOCKET=".count)) }
+            if line.hasPrefix("DISPLAY=") { x11Display = String(line.dropFirst("DISPLAY=".count)) }
         }
     }
 
@@ -58,8 +61,8 @@ final class RunningSession {
         client.executableURL = URL(fileURLWithPath: "/usr/bin/stdbuf")
         client.arguments = ["-oL"] + arguments
         var inherited = ProcessInfo.processInfo.environment
-        // Only Wayland: a toolkit must not fall back to an X server it finds.
-        inherited["DISPLAY"] = nil
+        // Only Wayland: a toolkit must not fall back to an X server it finds; X11 clients get the session's own Xwayland.
+        inherited["DISPLAY"] = x11Display.isEmpty ? nil : x11Display
         client.environment = inherited.merging(["XDG_RUNTIME_DIR": runtimeDirectory, "WAYLAND_DISPLAY": waylandDisplay]) { $1 }
             .merging(environment) { $1 }
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
