@@ -60,6 +60,35 @@ struct XWaylandTests {
         try session.wait(for: "xterm to get the typed line") { RunningSession.text(of: log).contains("typed hi") }
     }
 
+    @Test("GTK 3 with GDK_BACKEND=x11: a tap clicks its button, a tap opens its menu, an override-redirect window that maps as a popup of the window, and a tap on the menu's item activates it")
+    func gtkButtonAndMenu() throws {
+        let (session, _) = try session()
+        defer { _ = session.terminate() }
+        let log = session.file("gtk.log")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Clients/x11/gtk-menu.py").path
+        _ = try session.client(["/usr/bin/python3", script], output: log, environment: ["GDK_BACKEND": "x11"])
+        func geometry(_ prefix: String) -> [Int] {
+            RunningSession.text(of: log).split(separator: "\n").first { $0.hasPrefix(prefix + " ") }?.split(separator: " ").compactMap { Int($0) } ?? []
+        }
+        try session.wait(for: "GTK to map and say where its buttons are") { geometry("button Menu").count == 4 }
+        let window = try #require(session.toplevels().first)
+        #expect(window.position == [100, 80] && (window["label"] as? String)?.hasPrefix("x11:Gtk-menu.py: x11-menu") == true, "\(window)")
+        let press = geometry("button Press"), menu = geometry("button Menu")
+        try tap(session, press[0] + press[2] / 2, press[1] + press[3] / 2)
+        try session.wait(for: "the button's click") { RunningSession.text(of: log).contains("clicked") }
+        try tap(session, menu[0] + menu[2] / 2, menu[1] + menu[3] / 2)
+        try session.wait(for: "the menu to show") { geometry("item Second").count == 4 }
+        let children = try session.toplevels().first?["children"] as? [[String: Any]] ?? []
+        let shown = geometry("menu")
+        #expect(children.count == 1 && children[0]["role"] as? String == "popup", "the menu is a popup of the window: \(children)")
+        #expect(children.first?.position == [shown[0] - 100, shown[1] - 80], "placed where X11 put it, relative to the window: \(children) \(shown)")
+        let second = geometry("item Second")
+        try tap(session, second[0] + second[2] / 2, second[1] + second[3] / 2)
+        try session.wait(for: "the item to be activated") { RunningSession.text(of: log).contains("activated Second") }
+        try session.wait(for: "the menu to leave the tree") { (try session.toplevels().first?["children"] as? [Any])?.isEmpty == true }
+        #expect(!RunningSession.text(of: log).contains("activated First"))
+    }
+
     @Test("xinput test-xi2 --root sees XI 2.2 TouchBegin, TouchUpdate and TouchEnd for an injected touch, at the injected root coordinates")
     func xinputSeesTouch() throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/xinput"), "xinput is missing: .ci/setup installs it")
