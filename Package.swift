@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "TouchRouterStatsTests", dependencies: ["TouchRouterCore", "TouchRouterReplay", "TouchRouterBench", "TouchRouterStats"]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
         .testTarget(name: "TouchRouterLibseatTests", dependencies: ["TouchRouterLibseat", "TouchRouterLibinput", "TouchRouterCore"]),
-        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterDRM", "CWaylandShim", "CWaylandClientShim"]),
+        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterXWayland", "TouchRouterDRM", "CWaylandShim", "CWaylandClientShim"]),
         // Runs the built `touch-router` as a person would.
         .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI", "touch-router-bench-client", "touch-router-bench-floor", "touch-router-bench-injector"], exclude: ["Clients"]),
     ],
@@ -161,6 +161,7 @@ if Context.environment["TOUCH_ROUTER_FUZZ"] != nil {
         ("FuzzControlRequest", ["TouchRouterWayland"]),
         ("FuzzProtocol", ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "CWaylandShim"]),
         ("FuzzConfiguration", ["TouchRouterConfig"]),
+        ("FuzzXWM", ["TouchRouterWayland", "TouchRouterXWayland"]),
     ]
     // The benchmarks' build-tool plugin would be built with the sanitizer too, and cannot be.
     package.targets.removeAll { $0.name == "RoutingBenchmarks" }

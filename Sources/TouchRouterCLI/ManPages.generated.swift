@@ -458,7 +458,8 @@ the same. *touch-router help* _topic_ shows a man page (see *HELP*).
 With a command, the session exports *WAYLAND_DISPLAY* and *TOUCH_ROUTER_SOCKET*
 to it, and ends when the command exits, with its exit status. Without one, it
 prints them as two lines, *WAYLAND_DISPLAY=*_name_ and
-*TOUCH_ROUTER_SOCKET=*_path_, and runs until SIGINT or SIGTERM. SIGHUP reads
+*TOUCH_ROUTER_SOCKET=*_path_ (and *DISPLAY=*_:N_ third when *[xwayland]* in
+*touch-router*(5) enables X11 apps), and runs until SIGINT or SIGTERM. SIGHUP reads
 the configuration file again.
 
 The configuration is read and checked before any socket is opened; a file with
@@ -745,7 +746,8 @@ SDL_VIDEODRIVER=wayland
 The configuration's *[environment]* table adds to these and overrides them. The
 session always sets *WAYLAND_DISPLAY* (the session's socket name) and
 *TOUCH_ROUTER_SOCKET* (the control socket's path); under *--grant*, the
-command's *WAYLAND_SOCKET* too.
+command's *WAYLAND_SOCKET* too; with *[xwayland]* enabled, *DISPLAY* (its X11
+display, _:N_).
 
 # TOOLKITS
 
@@ -862,8 +864,8 @@ integer or a float; an _integer_ must be whole. A _boolean_ is true or false.
 
 The top-level tables are *[gestures]*, *[hold]*, *[[recognizer]]*, *[[bind]]*,
 *[app]*, *[keyboard]*, *[cursor]*, *[idle]*, *[stats]*, *[privileges]*,
-*[environment]*, *[supervise]*, *[[touchscreen]]*, *[[output]]* and *[[input]]*.
-Each is optional.
+*[environment]*, *[supervise]*, *[xwayland]*, *[[touchscreen]]*, *[[output]]* and
+*[[input]]*. Each is optional.
 
 # RELOADING
 
@@ -875,7 +877,7 @@ stays, and the error is logged on standard error and given to *msg reload* and
 to *reload* subscribers. Touches already down keep their arena.
 
 Every table applies on reload, except *[[input]]* (read when a device is added)
-and *[supervise]* (checked, but read only when the session starts).
+*[supervise]* and *[xwayland]* (checked, but read only when the session starts).
 Touchscreens' mappings are chosen again when *[[touchscreen]]* changes; every
 output is set again as *[[output]]* says, and an output no table names goes back
 to its backend's mode.
@@ -1052,6 +1054,11 @@ Actions:
 One table per xdg_toplevel app id (not empty). A policy applies to the toplevel
 with that app id and every subsurface and popup below it, when it maps, when
 its app id changes, and on reload.
+
+An X11 window (see *XWAYLAND*) has the app id *x11:*_CLASS_, its WM_CLASS's class
+(the second string, as *xprop WM_CLASS* shows it): *[app."x11:XTerm"]*. Every
+X11 app is one Wayland client, Xwayland, so *touch = false* withholds touch
+from all of them.
 
 *touch* = _boolean_
 	False: the client is treated as having no wl_touch, so touches reach it as
@@ -1262,6 +1269,33 @@ _NAME_ = _string_
 	WAYLAND_SOCKET or TOUCH_ROUTER_SOCKET, which the session sets. Applied at
 	start and on reload; a variable a reload no longer sets goes back to what
 	it was.
+
+# XWAYLAND
+
+*[xwayland]*
+
+*enable* = _boolean_ or "lazy"
+	true: X11 apps can run; the session holds an X11 display (the first free
+	_:N_, its socket in _/tmp/.X11-unix_ and its lock _/tmp/.XN-lock_), sets
+	*DISPLAY* for the programs it starts, and starts Debian's *Xwayland* with
+	it. "lazy": Xwayland starts when the first X11 client connects, as sway
+	does. false: no X11 display. Default: false. Read when the session
+	starts.
+
+X11 windows are surfaces in the same tree as Wayland ones: the same hit test,
+touches bound for life, exclusive touch, the responder chain, hold-back zones,
+the finger rule, rejection and ignore-interaction. Xwayland turns *wl_touch*
+into XI 2.2 touch events, so an X11 app's touch takes the router's path; an
+app that reads only core pointer events gets Xwayland's own pointer emulation
+of the first touch. The session's window manager places each window where it
+asks (in kiosk mode a normal window fills the output, a dialog is centred),
+shows menus and tooltips (override-redirect windows) as popups of their
+window, gives X11 the keyboard focus the session chose (*SetInputFocus* and
+*WM_TAKE_FOCUS*), and closes with *WM_DELETE_WINDOW*, else *KillClient*.
+
+When Xwayland dies its X11 clients die with it and the session goes on:
+Xwayland starts again (lazily, at the next client, with *lazy*); after five
+deaths each within 10 s of a start it is not started again.
 
 # OUTPUTS
 

@@ -46,10 +46,11 @@ package final class WaylandDisplay {
 
     package var nextSerial: UInt32 { wl_display_next_serial(display) }
 
-    /// Watches a file descriptor for reading; the callback gets libwayland's event mask.
-    package func watch(fd: Int32, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer {
+    /// Watches a file descriptor for reading (or, `writable`, for writing); the callback gets
+    /// libwayland's event mask.
+    package func watch(fd: Int32, writable: Bool = false, _ callback: @escaping (UInt32) -> Void) throws(WaylandError) -> OpaquePointer {
         fdCallbacks[fd] = callback
-        let source = wl_event_loop_add_fd(loop, fd, UInt32(WL_EVENT_READABLE), { fd, mask, data in
+        let source = wl_event_loop_add_fd(loop, fd, UInt32(writable ? WL_EVENT_WRITABLE : WL_EVENT_READABLE), { fd, mask, data in
             let display = Unmanaged<WaylandDisplay>.fromOpaque(data!).takeUnretainedValue()
             display.fdCallbacks[fd]?(mask)
             return 0

@@ -79,10 +79,12 @@ package struct X11PropertyValue: Equatable {
     /// titles and class names past it are cut, atom lists past it ignored beyond it.
     package static let maximumBytes = 4096
 
-    package init(type: X11Atom, format: UInt8, bytes: [UInt8]) {
+    /// `limit`: the most bytes kept (`maximumBytes` for a window's property; selection data
+    /// is read up to `XSelectionBridge.maximumBytes`).
+    package init(type: X11Atom, format: UInt8, bytes: [UInt8], limit: Int = maximumBytes) {
         self.type = type
         self.format = format
-        self.bytes = Array(bytes.prefix(Self.maximumBytes))
+        self.bytes = Array(bytes.prefix(limit))
     }
 
     /// The 32-bit items, or nil when the property is not of format 32.

@@ -51,4 +51,19 @@ package protocol X11Requests: AnyObject {
     /// PropertyChange and FocusChange on a window the manager tracks.
     func watchWindow(_ window: X11Window)
     func flush()
+
+    // Selections (XSelectionBridge.swift).
+    func setSelectionOwner(_ selection: X11Atom, owner: X11Window)
+    /// Asks the selection's owner to put it as `target` on `requestor`'s `property`.
+    func convertSelection(_ selection: X11Atom, target: X11Atom, property: X11Atom, requestor: X11Window)
+    /// Tells a requestor its conversion is done (`property` 0: refused).
+    func sendSelectionNotify(requestor: X11Window, selection: X11Atom, target: X11Atom, property: X11Atom, time: UInt32)
+    /// An atom's name (at most 256 bytes), nil when the server has none.
+    func atomName(_ atom: X11Atom) -> String?
+    func intern(_ name: String) -> X11Atom?
+    /// A conversion's result on the manager's own window, read whole up to
+    /// `XSelectionBridge.maximumBytes`, and deleted.
+    func takeSelectionData(_ property: X11Atom) -> X11PropertyValue?
+    /// XFIXES' selection owner events for CLIPBOARD and PRIMARY, on the manager's own window.
+    func watchSelections()
 }

@@ -190,4 +190,61 @@ package final class XCBConnection: X11Requests {
     }
 
     package func flush() { xcb_flush(connection) }
+
+    package func setSelectionOwner(_ selection: X11Atom, owner: X11Window) { xcb_set_selection_owner(connection, owner, selection, 0) }
+
+    package func convertSelection(_ selection: X11Atom, target: X11Atom, property: X11Atom, requestor: X11Window) {
+        xcb_convert_selection(connection, requestor, selection, target, property, 0)
+    }
+
+    package func sendSelectionNotify(requestor: X11Window, selection: X11Atom, target: X11Atom, property: X11Atom, time: UInt32) {
+        var event = xcb_selection_notify_event_t()
+        event.response_type = UInt8(XCB_SELECTION_NOTIFY)
+        event.time = time
+        event.requestor = requestor
+        event.selection = selection
+        event.target = target
+        event.property = property
+        withUnsafeBytes(of: &event) { bytes in
+            var padded = [CChar](repeating: 0, count: 32)
+            for i in 0..<min(32, bytes.count) { padded[i] = CChar(bitPattern: bytes[i]) }
+            xcb_send_event(connection, 0, requestor, XCB_EVENT_MASK_NO_EVENT.rawValue, padded)
+        }
+    }
+
+    package func atomName(_ atom: X11Atom) -> String? {
+        guard atom != 0, let reply = xcb_get_atom_name_reply(connection, xcb_get_atom_name(connection, atom), nil) else { return nil }
+        defer { free(reply) }
+        let length = min(Int(xcb_get_atom_name_name_length(reply)), 256)
+        guard length > 0, let name = xcb_get_atom_name_name(reply) else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: name, count: length), as: UTF8.self)
+    }
+
+    package func intern(_ name: String) -> X11Atom? {
+        let bytes = Array(name.utf8.prefix(256))
+        let cookie = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { xcb_intern_atom(connection, 0, UInt16(buffer.count), $0.baseAddress) }
+        }
+        guard let reply = xcb_intern_atom_reply(connection, cookie, nil) else { return nil }
+        defer { free(reply) }
+        return reply.pointee.atom
+    }
+
+    package func takeSelectionData(_ property: X11Atom) -> X11PropertyValue? {
+        let cookie = xcb_get_property(connection, 1, ownWindow, property, UInt32(XCB_ATOM_ANY.rawValue), 0, UInt32(XSelectionBridge.maximumBytes / 4))
+        guard let reply = xcb_get_property_reply(connection, cookie, nil) else { return nil }
+        defer { free(reply) }
+        guard reply.pointee.format != 0 else { return nil }
+        let count = Int(xcb_get_property_value_length(reply))
+        let bytes = count > 0 ? Array(UnsafeRawBufferPointer(start: xcb_get_property_value(reply), count: min(count, XSelectionBridge.maximumBytes))) : []
+        return X11PropertyValue(type: reply.pointee.type, format: reply.pointee.format, bytes: bytes, limit: XSelectionBridge.maximumBytes)
+    }
+
+    package func watchSelections() {
+        let mask = XCB_XFIXES_SELECTION_EVENT_MASK_SET_SELECTION_OWNER.rawValue | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_WINDOW_DESTROY.rawValue
+            | XCB_XFIXES_SELECTION_EVENT_MASK_SELECTION_CLIENT_CLOSE.rawValue
+        for selection in [atoms[.CLIPBOARD], atoms[.PRIMARY]] {
+            xcb_xfixes_select_selection_input(connection, ownWindow, selection, mask)
+        }
+    }
 }

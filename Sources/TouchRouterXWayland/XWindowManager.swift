@@ -18,16 +18,20 @@ package final class XWindowManager: X11WindowManaging {
     private let ownWindow: X11Window
     private weak var focused: X11Surface?
     package private(set) var ignoredErrors = 0
+    private let selections: XSelectionBridge
 
     package init(requests: any X11Requests, handler: any XWaylandHandler, ownWindow: X11Window) {
         self.requests = requests
         self.handler = handler
         self.ownWindow = ownWindow
+        selections = XSelectionBridge(requests: requests, handler: handler, ownWindow: ownWindow)
     }
 
     // MARK: Events
 
     package func handle(_ event: X11Event) {
+        defer { requests.flush() }
+        if selections.handle(event) { return }
         switch event {
         case let .createNotify(window, parent, x, y, width, height, overrideRedirect):
             created(window, parent: parent, Rect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)), overrideRedirect: overrideRedirect)
@@ -54,7 +58,6 @@ package final class XWindowManager: X11WindowManaging {
         case .selectionRequest, .selectionNotify, .selectionClear, .selectionOwnerChanged, .other:
             break
         }
-        requests.flush()
     }
 
     private func created(_ id: X11Window, parent: X11Window, _ rect: Rect<GlobalSpace>, overrideRedirect: Bool) {
@@ -206,10 +209,19 @@ package final class XWindowManager: X11WindowManaging {
 
     // MARK: Pairing
 
+    /// One surface shows one window: a surface another window holds is refused, and a window
+    /// named with a new surface lets its old one go first.
     private func pair(_ window: X11Surface) {
         guard let id = window.surfaceID, let surface = handler.xwaylandSurface(id: id) else { return }
-        window.surface = surface
         window.surfaceID = nil
+        if let other = surface.x11, other !== window {
+            handler.report("xwayland: window 0x\(String(window.window, radix: 16)) named wl_surface@\(id), which shows window 0x\(String(other.window, radix: 16)); ignored")
+            return
+        }
+        if let old = window.surface, old !== surface {
+            handler.x11WindowUnmapped(window)
+        }
+        window.surface = surface
         surface.x11 = window
         handler.x11SurfacePaired(window)
     }
@@ -310,8 +322,11 @@ package final class XWindowManager: X11WindowManaging {
         requests.flush()
     }
 
-    /// Xwayland went: every window's surface left with its client.
+    package func selectionChanged(_ kind: SelectionKind) { selections.selectionChanged(kind) }
+
+    /// Xwayland went: every window's surface left with its client, and X11's selections with it.
     package func disconnected() {
+        selections.disconnected()
         for window in windows.values where window.surface != nil {
             handler.x11WindowUnmapped(window)
             window.surface = nil

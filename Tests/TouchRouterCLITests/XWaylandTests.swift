@@ -126,6 +126,81 @@ struct XWaylandTests {
         #expect(presses(log).isEmpty, "no tap reaches a window whose app says interaction = false: \(RunningSession.text(of: log))")
     }
 
+    @Test("copy and paste both ways between xterm and foot: a word xterm selects is pasted in foot with Ctrl+Shift+V, and one foot copies with Ctrl+Shift+C is pasted in xterm")
+    func xtermAndFootClipboard() throws {
+        let (session, _) = try session()
+        defer { _ = session.terminate() }
+        // xterm to foot: xterm's selection goes to CLIPBOARD (selectToClipboard).
+        let xterm = try session.client(["xterm", "-geometry", "40x5+0+0", "-fa", "Monospace", "-fs", "10", "-xrm", "XTerm*selectToClipboard: true",
+                                        "-e", "sh", "-c", "echo xtermtext; sleep 60"], output: session.file("xterm-source.log"))
+        try session.wait(for: "xterm to map") { try session.toplevels().count == 1 }
+        usleep(500_000)
+        let doubleClick = Array(repeating: ["pointer button press BTN_LEFT", "pointer button release BTN_LEFT"], count: 2).flatMap { $0 }
+        try session.inject(["pointer motion 12 8"] + doubleClick)
+        try ClipboardTests.waitForPaste(session, "xtermtext")
+        let typed = session.file("typed.txt")
+        _ = try session.client(["foot", "sh", "-c", "read x; echo \"got:$x\" > \(typed.path); sleep 60"], output: session.file("foot-sink.log"))
+        try session.wait(for: "foot to map and take the keyboard") {
+            let keyboard = try session.msg("focus").json["keyboard"] as? Int
+            let windows = try session.toplevels()
+            return windows.count == 2 && windows.contains { $0["id"] as? Int == keyboard && !(($0["label"] as? String ?? "").hasPrefix("x11:")) }
+        }
+        usleep(300_000)
+        try session.inject(["key press KEY_LEFTCTRL", "key press KEY_LEFTSHIFT", "key press KEY_V", "key release KEY_V", "key release KEY_LEFTSHIFT", "key release KEY_LEFTCTRL"])
+        usleep(300_000)
+        try type(session, ["KEY_ENTER"])
+        try session.wait(for: "foot's shell to read the paste") { RunningSession.text(of: typed).hasSuffix("\n") }
+        #expect(RunningSession.text(of: typed) == "got:xtermtext\n")
+        kill(xterm.processIdentifier, SIGKILL)
+        try session.wait(for: "xterm to leave") { try session.toplevels().count == 1 }
+        let sink = try session.toplevels().first?["id"] as? Int
+
+        // foot to xterm: a word foot selects, Ctrl+Shift+C; Shift+Insert in xterm pastes CLIPBOARD.
+        _ = try session.client(["foot", "sh", "-c", "echo foottext; sleep 60"], output: session.file("foot-source.log"))
+        var foot: [String: Any] = [:]
+        try session.wait(for: "the second foot to map") {
+            foot = try session.toplevels().first { $0["id"] as? Int != sink } ?? [:]
+            return try session.toplevels().count == 2 && foot["mapped"] as? Bool == true
+        }
+        usleep(500_000)
+        try session.inject(["pointer motion \(foot.position[0] + 3) \(foot.position[1] + 5)"] + doubleClick)
+        try session.inject(["key press KEY_LEFTCTRL", "key press KEY_LEFTSHIFT", "key press KEY_C", "key release KEY_C", "key release KEY_LEFTSHIFT", "key release KEY_LEFTCTRL"])
+        try ClipboardTests.waitForPaste(session, "foottext")
+        let log = session.file("xterm-sink.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = try session.client(["xterm", "-geometry", "80x24+600+300", "-fa", "Monospace", "-fs", "10",
+                                "-xrm", "XTerm*VT100.translations: #override Shift<Key>Insert: insert-selection(CLIPBOARD)",
+                                "-e", Self.report, log.path], output: session.file("xterm-sink.stderr"))
+        try session.wait(for: "the second xterm to be ready") { RunningSession.text(of: log).contains("ready") }
+        usleep(300_000)
+        try session.inject(["key press KEY_LEFTSHIFT", "key press KEY_INSERT", "key release KEY_INSERT", "key release KEY_LEFTSHIFT"])
+        usleep(300_000)
+        try type(session, ["KEY_ENTER"])
+        try session.wait(for: "xterm to read the paste") { RunningSession.text(of: log).contains("typed ") }
+        #expect(RunningSession.text(of: log).contains("typed foottext"), "\(RunningSession.text(of: log))")
+    }
+
+    @Test("the primary selection both ways: xclip's PRIMARY is what wl-paste --primary prints, and wl-copy --primary's is what xclip reads")
+    func primarySelection() throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/xclip"), "xclip is missing: .ci/setup installs it")
+        let (session, _) = try session()
+        defer { _ = session.terminate() }
+        let input = session.file("primary.txt")
+        try "from x11".write(to: input, atomically: true, encoding: .utf8)
+        _ = try session.client(["xclip", "-selection", "primary", "-i", input.path], output: session.file("xclip-in.log"))
+        try ClipboardTests.waitForPaste(session, "from x11", ["--primary"])
+        #expect(try ClipboardTests.paste(session, log: "clipboard.log").status != 0, "the clipboard is apart from the primary selection, and empty")
+        _ = try session.client([ClipboardTests.copy, "--foreground", "--primary", "from wayland"], output: session.file("wl-copy.log"))
+        var read = ""
+        try session.wait(for: "xclip to read the Wayland primary selection") {
+            let log = session.file("xclip-out.log")
+            let reader = try session.client(["xclip", "-selection", "primary", "-o"], output: log)
+            reader.waitUntilExit()
+            read = RunningSession.text(of: log)
+            return read == "from wayland"
+        }
+    }
+
     @Test("an X11 app killed with a finger on it leaves nothing: its window leaves the tree, the touch ends, and wev beside it gets the next touch and key")
     func appKilledMidTouch() throws {
         let (session, _) = try session()
@@ -136,6 +211,8 @@ struct XWaylandTests {
         let (xterm, _) = try startXterm(session, at: 700, 300)
         try session.inject(["touch down 3 800 400", "touch frame"])
         kill(xterm.processIdentifier, SIGKILL)
+        try session.wait(for: "xterm to leave") { try session.toplevels().count == 1 }
+        let sink = try session.toplevels().first?["id"] as? Int
         try session.wait(for: "xterm's window to leave the tree") { try session.toplevels().count == 1 }
         try session.inject(["touch motion 3 810 410", "touch frame", "touch up 3", "touch frame"])
         try session.wait(for: "no touch to be left") { (try session.msg("focus").json["touches"] as? [Any])?.isEmpty == true }

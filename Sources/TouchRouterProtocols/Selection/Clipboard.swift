@@ -79,10 +79,20 @@ package enum SelectionProtocol {
     }
 }
 
+/// What holds a selection: a client's source, or X11's selection owner through Xwayland's
+/// window manager (TouchRouterXWayland/XSelectionBridge.swift), as wlroots' wlr_data_source is either.
+package protocol SelectionOrigin: AnyObject {
+    var mimeTypes: [String] { get }
+    /// Writes the data as `mimeType` to `fd`; the caller closes its own `fd` after.
+    func send(_ mimeType: String, fd: Int32)
+    /// It no longer holds the selection.
+    func cancel()
+}
+
 /// The seat's selections and the devices that hear them.
 package final class SeatSelections {
-    package private(set) weak var clipboard: SelectionSource?
-    package private(set) weak var primary: SelectionSource?
+    package private(set) weak var clipboard: (any SelectionOrigin)?
+    package private(set) weak var primary: (any SelectionOrigin)?
     /// The serial each selection was set with: a set_selection with an older one is stale.
     package private(set) var clipboardSerial: UInt32 = 0
     package private(set) var primarySerial: UInt32 = 0
@@ -108,7 +118,7 @@ package final class SeatSelections {
         (devicesByClient[client]?.values.sorted { $0.order < $1.order } ?? []).map(\.device)
     }
 
-    package func source(_ kind: SelectionKind) -> SelectionSource? {
+    package func source(_ kind: SelectionKind) -> (any SelectionOrigin)? {
         kind == .clipboard ? clipboard : primary
     }
 
@@ -116,7 +126,7 @@ package final class SeatSelections {
         kind == .clipboard ? clipboardSerial : primarySerial
     }
 
-    package func set(_ kind: SelectionKind, _ source: SelectionSource?, serial: UInt32) {
+    package func set(_ kind: SelectionKind, _ source: (any SelectionOrigin)?, serial: UInt32) {
         switch kind {
         case .clipboard: clipboard = source; clipboardSerial = serial
         case .primary: primary = source; primarySerial = serial
@@ -126,7 +136,7 @@ package final class SeatSelections {
 
 /// A wl_data_source, zwp_primary_selection_source_v1 or gtk_primary_selection_source: the
 /// MIME types its client offers, and the way to ask it for the data.
-package final class SelectionSource: WaylandObject {
+package final class SelectionSource: WaylandObject, SelectionOrigin {
     private unowned let handler: any SelectionHandler
     package let kind: SelectionProtocol
     package private(set) var mimeTypes: [String] = []
@@ -151,6 +161,10 @@ package final class SelectionSource: WaylandObject {
             return
         }
         mimeTypes.append(mime)
+    }
+
+    package func send(_ mimeType: String, fd: Int32) {
+        mimeType.withCString { send($0, fd: fd) }
     }
 
     /// Asks the source's client to write the data as `mimeType` to `fd` (libwayland sends a
@@ -199,7 +213,7 @@ package final class SelectionDevice: WaylandObject {
 
     /// Offers `source` as the device's selection: a new offer with the source's MIME types,
     /// then the selection event; no source: the selection event with no offer.
-    package func sendSelection(_ source: SelectionSource?) {
+    package func sendSelection(_ source: (any SelectionOrigin)?) {
         guard let source else {
             switch kind {
             case .data: wl_data_device_send_selection(resource, nil)
@@ -217,9 +231,9 @@ package final class SelectionDevice: WaylandObject {
     }
 
     /// A new offer of `source` to this device's client: the data_offer event, then its MIME types.
-    package func makeOffer(_ source: SelectionSource, drag: OfferDragState? = nil) -> SelectionOffer? {
+    package func makeOffer(_ source: any SelectionOrigin, drag: OfferDragState? = nil) -> SelectionOffer? {
         guard let created = createResource(client, kind.offerInterface, version: version, id: 0) else { return nil }
-        let offer = SelectionOffer(resource: created, madeBy: self, handler: handler, kind: kind, source: source)
+        let offer = SelectionOffer(resource: created, madeBy: self, handler: handler, kind: kind, origin: source)
         offer.drag = drag
         WaylandObject.install(offer, implementation: SelectionOffer.table(kind))
         switch kind {
@@ -242,14 +256,19 @@ package final class SelectionDevice: WaylandObject {
 package final class SelectionOffer: WaylandObject {
     package unowned let handler: any SelectionHandler
     package let kind: SelectionProtocol
-    package weak var source: SelectionSource?
+    /// What the offer reads from, while it lives; `source` when that is a client's (drags are).
+    package weak var origin: (any SelectionOrigin)?
+    package var source: SelectionSource? {
+        get { origin as? SelectionSource }
+        set { origin = newValue }
+    }
     /// A drag's offer (DragAndDrop.swift); nil for a selection's.
     package var drag: OfferDragState?
 
-    package init(resource: OpaquePointer, madeBy device: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol, source: SelectionSource) {
+    package init(resource: OpaquePointer, madeBy device: WaylandObject, handler: any SelectionHandler, kind: SelectionProtocol, origin: any SelectionOrigin) {
         self.handler = handler
         self.kind = kind
-        self.source = source
+        self.origin = origin
         super.init(resource: resource, madeBy: device)
     }
 
@@ -260,7 +279,7 @@ package final class SelectionOffer: WaylandObject {
             postError(WL_DATA_OFFER_ERROR_INVALID_OFFER.rawValue, "\(name).receive after finish")
             return
         }
-        if let mimeType, let source { source.send(mimeType, fd: fd) }
+        if let mimeType, let origin { origin.send(String(cString: mimeType), fd: fd) }
     }
 
     package override func resourceDestroyed() {

@@ -73,6 +73,13 @@ package protocol XWaylandHandler: AnyObject {
     func x11Placement(of window: X11Surface, requested: Rect<GlobalSpace>) -> Rect<GlobalSpace>
     /// A client asked for the window to be activated (_NET_ACTIVE_WINDOW).
     func x11ActivationRequested(_ window: X11Surface)
+    /// X11's selection owner changed: `origin` holds the seat's selection now (nil: nothing does).
+    func x11SelectionChanged(_ kind: SelectionKind, to origin: (any SelectionOrigin)?)
+    /// What holds the seat's selection, for X11 clients that ask for it.
+    func selection(_ kind: SelectionKind) -> (any SelectionOrigin)?
+    /// Watches a descriptor in the session's loop (`writable`: for writing, else reading).
+    func watch(fd: Int32, writable: Bool, _ callback: @escaping () -> Void) throws(WaylandError) -> OpaquePointer
+    func unwatch(fd: Int32, source: OpaquePointer)
     /// Says in the session's log.
     func report(_ message: String)
 }
@@ -87,6 +94,8 @@ package protocol X11WindowManaging: AnyObject {
     func surfaceCreated(id: UInt32)
     /// Outputs changed: windows that fill one are placed again.
     func placementsChanged()
+    /// The seat's selection changed hands (not to X11's own): X11 clients are offered it.
+    func selectionChanged(_ kind: SelectionKind)
 }
 
 /// The room's state: which client is Xwayland, and its window manager.

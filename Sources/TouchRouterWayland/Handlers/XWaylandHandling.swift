@@ -106,7 +106,7 @@ extension WaylandServer: XWaylandHandler {
     }
 
     package func x11WindowUnmapped(_ window: X11Surface) {
-        guard let surface = window.surface else { return }
+        guard let surface = window.surface, surface.x11 === window else { return }
         takeOutOfTree(surface)
         surface.x11 = nil
         if surface.role == .x11 { surface.role = .none }
@@ -138,6 +138,17 @@ extension WaylandServer: XWaylandHandler {
         _ = router.setKeyboardFocus(surface.id)
         router.dispatchAll()
     }
+
+    package func x11SelectionChanged(_ kind: SelectionKind, to origin: (any SelectionOrigin)?) {
+        replaceSelection(kind, with: origin, serial: protocols.selection.selections.serial(kind))
+    }
+
+    package func selection(_ kind: SelectionKind) -> (any SelectionOrigin)? { protocols.selection.selections.source(kind) }
+
+    package func watch(fd: Int32, writable: Bool, _ callback: @escaping () -> Void) throws(WaylandError) -> OpaquePointer {
+        try display.watch(fd: fd, writable: writable) { _ in callback() }
+    }
+
 
     /// After each round: the X11 window behind the keyboard focus (if any) is told, so that
     /// Xwayland's own focus follows the session's.

@@ -24,9 +24,18 @@ extension WaylandServer: SelectionHandler {
             protocols.selection.selections.set(kind, source, serial: serial)
             return
         }
-        protocols.selection.selections.set(kind, source, serial: serial)
+        replaceSelection(kind, with: source, serial: serial)
+    }
+
+    /// The selection changes hands: the old holder is cancelled, the focused client hears the
+    /// new one, and X11 does too, through Xwayland's window manager, unless X11 holds it.
+    package func replaceSelection(_ kind: SelectionKind, with origin: (any SelectionOrigin)?, serial: UInt32) {
+        let current = protocols.selection.selections.source(kind)
+        guard current !== origin else { return }
+        protocols.selection.selections.set(kind, origin, serial: serial)
         current?.cancel()
         if let focus = keyboardFocusClient { sendSelection(kind, to: focus) }
+        protocols.xwayland.windowManager?.selectionChanged(kind)
     }
 
     /// Each of the client's devices of that selection hears what the selection is.
@@ -59,6 +68,7 @@ extension WaylandServer: SelectionHandler {
         for kind in [SelectionKind.clipboard, .primary] where protocols.selection.selections.source(kind) === source {
             protocols.selection.selections.set(kind, nil, serial: protocols.selection.selections.serial(kind))
             if let focus = keyboardFocusClient { sendSelection(kind, to: focus) }
+            protocols.xwayland.windowManager?.selectionChanged(kind)
         }
     }
 }
