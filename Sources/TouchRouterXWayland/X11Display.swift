@@ -33,6 +33,9 @@ package final class X11Display {
                 unlink(lockPath)
                 continue
             }
+            // Any user's X11 clients may connect, as to Xorg's and Xwayland's own sockets (an
+            // app run as another user, a browser as nobody); the abstract socket has no mode.
+            chmod(socketPath, 0o777)
             self.number = number
             self.lockPath = lockPath
             self.socketPath = socketPath

@@ -293,8 +293,9 @@ struct BrowserTests {
             return (process.terminationStatus, String(decoding: data, as: UTF8.self))
         }
 
-        /// The directories, the page's server, and the session with `extra` in its environment.
-        func start(extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        /// The directories, the page's server, and the session with `extra` in its environment,
+        /// `options` among its own (before `--`), and `flags` for Chromium before `--kiosk`.
+        func start(extra: [String] = [], options: [String] = [], flags: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
             let (_, port) = try BrowserTests.prepare(tools: [("/usr/bin/chromium", "chromium")], directory: directory, owned: [home, runtime],
                                                           eventLog: eventLog, server: server, sourceLocation: sourceLocation)
             // The session runs as nobody: nobody must reach the binary built beside the tests and its library.
@@ -308,7 +309,7 @@ struct BrowserTests {
             session.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             session.arguments = ["-i", "HOME=\(home.path)", "XDG_RUNTIME_DIR=\(runtime.path)", "PATH=/usr/bin:/bin", "LANG=C.UTF-8"] + extra
                 + ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--",
-                   binary, "run", "--kiosk", "--output", "\(BrowserTests.width)x\(BrowserTests.height)", "--", "chromium", "--kiosk", url]
+                   binary, "run", "--kiosk", "--output", "\(BrowserTests.width)x\(BrowserTests.height)"] + options + ["--", "chromium"] + flags + ["--kiosk", url]
             let handle = try FileHandle(forWritingTo: log)
             session.standardOutput = handle
             session.standardError = handle

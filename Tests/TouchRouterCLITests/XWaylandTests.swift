@@ -201,6 +201,39 @@ struct XWaylandTests {
         }
     }
 
+    @Test("Chromium on X11: `touch-router run --kiosk -- chromium --ozone-platform=x11 --kiosk URL`, all as nobody, maps through Xwayland filling the output, labelled by its WM_CLASS, and its page gets touchstart within a pixel of the tapped point")
+    func chromiumOnX11() throws {
+        let run = BrowserTests.KioskCommand()
+        defer { run.stop() }
+        try FileManager.default.createDirectory(at: run.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o711])
+        let configuration = run.directory.appendingPathComponent("xwayland.toml")
+        try "[xwayland]\nenable = true\n".write(to: configuration, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: configuration.path)
+        try run.start(options: ["--config", configuration.path], flags: ["--ozone-platform=x11"])
+        var window: [String: Any] = [:]
+        let deadline = Date().addingTimeInterval(BrowserTests.browserStart)
+        while Date() < deadline, run.session.isRunning {
+            window = try run.toplevels().first ?? [:]
+            if window.size == [BrowserTests.width, BrowserTests.height], run.events().contains(where: { $0["type"] as? String == "ready" }) { break }
+            usleep(200_000)
+        }
+        #expect((window["label"] as? String)?.hasPrefix("x11:Chromium") == true, "Chromium's X11 window: \(window); its log:\n\(run.logTail())")
+        #expect(window.position == [0, 0] && window.size == [BrowserTests.width, BrowserTests.height], "\(window)")
+        let mark = run.events().count
+        for request in ["touch down 0 213 157", "touch frame", "touch up 0", "touch frame"] {
+            #expect(try run.msg(["inject"] + request.split(separator: " ").map(String.init)).status == 0, "inject \(request)")
+            usleep(40_000)
+        }
+        let tapped = Date().addingTimeInterval(20)
+        while Date() < tapped, !run.events().dropFirst(mark).contains(where: { $0["type"] as? String == "touchend" }) { usleep(100_000) }
+        let starts = run.events().dropFirst(mark).filter { $0["type"] as? String == "touchstart" }
+        let touch = (starts.first?["changed"] as? [[String: Any]])?.first
+        // Within a pixel: Xwayland scales a touch through its device's 0–65535 axis and back, and
+        // Chromium truncates what returns (212.99 for 213); xinput shows the same root point to 0.01.
+        let (x, y) = (BrowserTests.number(touch?["x"]) ?? -9, BrowserTests.number(touch?["y"]) ?? -9)
+        #expect(starts.count == 1 && abs(x - 213) <= 1 && abs(y - 157) <= 1, "one touchstart at (213, 157): \(run.events().dropFirst(mark))")
+    }
+
     @Test("an X11 app killed with a finger on it leaves nothing: its window leaves the tree, the touch ends, and wev beside it gets the next touch and key")
     func appKilledMidTouch() throws {
         let (session, _) = try session()

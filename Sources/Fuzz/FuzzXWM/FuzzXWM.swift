@@ -18,7 +18,7 @@ import FuzzDriver
 import TouchRouterWayland
 import TouchRouterXWayland
 
-let server: WaylandServer = {
+nonisolated(unsafe) let server: WaylandServer = {
     var options = WaylandServer.Options()
     options.listens = false
     let server = try! WaylandServer(options: options)
