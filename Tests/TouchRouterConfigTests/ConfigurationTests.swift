@@ -214,7 +214,7 @@ struct ConfigurationTests {
     @Test("semantic errors point at the key or value, and say what was expected", arguments: [
         // An unknown key, at the top, in a table, in an inline table.
         ("[hold]\nlimit-ms = 3\n\nzonez = 1\n", "bad.toml:4:1: error: unknown key 'zonez' in [hold]: expected limit-ms or [[hold.zone]]"),
-        ("colour = 1\n", "bad.toml:1:1: error: unknown key 'colour': expected [[recognizer]], [[bind]], [app], [keyboard], [hold], [gestures], [[touchscreen]], [[output]], [[input]], [cursor], [idle], [stats], [privileges], [environment] or [supervise]"),
+        ("colour = 1\n", "bad.toml:1:1: error: unknown key 'colour': expected [[recognizer]], [[bind]], [app], [keyboard], [hold], [gestures], [[touchscreen]], [[output]], [[input]], [cursor], [idle], [stats], [privileges], [environment], [supervise] or [xwayland]"),
         ("[[recognizer]]\nname = \"a\"\nkind = \"tap\"\n  tapz = 2\n", "bad.toml:4:3: error: unknown key 'tapz' in [[recognizer]] recognizer[0]: expected name, kind, output, app, role, cancels-touches, deferrable, simultaneous-with, requires-failure-of, taps, touches, allowable-movement, maximum-press-ms, maximum-tap-interval-ms or maximum-tap-distance"),
         ("app.\"org.x\" = { touch = false, colour = 2 }\n", "bad.toml:1:32: error: unknown key 'colour' in [app.\"org.x\"]: expected touch, keyboard-focus, exclusive-touch, multiple-touch, interaction or kiosk-window"),
         // A parameter of another kind.

@@ -154,7 +154,8 @@ extension WaylandServer: XWaylandHandler {
     /// Xwayland's own focus follows the session's.
     package func updateX11Focus() {
         let state = protocols.xwayland
-        guard let windowManager = state.windowManager else { return }
+        // Every round passes here: a plain pointer's test first, the weak reference only with Xwayland.
+        guard state.client != nil, let windowManager = state.windowManager else { return }
         let focused = router.keyboardFocus.flatMap { tree.toplevel(of: $0) }.flatMap { protocols.surface.surfaces[$0]?.x11 }
         guard focused !== state.focused else { return }
         state.focused = focused
