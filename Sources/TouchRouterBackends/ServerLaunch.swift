@@ -76,8 +76,8 @@ public struct ServerLaunch {
             inputKind == .udev ? try startSeatInput(server: server, seat: seat, configuration: configuration) : nil
         }
         // After the outputs, so that Xwayland's first screen has them; before the command, which gets DISPLAY.
+        // It ends itself as the server shuts down (ServerHooks.onShutdown), while the loop it watches in lives.
         let xwayland = configuration.xwayland == .off ? nil : try XWayland(server: server, mode: configuration.xwayland)
-        defer { xwayland?.shutdown() }
         runner.x11Display = xwayland?.displayName
         let status = try withExtendedLifetime((seat, seatInput, display, xwayland)) { try runner.run() }
         if let failure = display.failure { throw failure }

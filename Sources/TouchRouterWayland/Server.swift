@@ -171,6 +171,9 @@ public final class WaylandServer {
 
     /// Ends every client and frees the display; grant sockets are closed and their files removed.
     public func shutdown() {
+        let onShutdown = hooks.onShutdown
+        hooks.onShutdown = []
+        for callback in onShutdown { callback() }
         privilegedSockets?.closeAll()
         display.destroy()
     }

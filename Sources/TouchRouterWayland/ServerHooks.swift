@@ -25,4 +25,7 @@ public final class ServerHooks {
     public var onResponsiveness: ((ClientResponsiveness, Bool) -> Void)?
     /// Hears of each toplevel mapped (for sd_notify's READY=1), with its client's pid.
     public var onToplevelMapped: ((Int32) -> Void)?
+    /// Called as `shutdown` begins, while the loop and its sources still exist: what watches
+    /// descriptors in it (Xwayland's process and sockets) lets them go.
+    public var onShutdown: [() -> Void] = []
 }

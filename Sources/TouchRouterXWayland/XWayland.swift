@@ -44,10 +44,19 @@ public final class XWayland {
         self.mode = mode
         self.command = command
         x11 = try X11Display()
+        do {
+            restartTimer = try display.oneShotTimer { [unowned self] in self.start() }
+            if mode == .lazy { try waitForClient() }
+        } catch {
+            stopWaiting()
+            x11.release()
+            throw error
+        }
         setenv("DISPLAY", x11.name, 1)
-        restartTimer = try display.oneShotTimer { [unowned self] in self.start() }
+        // Before the display and its loop go: the sources below live in it.
+        server.hooks.onShutdown.append { [weak self] in self?.shutdown() }
         server.report("xwayland: DISPLAY=\(x11.name) (\(mode == .lazy ? "started at the first X11 client" : "starting"))")
-        if mode == .lazy { try waitForClient() } else { start() }
+        if mode == .on { start() }
     }
 
     public var displayName: String { x11.name }
@@ -213,8 +222,24 @@ public final class XWayland {
         }
     }
 
-    /// Ends Xwayland and gives the display back.
+    private var shutDown = false
+
+    /// Ends Xwayland and gives the display back; once, before the session's display goes.
     public func shutdown() {
+        guard !shutDown else { return }
+        shutDown = true
+        windowManager?.disconnected()
+        if let (fd, source) = connectionSource { display.unwatch(fd: fd, source: source) }
+        connectionSource = nil
+        connection = nil
+        windowManager = nil
+        if let (fd, source) = readySource {
+            display.unwatch(fd: fd, source: source)
+            close(fd)
+            readySource = nil
+        }
+        if windowManagerSocket >= 0 { close(windowManagerSocket) }
+        windowManagerSocket = -1
         stopWaiting()
         restartTimer?.disarm()
         if process > 0 {

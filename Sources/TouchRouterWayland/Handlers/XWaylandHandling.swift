@@ -53,7 +53,7 @@ extension WaylandServer: XWaylandHandler {
         let output = x11Output(containing: window.geometry) ?? outputs.first
         guard let output else { return }
         let position = Offset(dx: window.geometry.x - output.rect.x, dy: window.geometry.y - output.rect.y)
-        mapToplevel(surface, label: window.label, output: output, position: position, focus: !window.isPopup && window.acceptsInput || window.takesFocus)
+        mapToplevel(surface, label: window.label, output: output, position: position, focus: !window.isPopup && (window.acceptsInput || window.takesFocus))
     }
 
     /// Where a menu or tooltip hangs: the window it is transient for, else the X11 window

@@ -255,6 +255,8 @@ extension WaylandServer {
         if let onToplevelMapped = hooks.onToplevelMapped {
             var pid: pid_t = 0
             wl_client_get_credentials(surface.client, &pid, nil, nil)
+            // Xwayland's connection is the session's own socket pair: an X11 window names its process itself.
+            if let window = surface.x11, window.pid > 0 { pid = window.pid }
             onToplevelMapped(pid)
         }
     }
