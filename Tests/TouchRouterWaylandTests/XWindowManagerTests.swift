@@ -172,6 +172,38 @@ struct XWindowManagerTests {
         #expect(setup.requests.requests.contains(.setProperty(0x200002, setup.atoms[._NET_WM_STATE], words: [setup.atoms[._NET_WM_STATE_FULLSCREEN]], bytes: nil)))
     }
 
+    @Test("an X11 dialog (WM_TRANSIENT_FOR) stays above its window when that window is raised; a transient-for cycle ends the walk")
+    func dialogAboveParent() throws {
+        let setup = try Setup()
+        defer { setup.end() }
+        let client = setup.xwayland
+        var surfaces: [X11Window: Proxy] = [:]
+        func show(_ window: X11Window, transientFor parent: X11Window?) throws {
+            if let parent { setup.requests.set(window, .WM_TRANSIENT_FOR, type: .WINDOW, words: [parent]) }
+            setup.window(window, x: 10, y: 10, width: 100, height: 100)
+            let surface = try client.createSurface()
+            try client.show(surface, width: 100, height: 100)
+            try setup.fixture.roundtrip(client)
+            setup.surfaceID(window, surface)
+            surfaces[window] = surface
+        }
+        try show(0x200001, transientFor: nil)
+        try show(0x200002, transientFor: 0x200001)
+        try show(0x200003, transientFor: nil)
+        let server = setup.fixture.server
+        func id(_ window: X11Window) -> SurfaceID? { setup.manager.windows[window]?.surface?.id }
+        func stack() -> [SurfaceID] { server.tree.outputs.first?.toplevels ?? [] }
+        #expect(stack() == [id(0x200001), id(0x200002), id(0x200003)].compactMap { $0 })
+        server.raiseWindow(try #require(id(0x200001)))
+        #expect(stack() == [id(0x200003), id(0x200001), id(0x200002)].compactMap { $0 }, "the dialog is raised with its window, above it")
+        // A cycle: the first window transient for the dialog too.
+        setup.requests.set(0x200001, .WM_TRANSIENT_FOR, type: .WINDOW, words: [0x200002])
+        setup.manager.handle(.propertyNotify(window: 0x200001, atom: setup.atoms[.WM_TRANSIENT_FOR], deleted: false))
+        server.raiseWindow(try #require(id(0x200003)))
+        server.raiseWindow(try #require(id(0x200001)))
+        #expect(stack().last == id(0x200002) || stack().last == id(0x200001), "the walk ends: \(stack())")
+    }
+
     @Test("close: WM_DELETE_WINDOW to a window that takes it, KillClient to one that does not")
     func close() throws {
         let setup = try Setup()
