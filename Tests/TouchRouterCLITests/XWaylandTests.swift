@@ -212,9 +212,18 @@ struct XWaylandTests {
         try run.start(options: ["--config", configuration.path], flags: ["--ozone-platform=x11"])
         var window: [String: Any] = [:]
         let deadline = Date().addingTimeInterval(BrowserTests.browserStart)
+        // Settled: the window fills the output, has the keyboard, the page's last size is the
+        // output's, and no event came for a second. A tap while Chromium still applied its
+        // fullscreen state (a resize after ready) reached the page only as mouse events once.
+        var quietSince = Date(), seen = -1
         while Date() < deadline, run.session.isRunning {
             window = try run.toplevels().first ?? [:]
-            if window.size == [BrowserTests.width, BrowserTests.height], run.events().contains(where: { $0["type"] as? String == "ready" }) { break }
+            let events = run.events()
+            if events.count != seen { (seen, quietSince) = (events.count, Date()) }
+            let viewport = events.last { ["ready", "resize"].contains($0["type"] as? String) }
+            if window.size == [BrowserTests.width, BrowserTests.height], events.contains(where: { $0["type"] as? String == "ready" }),
+               BrowserTests.number(viewport?["innerWidth"]) == Double(BrowserTests.width), BrowserTests.number(viewport?["innerHeight"]) == Double(BrowserTests.height),
+               try run.msg(["focus"]).json["keyboard"] as? Int == window["id"] as? Int, Date().timeIntervalSince(quietSince) > 1 { break }
             usleep(200_000)
         }
         #expect((window["label"] as? String)?.hasPrefix("x11:Chromium") == true, "Chromium's X11 window: \(window); its log:\n\(run.logTail())")
