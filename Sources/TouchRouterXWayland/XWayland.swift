@@ -123,7 +123,12 @@ public final class XWayland {
         startedAt = Self.now()
         windowManagerSocket = wm[0]
         let readFD = ready[0]
-        readySource = (readFD, try display.watch(fd: readFD) { [unowned self] _ in self.readyReadable() })
+        do {
+            readySource = (readFD, try display.watch(fd: readFD) { [unowned self] _ in self.readyReadable() })
+        } catch {
+            close(readFD)
+            throw error
+        }
         handler.report("xwayland: started (process \(process), \(x11.name))")
     }
 
