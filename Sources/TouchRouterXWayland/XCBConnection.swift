@@ -120,10 +120,15 @@ package final class XCBConnection: X11Requests {
         event.y = Int16(rect.y)
         event.width = UInt16(rect.width)
         event.height = UInt16(rect.height)
-        withUnsafeBytes(of: &event) { bytes in
+        send(event, to: window, mask: XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue)
+    }
+
+    /// SendEvent takes the event as its 32 wire bytes; xcb's event structs are at most that.
+    private func send<Event>(_ event: Event, to window: X11Window, mask: UInt32) {
+        withUnsafeBytes(of: event) { bytes in
             var padded = [CChar](repeating: 0, count: 32)
             for i in 0..<min(32, bytes.count) { padded[i] = CChar(bitPattern: bytes[i]) }
-            xcb_send_event(connection, 0, window, XCB_EVENT_MASK_STRUCTURE_NOTIFY.rawValue, padded)
+            xcb_send_event(connection, 0, window, mask, padded)
         }
     }
 
@@ -151,10 +156,7 @@ package final class XCBConnection: X11Requests {
         withUnsafeMutableBytes(of: &event.data) { bytes in
             for (i, word) in data.prefix(5).enumerated() { bytes.storeBytes(of: word, toByteOffset: 4 * i, as: UInt32.self) }
         }
-        withUnsafeBytes(of: &event) { bytes in
-            let chars = bytes.prefix(32).map { CChar(bitPattern: $0) }
-            xcb_send_event(connection, 0, window, XCB_EVENT_MASK_NO_EVENT.rawValue, chars)
-        }
+        send(event, to: window, mask: XCB_EVENT_MASK_NO_EVENT.rawValue)
     }
 
     package func killClient(_ window: X11Window) { xcb_kill_client(connection, window) }
@@ -205,11 +207,7 @@ package final class XCBConnection: X11Requests {
         event.selection = selection
         event.target = target
         event.property = property
-        withUnsafeBytes(of: &event) { bytes in
-            var padded = [CChar](repeating: 0, count: 32)
-            for i in 0..<min(32, bytes.count) { padded[i] = CChar(bitPattern: bytes[i]) }
-            xcb_send_event(connection, 0, requestor, XCB_EVENT_MASK_NO_EVENT.rawValue, padded)
-        }
+        send(event, to: requestor, mask: XCB_EVENT_MASK_NO_EVENT.rawValue)
     }
 
     package func atomName(_ atom: X11Atom) -> String? {

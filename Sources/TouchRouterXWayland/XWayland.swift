@@ -136,7 +136,7 @@ public final class XWayland {
     /// connections; end of file first means it died starting. The number and the newline
     /// are two writes: closing our end after the first would fail Xwayland's second.
     private func readyReadable() {
-        guard let (fd, source) = readySource else { return }
+        guard let (fd, _) = readySource else { return }
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
         if count < 0, errno == EINTR || errno == EAGAIN { return }
@@ -144,10 +144,7 @@ public final class XWayland {
             readyText += buffer.prefix(count)
             guard readyText.contains(UInt8(ascii: "\n")) || readyText.count > 16 else { return }
         }
-        display.unwatch(fd: fd, source: source)
-        close(fd)
-        readySource = nil
-        readyText = []
+        stopWatchingReady()
         guard count > 0 else {
             handler.report("xwayland: Xwayland (process \(process)) exited before it was ready")
             died()
@@ -190,21 +187,33 @@ public final class XWayland {
         }
     }
 
-    /// Xwayland is gone (or never came up): its window manager and client go, and it starts again.
-    private func died() {
+    /// The ready pipe's end, closed and out of the loop, with what was read of it.
+    private func stopWatchingReady() {
+        if let (fd, source) = readySource {
+            display.unwatch(fd: fd, source: source)
+            close(fd)
+        }
+        readySource = nil
+        readyText = []
+    }
+
+    /// Everything of one Xwayland the session holds: its window manager, whose windows leave
+    /// the tree, the connection and its watch, the ready pipe and the window manager's socket.
+    private func letConnectionGo() {
         windowManager?.disconnected()
         if let (fd, source) = connectionSource { display.unwatch(fd: fd, source: source) }
         connectionSource = nil
         connection = nil
         windowManager = nil
         state.windowManager = nil
-        if let (fd, source) = readySource {
-            display.unwatch(fd: fd, source: source)
-            close(fd)
-            readySource = nil
-        }
+        stopWatchingReady()
         if windowManagerSocket >= 0 { close(windowManagerSocket) }
         windowManagerSocket = -1
+    }
+
+    /// Xwayland is gone (or never came up): its window manager and client go, and it starts again.
+    private func died() {
+        letConnectionGo()
         var status: Int32 = 0
         if process > 0 {
             kill(process, SIGKILL)
@@ -233,18 +242,7 @@ public final class XWayland {
     public func shutdown() {
         guard !shutDown else { return }
         shutDown = true
-        windowManager?.disconnected()
-        if let (fd, source) = connectionSource { display.unwatch(fd: fd, source: source) }
-        connectionSource = nil
-        connection = nil
-        windowManager = nil
-        if let (fd, source) = readySource {
-            display.unwatch(fd: fd, source: source)
-            close(fd)
-            readySource = nil
-        }
-        if windowManagerSocket >= 0 { close(windowManagerSocket) }
-        windowManagerSocket = -1
+        letConnectionGo()
         stopWaiting()
         restartTimer?.disarm()
         if process > 0 {

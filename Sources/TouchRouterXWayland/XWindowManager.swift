@@ -101,7 +101,6 @@ package final class XWindowManager: X11WindowManaging {
     /// state Normal, then mapped.
     private func mapRequested(_ id: X11Window) {
         guard let window = windows[id] else { return }
-        readProperties(window)
         place(window, requested: window.geometry)
         requests.setProperty(id, atoms[.WM_STATE], type: atoms[.WM_STATE], words: [1, 0])
         writeState(window)
@@ -146,12 +145,9 @@ package final class XWindowManager: X11WindowManaging {
 
     private func propertyChanged(_ id: X11Window, _ atom: X11Atom) {
         guard let window = windows[id] else { return }
-        switch atoms.name(of: atom) {
-        case .WM_CLASS, .WM_NAME, ._NET_WM_NAME, .WM_HINTS, .WM_PROTOCOLS, .WM_TRANSIENT_FOR, ._NET_WM_WINDOW_TYPE, ._NET_WM_PID:
-            readProperties(window)
-            if window.surface != nil { handler.x11WindowChanged(window) }
-        default: break
-        }
+        guard let name = atoms.name(of: atom), name == .WM_NAME || Self.propertiesUsed.contains(name) else { return }
+        readProperty(name, of: window)
+        if window.surface != nil { handler.x11WindowChanged(window) }
     }
 
     private func clientMessage(_ id: X11Window, type: X11Atom, format: UInt8, data: [UInt32]) {
@@ -233,30 +229,49 @@ package final class XWindowManager: X11WindowManaging {
 
     // MARK: Properties
 
-    /// Reads the ICCCM and EWMH properties the session uses, each bounded by
-    /// `X11PropertyValue.maximumBytes` and checked for its format.
+    /// The ICCCM and EWMH properties the session uses (WM_NAME goes with `_NET_WM_NAME`).
+    private static let propertiesUsed: [AtomName] = [.WM_CLASS, ._NET_WM_NAME, .WM_HINTS, .WM_PROTOCOLS, .WM_TRANSIENT_FOR, ._NET_WM_WINDOW_TYPE, ._NET_WM_PID]
+
+    /// Reads every one: once, when the window is made and watched, so that a later change
+    /// comes as a PropertyNotify and is read alone.
     private func readProperties(_ window: X11Surface) {
+        for name in Self.propertiesUsed { readProperty(name, of: window) }
+    }
+
+    /// Reads one property, bounded by `X11PropertyValue.maximumBytes` and checked for its format.
+    private func readProperty(_ name: AtomName, of window: X11Surface) {
         let id = window.window
-        if let value = requests.property(id, atoms[.WM_CLASS]), let names = value.windowClass {
-            (window.instance, window.windowClass) = names
+        switch name {
+        case .WM_CLASS:
+            if let value = requests.property(id, atoms[.WM_CLASS]), let names = value.windowClass {
+                (window.instance, window.windowClass) = names
+            }
+        case .WM_NAME, ._NET_WM_NAME:
+            if let value = requests.property(id, atoms[._NET_WM_NAME]), let title = value.text(utf8: true) {
+                window.title = title
+            } else if let value = requests.property(id, atoms[.WM_NAME]), let title = value.text(utf8: value.type == atoms[.UTF8_STRING]) {
+                window.title = title
+            }
+        case .WM_HINTS:
+            if let value = requests.property(id, atoms[.WM_HINTS]), let input = value.acceptsInput { window.acceptsInput = input }
+        case .WM_PROTOCOLS:
+            if let words = requests.property(id, atoms[.WM_PROTOCOLS])?.words {
+                window.takesFocus = words.contains(atoms[.WM_TAKE_FOCUS])
+                window.deletable = words.contains(atoms[.WM_DELETE_WINDOW])
+            }
+        case .WM_TRANSIENT_FOR:
+            if let parent = requests.property(id, atoms[.WM_TRANSIENT_FOR])?.words?.first {
+                window.transientFor = parent == id ? nil : windows[parent]
+            }
+        case ._NET_WM_WINDOW_TYPE:
+            if let words = requests.property(id, atoms[._NET_WM_WINDOW_TYPE])?.words {
+                window.type = words.lazy.compactMap { self.windowType($0) }.first ?? .normal
+            }
+        case ._NET_WM_PID:
+            if let pid = requests.property(id, atoms[._NET_WM_PID])?.words?.first { window.pid = Int32(bitPattern: pid) }
+        default:
+            break
         }
-        if let value = requests.property(id, atoms[._NET_WM_NAME]), let title = value.text(utf8: true) {
-            window.title = title
-        } else if let value = requests.property(id, atoms[.WM_NAME]), let title = value.text(utf8: value.type == atoms[.UTF8_STRING]) {
-            window.title = title
-        }
-        if let value = requests.property(id, atoms[.WM_HINTS]), let input = value.acceptsInput { window.acceptsInput = input }
-        if let words = requests.property(id, atoms[.WM_PROTOCOLS])?.words {
-            window.takesFocus = words.contains(atoms[.WM_TAKE_FOCUS])
-            window.deletable = words.contains(atoms[.WM_DELETE_WINDOW])
-        }
-        if let parent = requests.property(id, atoms[.WM_TRANSIENT_FOR])?.words?.first {
-            window.transientFor = parent == id ? nil : windows[parent]
-        }
-        if let words = requests.property(id, atoms[._NET_WM_WINDOW_TYPE])?.words {
-            window.type = words.lazy.compactMap { self.windowType($0) }.first ?? .normal
-        }
-        if let pid = requests.property(id, atoms[._NET_WM_PID])?.words?.first { window.pid = Int32(bitPattern: pid) }
     }
 
     private func windowType(_ atom: X11Atom) -> X11WindowType? {

@@ -75,8 +75,9 @@ extension WaylandServer: XWaylandHandler {
         return Offset(dx: rect.x + inOutput.dx, dy: rect.y + inOutput.dy)
     }
 
+    /// The output holding the rectangle's corner, as the tree finds it.
     private func x11Output(containing rect: Rect<GlobalSpace>) -> VirtualOutput? {
-        outputs.first { $0.rect.contains(Point(x: Double(rect.x), y: Double(rect.y))) }
+        tree.output(at: Point(x: Double(rect.x), y: Double(rect.y))).flatMap { id in outputs.first { $0.id == id } }
     }
 
     package func x11WindowChanged(_ window: X11Surface) {
@@ -113,7 +114,8 @@ extension WaylandServer: XWaylandHandler {
     }
 
     package func x11Placement(of window: X11Surface, requested: Rect<GlobalSpace>) -> Rect<GlobalSpace> {
-        guard !window.isPopup, let output = x11Output(containing: requested) ?? outputs.first else { return requested }
+        let containing = x11Output(containing: requested)
+        guard !window.isPopup, let output = containing ?? outputs.first else { return requested }
         if window.fullscreen { return output.rect }
         let usable = usableArea(of: output)
         let usableRect = Rect<GlobalSpace>(x: output.rect.x + usable.x, y: output.rect.y + usable.y, width: usable.width, height: usable.height)
@@ -128,7 +130,7 @@ extension WaylandServer: XWaylandHandler {
                         width: requested.width, height: requested.height)
         }
         // A window asked for off every output comes to this one's corner.
-        if x11Output(containing: requested) == nil { return Rect(x: usableRect.x, y: usableRect.y, width: requested.width, height: requested.height) }
+        if containing == nil { return Rect(x: usableRect.x, y: usableRect.y, width: requested.width, height: requested.height) }
         return requested
     }
 
