@@ -329,6 +329,19 @@ struct BrowserTests {
             return (run.status, (try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) as? [String: Any] ?? [:])
         }
 
+        /// A tap at (x, y) through the control socket, each request expected to be taken; the
+        /// page's events from then until its touchend (20 s at most).
+        func tap(_ x: Int, _ y: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> [[String: Any]] {
+            let mark = events().count
+            for request in ["touch down 0 \(x) \(y)", "touch frame", "touch up 0", "touch frame"] {
+                #expect(try msg(["inject"] + request.split(separator: " ").map(String.init)).status == 0, "inject \(request)", sourceLocation: sourceLocation)
+                usleep(40_000)
+            }
+            let tapped = Date().addingTimeInterval(20)
+            while Date() < tapped, !events().dropFirst(mark).contains(where: { $0["type"] as? String == "touchend" }) { usleep(100_000) }
+            return Array(events().dropFirst(mark))
+        }
+
         func toplevels() throws -> [[String: Any]] {
             let outputs = try msg(["tree"]).json["outputs"] as? [[String: Any]] ?? []
             return outputs.flatMap { $0["toplevels"] as? [[String: Any]] ?? [] }
@@ -412,16 +425,10 @@ struct BrowserTests {
         #expect(!processes.isEmpty && owners == [user], "the session and Chromium all run as nobody (\(user)): \(owners)")
 
         // A tap, through the session's control socket, reaches the page at its point.
-        let mark = run.events().count
-        for request in ["touch down 0 213 157", "touch frame", "touch up 0", "touch frame"] {
-            #expect(try run.msg(["inject"] + request.split(separator: " ").map(String.init)).status == 0, "inject \(request)")
-            usleep(40_000)
-        }
-        let tapped = Date().addingTimeInterval(20)
-        while Date() < tapped, !run.events().dropFirst(mark).contains(where: { $0["type"] as? String == "touchend" }) { usleep(100_000) }
-        let start = run.events().dropFirst(mark).first { $0["type"] as? String == "touchstart" }
+        let tapEvents = try run.tap(213, 157)
+        let start = tapEvents.first { $0["type"] as? String == "touchstart" }
         let touch = (start?["changed"] as? [[String: Any]])?.first
-        #expect(Self.number(touch?["x"]) == 213 && Self.number(touch?["y"]) == 157, "the tap's touchstart at (213, 157): \(run.events().dropFirst(mark))")
+        #expect(Self.number(touch?["x"]) == 213 && Self.number(touch?["y"]) == 157, "the tap's touchstart at (213, 157): \(tapEvents)")
 
         // SIGTERM to the session: it sends Chromium SIGTERM, waits for it, and exits; nothing is left.
         let ended = Date()

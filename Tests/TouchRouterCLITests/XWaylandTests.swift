@@ -30,6 +30,15 @@ struct XWaylandTests {
         return (xterm, log)
     }
 
+    /// wev, then xterm at (700, 300) beside it: wev's log and xterm.
+    private func startWevAndXterm(_ session: RunningSession) throws -> (URL, Process) {
+        let wevLog = session.file("wev.log")
+        _ = try session.client(["wev"], output: wevLog)
+        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
+        let (xterm, _) = try startXterm(session, at: 700, 300)
+        return (wevLog, xterm)
+    }
+
     private func tap(_ session: RunningSession, _ x: Int, _ y: Int, id: Int = 0) throws {
         try session.inject(["touch down \(id) \(x) \(y)", "touch frame", "touch up \(id)", "touch frame"])
     }
@@ -228,33 +237,22 @@ struct XWaylandTests {
         }
         #expect((window["label"] as? String)?.hasPrefix("x11:Chromium") == true, "Chromium's X11 window: \(window); its log:\n\(run.logTail())")
         #expect(window.position == [0, 0] && window.size == [BrowserTests.width, BrowserTests.height], "\(window)")
-        let mark = run.events().count
-        for request in ["touch down 0 213 157", "touch frame", "touch up 0", "touch frame"] {
-            #expect(try run.msg(["inject"] + request.split(separator: " ").map(String.init)).status == 0, "inject \(request)")
-            usleep(40_000)
-        }
-        let tapped = Date().addingTimeInterval(20)
-        while Date() < tapped, !run.events().dropFirst(mark).contains(where: { $0["type"] as? String == "touchend" }) { usleep(100_000) }
-        let starts = run.events().dropFirst(mark).filter { $0["type"] as? String == "touchstart" }
+        let tapEvents = try run.tap(213, 157)
+        let starts = tapEvents.filter { $0["type"] as? String == "touchstart" }
         let touch = (starts.first?["changed"] as? [[String: Any]])?.first
         // Within a pixel: Xwayland scales a touch through its device's 0–65535 axis and back, and
         // Chromium truncates what returns (212.99 for 213); xinput shows the same root point to 0.01.
         let (x, y) = (BrowserTests.number(touch?["x"]) ?? -9, BrowserTests.number(touch?["y"]) ?? -9)
-        #expect(starts.count == 1 && abs(x - 213) <= 1 && abs(y - 157) <= 1, "one touchstart at (213, 157): \(run.events().dropFirst(mark))")
+        #expect(starts.count == 1 && abs(x - 213) <= 1 && abs(y - 157) <= 1, "one touchstart at (213, 157): \(tapEvents)")
     }
 
     @Test("an X11 app killed with a finger on it leaves nothing: its window leaves the tree, the touch ends, and wev beside it gets the next touch and key")
     func appKilledMidTouch() throws {
         let (session, _) = try session()
         defer { _ = session.terminate() }
-        let wevLog = session.file("wev.log")
-        _ = try session.client(["wev"], output: wevLog)
-        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
-        let (xterm, _) = try startXterm(session, at: 700, 300)
+        let (wevLog, xterm) = try startWevAndXterm(session)
         try session.inject(["touch down 3 800 400", "touch frame"])
         kill(xterm.processIdentifier, SIGKILL)
-        try session.wait(for: "xterm to leave") { try session.toplevels().count == 1 }
-        let sink = try session.toplevels().first?["id"] as? Int
         try session.wait(for: "xterm's window to leave the tree") { try session.toplevels().count == 1 }
         try session.inject(["touch motion 3 810 410", "touch frame", "touch up 3", "touch frame"])
         try session.wait(for: "no touch to be left") { (try session.msg("focus").json["touches"] as? [Any])?.isEmpty == true }
@@ -270,10 +268,7 @@ struct XWaylandTests {
     func xwaylandKilled() throws {
         let (session, _) = try session()
         defer { _ = session.terminate() }
-        let wevLog = session.file("wev.log")
-        _ = try session.client(["wev"], output: wevLog)
-        try session.wait(for: "wev to map") { try session.toplevels().count == 1 }
-        let (xterm, _) = try startXterm(session, at: 700, 300)
+        let (_, xterm) = try startWevAndXterm(session)
         let errors = try #require(session.errors)
         let pid = try #require(RunningSession.text(of: errors).components(separatedBy: "xwayland: started (process ").dropFirst().first?.prefix { $0.isNumber })
         kill(Int32(pid)!, SIGKILL)
