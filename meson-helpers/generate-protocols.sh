@@ -54,12 +54,13 @@ wlr-screencopy-unstable-v1
 wlr-output-power-management-unstable-v1
 '
 # The protocols a client of ours binds, which get a client header too: xdg-shell (the wayland
-# backend, the bench client), input-timestamps and touch-router-input (the bench client), the
-# virtual pointer and keyboard (the bench injector).
+# backend, the bench client), input-timestamps, touch-router-input and presentation-time (the
+# bench client), the virtual pointer and keyboard (the bench injector).
 client_protocols='
 xdg-shell
 input-timestamps-unstable-v1
 touch-router-input-v1
+presentation-time
 wlr-virtual-pointer-unstable-v1
 virtual-keyboard-unstable-v1
 '

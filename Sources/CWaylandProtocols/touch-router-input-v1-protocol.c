@@ -54,7 +54,7 @@ static const struct wl_message touch_router_input_manager_v1_requests[] = {
 };
 
 WL_PRIVATE const struct wl_interface touch_router_input_manager_v1_interface = {
-	"touch_router_input_manager_v1", 2,
+	"touch_router_input_manager_v1", 3,
 	3, touch_router_input_manager_v1_requests,
 	0, NULL,
 };
@@ -67,11 +67,12 @@ static const struct wl_message touch_router_surface_input_v1_requests[] = {
 	{ "set_accepts_keyboard_focus", "u", touch_router_input_v1_types + 0 },
 	{ "set_gesture_deferral", "a", touch_router_input_v1_types + 0 },
 	{ "reject_touch", "ui", touch_router_input_v1_types + 0 },
+	{ "answer", "3uuu", touch_router_input_v1_types + 0 },
 };
 
 WL_PRIVATE const struct wl_interface touch_router_surface_input_v1_interface = {
-	"touch_router_surface_input_v1", 2,
-	7, touch_router_surface_input_v1_requests,
+	"touch_router_surface_input_v1", 3,
+	8, touch_router_surface_input_v1_requests,
 	0, NULL,
 };
 

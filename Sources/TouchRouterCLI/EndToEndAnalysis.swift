@@ -49,6 +49,8 @@ enum EndToEndAnalysis {
         var events: [Received] = []
         var dropped = 0, timestamps = false
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: true).enumerated() {
+            // --present's commit lines (PresentAnalysis) follow the events.
+            if line.hasPrefix("commit ") { continue }
             if line.hasPrefix("#") {
                 for word in line.split(separator: " ") {
                     if word.hasPrefix("dropped=") { dropped = Int(word.dropFirst(8)) ?? 0 }

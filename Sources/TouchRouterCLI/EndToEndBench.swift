@@ -49,6 +49,12 @@ struct EndToEndBench: ParsableCommand {
     @Flag(help: "Have the session's benchmark clients report when they read each frame (touch_router_input_manager_v1.received), so that msg stats gains the received stage; printed beside the harness's own figure. Off by default: the reports are traffic the floor's clients do not make.")
     var reportReceipts = false
 
+    @Flag(help: "Touch to present: the session's benchmark clients answer each touch frame with a 16×16 dot at the touch point (damage only the dot), committed with wp_presentation feedback and touch_router_surface_input_v1.answer; prints device time → presentation and the frames missed, with msg stats's touch_to_present. With --peer sway, sway's and TouchRouter's 1920×1080 clients answer the injector's pointer motion the same way.")
+    var present = false
+
+    @Option(help: ArgumentHelp("With --present: an HDR percentile plot (SVG) of touch to present, one line per compositor, drawn by tools/plot-latency.py (matplotlib).", valueName: "file.svg"))
+    var plot: String?
+
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
@@ -68,6 +74,7 @@ struct EndToEndBench: ParsableCommand {
         guard (try? Self.parseSize(size)) != nil else { throw ValidationError("--size takes WxH, each 1 to 8192, not '\(size)'") }
         if let peer, peer != "sway" { throw ValidationError("--peer takes only 'sway', not '\(peer)'") }
         if let recording, !FileManager.default.isReadableFile(atPath: recording) { throw ValidationError("--recording: cannot read \(recording)") }
+        if plot != nil && !present { throw ValidationError("--plot draws touch to present: it needs --present") }
     }
 
     static func parseSize(_ text: String) throws -> (Int, Int) {
@@ -93,16 +100,23 @@ struct EndToEndBench: ParsableCommand {
             defer { if keep == nil { try? FileManager.default.removeItem(at: work) } }
             let recordingPath = recording.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let run = EndToEndRun(tools: tools, work: work, clients: clients, fingers: fingers, rate: rate, seconds: seconds,
-                                  recording: recordingPath, size: size, reportReceipts: reportReceipts, progress: progressOptions.shown)
+                                  recording: recordingPath, size: size, reportReceipts: reportReceipts, present: present, progress: progressOptions.shown)
             // A write to a child that has gone ends with an error, not with the signal.
             signal(SIGPIPE, SIG_IGN)
             let (touchRouter, floor, playedRounds) = try run.interleaved(rounds: rounds)
             var peerReport: String?
             var peerTable: String?
+            var plotSides: [(name: String, summary: PresentAnalysis.Summary)] = []
+            if let shown = touchRouter.present { plotSides.append(("TouchRouter, touch (device time)", shown)) }
             if peer == "sway" {
-                let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, rounds: rounds, progress: progressOptions.shown).run()
+                let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, rounds: rounds,
+                                               present: present, progress: progressOptions.shown).run()
                 peerReport = comparison.json
                 peerTable = comparison.table
+                plotSides += comparison.present
+            }
+            if let plot {
+                try PresentAnalysis.plot(plotSides, title: "touch-router bench e2e --present: \(workloadDescription), input to presentation", to: plot)
             }
             let report = EndToEndReport(workload: workloadJSON(rounds: playedRounds), touchRouter: touchRouter, floor: floor, peerJSON: peerReport)
             if json {
@@ -163,12 +177,18 @@ struct SideReport {
     var routerShare: EndToEndAnalysis.Summary?
     /// Arrival to received as the session's statistics have it from the clients' own reports.
     var receivedStage: EndToEndAnalysis.Summary?
+    /// --present: device time to the presentation of the answer, from the clients' feedback.
+    var present: PresentAnalysis.Summary?
+    /// --present: touch_to_present and commit_to_present from msg stats.
+    var presentStage: EndToEndAnalysis.Summary?
+    var commitToPresent: EndToEndAnalysis.Summary?
 
     var countsMatch: Bool { sent == received && unmatched == 0 && dropped == 0 }
 
     var json: String {
         "{\"sent\":\(sent),\"received\":\(received),\"counts_match\":\(countsMatch),\"frames\":\(frames),\"matched_by\":\(jsonString(matchedBy)),"
-            + "\"unmatched\":\(unmatched),\"dropped\":\(dropped),\"latency_ns\":\(latency.json)\(extraJSON)}"
+            + "\"unmatched\":\(unmatched),\"dropped\":\(dropped),\"latency_ns\":\(latency.json)\(extraJSON)"
+            + (present.map { ",\"touch_to_present\":\($0.json)" } ?? "") + "}"
     }
 }
 
@@ -183,6 +203,7 @@ struct EndToEndRun {
     let recording: String?
     let size: String
     let reportReceipts: Bool
+    let present: Bool
     let progress: Bool
 
     static func environment(runtime: URL, extra: [String: String] = [:]) -> [String: String] {
@@ -271,6 +292,14 @@ struct EndToEndReport {
         var lines = [title, "device time (arrival) → receipt by the client, touch down/motion/up events:"] + alignedRows(rows)
         if let share = touchRouter.routerShare {
             lines.append("router share (arrival → flushed, msg stats, \(share.count) events): p50 \(Self.micro(share.p50)) µs, p99 \(Self.micro(share.p99)) µs, p99.9 \(Self.micro(share.p999)) µs")
+        }
+        if let shown = touchRouter.present {
+            let l = shown.latency
+            lines.append("touch to present (device time → the answer's presentation, \(shown.answered) events answered in \(shown.commits) commits, \(shown.discarded) superseded): "
+                + "p50 \(Self.micro(l.p50)) µs, p99 \(Self.micro(l.p99)) µs, p99.9 \(Self.micro(l.p999)) µs, max \(Self.micro(l.max)) µs; frames missed \(shown.missed), unanswered \(shown.unanswered)")
+            if let stage = touchRouter.presentStage, let commit = touchRouter.commitToPresent {
+                lines.append("present stage (msg stats): touch_to_present \(stage.count) events, p50 \(Self.micro(stage.p50)) µs, p99 \(Self.micro(stage.p99)) µs; commit_to_present \(commit.count) commits, p50 \(Self.micro(commit.p50)) µs, p99 \(Self.micro(commit.p99)) µs")
+            }
         }
         if let received = touchRouter.receivedStage {
             lines.append("received stage (arrival → received, the clients' reports in msg stats, \(received.count) events): p50 \(Self.micro(received.p50)) µs, p99 \(Self.micro(received.p99)) µs, p99.9 \(Self.micro(received.p999)) µs")

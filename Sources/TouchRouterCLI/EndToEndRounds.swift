@@ -32,7 +32,7 @@ extension EndToEndRun {
         let socket = try server.value(after: "TOUCH_ROUTER_SOCKET=", within: 30, what: "touch-router run's control socket")
         let control = try BenchControl(path: socket)
         let sessionClients = try Self.startClients(clients, tools: tools, display: sessionDisplay, runtime: sessionRuntime, size: size,
-                                                   extraArguments: reportReceipts ? ["--report-receipts"] : [])
+                                                   extraArguments: (reportReceipts ? ["--report-receipts"] : []) + (present ? ["--present"] : []))
         defer { for client in sessionClients where client.process.isRunning { client.terminate() } }
         try waitForToplevels(control)
 
@@ -68,7 +68,7 @@ extension EndToEndRun {
         var stats = try control.request("stats")
         usleep(200_000)
         // The clients' receipt reports for the last frames come after that flush.
-        if reportReceipts { stats = try control.request("stats") }
+        if reportReceipts || present { stats = try control.request("stats") }
         for client in sessionClients { client.terminate() }
         for client in sessionClients where client.waitForExit(within: 10) != 0 {
             throw Failure(description: "touch-router bench e2e: \(client.name) did not exit cleanly: \(client.errors)")
@@ -84,6 +84,14 @@ extension EndToEndRun {
         var touchRouter = SideReport(sent: sessionSide.sent.count, received: matched.received, frames: sessionSide.frames, matchedBy: matched.matchedBy,
                                      unmatched: matched.unmatched, dropped: sessionDropped, latency: EndToEndAnalysis.Summary(matched.latencies))
         Self.addRouterShare(stats, lateFrames: sessionSide.lateFrames, runtime: sessionRuntime, to: &touchRouter)
+        if present {
+            var shown = PresentAnalysis.Summary()
+            for (i, events) in sessionEvents.enumerated() {
+                let commits = try PresentAnalysis.commits(sessionRuntime.appendingPathComponent("client-\(i).txt"))
+                shown.add(events: events, commits: commits) { EndToEndAnalysis.touchKinds.contains($1.kind) && $1.timestamp >= 0 ? $1.timestamp : nil }
+            }
+            touchRouter.present = shown
+        }
 
         let (floorEvents, floorDropped) = try Self.records(of: floorClients, runtime: floorRuntime)
         let floorMatched = EndToEndAnalysis.touchLatencies(floorEvents, sent: nil)
@@ -159,6 +167,8 @@ extension EndToEndRun {
             return summary
         }
         report.routerShare = stages["arrival_to_flushed"].map(summary)
+        if let stage = stages["touch_to_present"], (stage["count"] as? Int ?? 0) > 0 { report.presentStage = summary(stage) }
+        if let stage = stages["commit_to_present"], (stage["count"] as? Int ?? 0) > 0 { report.commitToPresent = summary(stage) }
         if let received = stages["arrival_to_received"], (received["count"] as? Int ?? 0) > 0 { report.receivedStage = summary(received) }
     }
 }

@@ -7,7 +7,6 @@ enum LatencyPlot {
     static let scriptName = "tools/plot-latency.py"
 
     static func write(_ runs: [RouteStages], to output: String) throws {
-        let script = try findScript()
         let series: String
         if runs.count == 1 {
             series = runs[0].plotJSON
@@ -20,6 +19,12 @@ enum LatencyPlot {
             }
             series = "{\"title\":\"touch-router bench route: \(runs[0].fingers) fingers at \(runs[0].rateHz) Hz\",\"unit\":\"ns\",\"series\":{" + entries.joined(separator: ",") + "}}"
         }
+        try write(seriesJSON: series, to: output)
+    }
+
+    /// Draws `series` (tools/plot-latency.py's SERIES.json) into `output`.
+    static func write(seriesJSON series: String, to output: String) throws {
+        let script = try findScript()
         let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-plot-\(getpid()).json")
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {

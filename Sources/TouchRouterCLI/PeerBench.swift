@@ -15,6 +15,8 @@ struct PeerBench {
     let seconds: Double
     let size: String
     let rounds: Int
+    /// The clients answer each pointer frame with a dot and presentation feedback (--present).
+    let present: Bool
     let progress: Bool
 
     static let output = (width: 1920, height: 1080)
@@ -25,9 +27,11 @@ struct PeerBench {
     struct Side {
         var pointer: (sent: Int, received: Int, misplaced: Int, latency: EndToEndAnalysis.Summary)
         var keys: (sent: Int, received: Int, latency: EndToEndAnalysis.Summary)
+        /// --present: the injector's send of each motion to the presentation of its answer.
+        var present: PresentAnalysis.Summary?
 
         var json: String {
-            "{\"pointer_motion\":{\"sent\":\(pointer.sent),\"received\":\(pointer.received),\"counts_match\":\(pointer.sent == pointer.received),"
+            "{" + (present.map { "\"pointer_to_present\":\($0.json)," } ?? "") + "\"pointer_motion\":{\"sent\":\(pointer.sent),\"received\":\(pointer.received),\"counts_match\":\(pointer.sent == pointer.received),"
                 + "\"misplaced\":\(pointer.misplaced),\"latency_ns\":\(pointer.latency.json)},"
                 + "\"key\":{\"sent\":\(keys.sent),\"received\":\(keys.received),\"counts_match\":\(keys.sent == keys.received),\"latency_ns\":\(keys.latency.json)}}"
         }
@@ -45,7 +49,7 @@ struct PeerBench {
         return BenchUser(name: name, uid: entry.pointee.pw_uid, gid: entry.pointee.pw_gid)
     }
 
-    func run() throws -> (json: String, table: String) {
+    func run() throws -> (json: String, table: String, present: [(name: String, summary: PresentAnalysis.Summary)]) {
         guard FileManager.default.isExecutableFile(atPath: tools.injector) else {
             throw Failure(description: "touch-router bench e2e: \(tools.injector) is missing: build the package (swift build)")
         }
@@ -62,7 +66,8 @@ struct PeerBench {
         let json = "{\"name\":\"sway\",\"version\":\(jsonString(Self.swayVersion(sway))),\"workload\":{\"clients\":1,\"rate\":\(rate),\"seconds\":\(seconds),\"rounds\":\(roundCount),"
             + "\"output\":[\(Self.output.width),\(Self.output.height)],\"user\":\(user.map { jsonString($0.name) } ?? "null")},"
             + "\"sway\":\(swaySide.json),\"touchrouter\":\(touchRouterSide.json),"
-            + "\"ratios_touchrouter_to_sway\":{\"pointer_motion\":\(ratios(touchRouterSide.pointer.latency, swaySide.pointer.latency)),\"key\":\(ratios(touchRouterSide.keys.latency, swaySide.keys.latency))}}"
+            + "\"ratios_touchrouter_to_sway\":{\"pointer_motion\":\(ratios(touchRouterSide.pointer.latency, swaySide.pointer.latency)),\"key\":\(ratios(touchRouterSide.keys.latency, swaySide.keys.latency))"
+            + (present ? ",\"pointer_to_present\":\(ratios(touchRouterSide.present?.latency ?? .init([]), swaySide.present?.latency ?? .init([])))" : "") + "}}"
         var rows: [[String]] = [["", "sent", "received", "kind", "p50 µs", "p99 µs", "p99.9 µs", "max µs"]]
         for (name, side) in [("sway \(Self.swayVersion(sway))", swaySide), ("TouchRouter", touchRouterSide)] {
             let p = side.pointer.latency, k = side.keys.latency
@@ -80,7 +85,21 @@ struct PeerBench {
                 lines.append("WARNING: \(name): pointer \(side.pointer.sent) sent, \(side.pointer.received) received (\(side.pointer.misplaced) not where sent); keys \(side.keys.sent) sent, \(side.keys.received) received")
             }
         }
-        return (json, lines.joined(separator: "\n"))
+        var shown: [(name: String, summary: PresentAnalysis.Summary)] = []
+        if present, let swayPresent = swaySide.present, let touchRouterPresent = touchRouterSide.present {
+            shown = [("sway \(Self.swayVersion(sway)), pointer", swayPresent), ("TouchRouter, pointer", touchRouterPresent)]
+            lines.append("pointer to present (injector send → the answer's presentation, 1920×1080 client, 16×16 dot):")
+            var presentRows: [[String]] = [["", "answered", "commits", "superseded", "missed", "p50 µs", "p99 µs", "p99.9 µs", "max µs"]]
+            for (name, side) in shown {
+                let l = side.latency
+                presentRows.append([name, "\(side.answered)", "\(side.commits)", "\(side.discarded)", "\(side.missed)",
+                                    EndToEndReport.micro(l.p50), EndToEndReport.micro(l.p99), EndToEndReport.micro(l.p999), EndToEndReport.micro(l.max)])
+            }
+            let a = touchRouterPresent.latency, b = swayPresent.latency
+            presentRows.append(["TouchRouter / sway", "", "", "", "", r(a.p50, b.p50), r(a.p99, b.p99), r(a.p999, b.p999), r(a.max, b.max)])
+            lines += alignedRows(presentRows)
+        }
+        return (json, lines.joined(separator: "\n"), shown)
     }
 
     static func swayVersion(_ sway: String) -> String {
@@ -203,7 +222,7 @@ struct PeerBench {
     private func target(_ label: String, compositor: BenchChild, display: String, runtime: URL, user: BenchUser?,
                         environment: [String: String], rounds: Int) throws -> Target {
         let client = try EndToEndRun.startClients(1, tools: tools, display: display, runtime: runtime, size: "\(Self.output.width)x\(Self.output.height)",
-                                                  user: user, environment: environment)[0]
+                                                  user: user, environment: environment, extraArguments: present ? ["--present"] : [])[0]
         do {
             let sent = runtime.appendingPathComponent("injector.txt")
             let injector = try BenchChild("injector", executable: tools.injector,
@@ -259,7 +278,22 @@ struct PeerBench {
             if event.x != send.x { misplaced += 1 }
         }
         for (event, send) in zip(keys, keySent) { keyLatencies.append(event.receipt - send) }
-        return Side(pointer: (pointerSent.count, motions.count, misplaced, EndToEndAnalysis.Summary(pointerLatencies)),
-                    keys: (keySent.count, keys.count, EndToEndAnalysis.Summary(keyLatencies)))
+        var side = Side(pointer: (pointerSent.count, motions.count, misplaced, EndToEndAnalysis.Summary(pointerLatencies)),
+                        keys: (keySent.count, keys.count, EndToEndAnalysis.Summary(keyLatencies)))
+        if present {
+            // Each measured motion, by its place among the client's records, to its send time.
+            var sendOf: [Int: Int64] = [:]
+            var next = 0
+            for (index, event) in received.enumerated() where event.kind == "pointer-motion" && event.receipt >= start {
+                guard next < pointerSent.count else { break }
+                sendOf[index] = pointerSent[next].at
+                next += 1
+            }
+            var shown = PresentAnalysis.Summary()
+            let commits = try PresentAnalysis.commits(target.runtime.appendingPathComponent("client-0.txt"))
+            shown.add(events: received, commits: commits) { index, _ in sendOf[index] }
+            side.present = shown
+        }
+        return side
     }
 }

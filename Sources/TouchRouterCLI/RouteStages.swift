@@ -70,6 +70,8 @@ struct RouteStages {
         case .arrivalToFlushed: "arrival → flushed (router's share)"
         case .flushedToReceived: "flushed → received"
         case .arrivalToReceived: "arrival → received"
+        case .committedToPresented: "committed → presented"
+        case .deviceToPresented: "device → presented"
         }
     }
 

@@ -23,6 +23,11 @@ public enum EventStage: Int, CaseIterable, Sendable {
     /// `received`, by the event's time): only for clients that report, and only in the
     /// statistics, since the report comes after the timeline was handed over.
     case received
+    /// The client committed what it drew in answer (touch_router_surface_input_v1's
+    /// `answer`); only in the statistics, as `received`.
+    case committed
+    /// The frame showing that commit reached the screen (the page flip on drm).
+    case presented
 
     public var name: String {
         switch self {
@@ -34,6 +39,8 @@ public enum EventStage: Int, CaseIterable, Sendable {
         case .encoded: "encoded"
         case .flushed: "flushed"
         case .received: "received"
+        case .committed: "committed"
+        case .presented: "presented"
         }
     }
 }
@@ -50,6 +57,8 @@ public struct EventStamps: Sendable, Equatable {
     public var encoded = absent
     public var flushed = absent
     public var received = absent
+    public var committed = absent
+    public var presented = absent
 
     @inlinable public init() {}
 
@@ -64,6 +73,8 @@ public struct EventStamps: Sendable, Equatable {
             case .encoded: encoded
             case .flushed: flushed
             case .received: received
+            case .committed: committed
+            case .presented: presented
             }
         }
         set {
@@ -76,6 +87,8 @@ public struct EventStamps: Sendable, Equatable {
             case .encoded: encoded = newValue
             case .flushed: flushed = newValue
             case .received: received = newValue
+            case .committed: committed = newValue
+            case .presented: presented = newValue
             }
         }
     }

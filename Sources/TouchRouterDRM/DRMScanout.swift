@@ -143,9 +143,12 @@ final class DRMScanout: OutputPresenter {
     /// When the last flip completed: the kernel's vblank time, on CLOCK_MONOTONIC.
     private(set) var lastShown: RouterTime?
 
+    var onShown: ((RouterTime?) -> Void)?
+
     func flipCompleted(at time: RouterTime) {
         flipPending = false
         lastShown = time
+        onShown?(time)
     }
 
     /// Called by libdrm (through the shim) for each completed page flip, with its time.

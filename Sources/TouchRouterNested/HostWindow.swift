@@ -111,9 +111,14 @@ final class HostWindow: OutputPresenter {
         do { try backend.flush() } catch { backend.hostFailed(error) }
     }
 
+    var onShown: ((RouterTime?) -> Void)?
+
+    /// The host's frame callback: the host shows our last frame, and wants the next.
     func frameDone(_ callback: OpaquePointer?) {
         if let callback { wl_callback_destroy(callback) }
-        if callback == frameCallback { frameCallback = nil }
+        guard callback == frameCallback else { return }
+        frameCallback = nil
+        onShown?(nil)
     }
 
     // MARK: Input

@@ -159,6 +159,51 @@ package final class WaylandDisplay {
 }
 
 /// A timer of the loop, armed for one expiry at a time.
+/// A one-shot timer armed in nanoseconds (a timerfd of its own on CLOCK_MONOTONIC, watched
+/// by the loop): the loop's own timers count whole milliseconds, too coarse to place a
+/// frame's composition before a vblank.
+package final class PreciseTimer {
+    private let fd: Int32
+    private weak var display: WaylandDisplay?
+    private var source: OpaquePointer?
+
+    package init(on display: WaylandDisplay, _ fired: @escaping () -> Void) throws(WaylandError) {
+        let fd = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
+        guard fd >= 0 else { throw WaylandError.errno("cannot create a frame timer (timerfd_create)") }
+        self.fd = fd
+        self.display = display
+        do throws(WaylandError) {
+            source = try display.watch(fd: fd) { _ in
+                var expirations: UInt64 = 0
+                // Non-blocking: a read that finds nothing (EAGAIN) means it was re-armed meanwhile.
+                guard read(fd, &expirations, 8) == 8 else { return }
+                fired()
+            }
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    /// Fires once, `nanoseconds` from now (at least one), replacing any earlier arming.
+    package func arm(nanoseconds: Int64) throws(WaylandError) {
+        let delay = max(nanoseconds, 1)
+        var spec = itimerspec(it_interval: timespec(tv_sec: 0, tv_nsec: 0),
+                              it_value: timespec(tv_sec: Int(delay / 1_000_000_000), tv_nsec: Int(delay % 1_000_000_000)))
+        guard timerfd_settime(fd, 0, &spec, nil) == 0 else { throw WaylandError.errno("cannot arm a frame timer (timerfd_settime)") }
+    }
+
+    /// Stops watching and closes the timer; it never fires again.
+    package func close() {
+        guard let source else { return }
+        self.source = nil
+        display?.unwatch(fd: fd, source: source)
+        Glibc.close(fd)
+    }
+
+    deinit { close() }
+}
+
 package final class OneShotTimer {
     private let source: OpaquePointer
     package init(source: OpaquePointer) { self.source = source }

@@ -7,6 +7,10 @@ public enum StageInterval: Int, CaseIterable, Sendable {
     case deviceToArrival, arrivalToDequeued, dequeuedToDecided, decidedToEncoded, encodedToFlushed, arrivalToFlushed
     /// From the clients' own reports (`LatencyStats.received`), recorded when they come.
     case flushedToReceived, arrivalToReceived
+    /// From the frames that showed clients' commits (`LatencyStats.presented`): a followed
+    /// commit to its frame on the screen, per client only; and an answered event's device
+    /// time to the frame that showed its answer.
+    case committedToPresented, deviceToPresented
 
     /// The intervals a timeline has when the router hands it over.
     static let routed: [StageInterval] = [.deviceToArrival, .arrivalToDequeued, .dequeuedToDecided, .decidedToEncoded, .encodedToFlushed, .arrivalToFlushed]
@@ -19,6 +23,8 @@ public enum StageInterval: Int, CaseIterable, Sendable {
         case .decidedToEncoded: .decided
         case .encodedToFlushed: .encoded
         case .flushedToReceived: .flushed
+        case .committedToPresented: .committed
+        case .deviceToPresented: .device
         }
     }
 
@@ -30,11 +36,19 @@ public enum StageInterval: Int, CaseIterable, Sendable {
         case .decidedToEncoded: .encoded
         case .encodedToFlushed, .arrivalToFlushed: .flushed
         case .flushedToReceived, .arrivalToReceived: .received
+        case .committedToPresented, .deviceToPresented: .presented
         }
     }
 
-    /// The key in `msg stats`'s JSON.
-    public var name: String { "\(from.name)_to_\(to.name)" }
+    /// The key in `msg stats`'s JSON; the present stage's two keep the names a kiosk's
+    /// figures go by.
+    public var name: String {
+        switch self {
+        case .committedToPresented: "commit_to_present"
+        case .deviceToPresented: "touch_to_present"
+        default: "\(from.name)_to_\(to.name)"
+        }
+    }
 }
 
 /// What `msg stats` gives for one interval: nanoseconds, within the histograms' precision.
@@ -98,6 +112,9 @@ public final class LatencyStats: TimelineObserver {
         var recentNext: ContiguousArray<Int> = []
         var receipts: UInt64 = 0
         var unmatchedReceipts: UInt64 = 0
+        var commitsPresented: UInt64 = 0
+        var answers: UInt64 = 0
+        var unmatchedAnswers: UInt64 = 0
     }
     let recording = UncheckedState(Recording())
 
@@ -270,6 +287,15 @@ public final class LatencyStats: TimelineObserver {
         if let clientSlice { histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped) }
     }
 
+    /// A value off the routing path (the present stage's): into all events' histogram, and
+    /// its kind's and client's where it has them.
+    func recordValue(_ interval: StageInterval, _ value: Int64, kindSlice: Int?, clientSlice: Int?) {
+        let clamped = min(UInt64(max(value, 0)), Self.highestTrackable)
+        histograms[interval.rawValue].record(clamped)
+        if let kindSlice { histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped) }
+        if let clientSlice { histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped) }
+    }
+
     func keepSlow(_ timeline: EventTimeline) {
         slowTotal &+= 1
         if slow.count < slowCapacity {
@@ -295,6 +321,9 @@ public final class LatencyStats: TimelineObserver {
         unflushed = 0
         recording.pointee.receipts = 0
         recording.pointee.unmatchedReceipts = 0
+        recording.pointee.commitsPresented = 0
+        recording.pointee.answers = 0
+        recording.pointee.unmatchedAnswers = 0
         for slot in recording.pointee.recentNext.indices { clearRecent(slot) }
     }
 
@@ -354,7 +383,8 @@ public final class LatencyStats: TimelineObserver {
         return "{\"unit\":\"ns\",\"precision_digits\":\(Self.significantDigits.rawValue),\"events\":\(events[0]),"
             + "\"stages\":\(slicesJSON(0)),\"kinds\":{\(kinds.joined(separator: ","))},\"clients\":[\(clients.joined(separator: ","))],"
             + "\"slow_threshold_ns\":\(slowThreshold),\"slow\":\(slowTotal),\"negative_intervals\":\(negativeIntervals),\"unflushed\":\(unflushed),"
-            + "\"receipt_reports\":\(receipts.reports),\"unmatched_receipt_reports\":\(receipts.unmatched)}"
+            + "\"receipt_reports\":\(receipts.reports),\"unmatched_receipt_reports\":\(receipts.unmatched),"
+            + "\"commits_presented\":\(presentation.commits),\"answers\":\(presentation.answers),\"unmatched_answers\":\(presentation.unmatched)}"
     }
 
     private func slicesJSON(_ slice: Int) -> String {

@@ -130,7 +130,10 @@ public final class WaylandServer {
             if let privilege = global.privilege { protocols.privilegedGlobals[created] = privilege }
         }
         installGlobalFilter()
-        for output in outputs { try createGlobal(for: output) }
+        for output in outputs {
+            try createGlobal(for: output)
+            try startFrameClock(for: output)
+        }
         // The index is brought up to date once a round, after the round's commits, so that
         // the next input event does not pay for flattening what clients changed.
         display.beforeFlush = { [unowned self] in
@@ -187,15 +190,15 @@ public final class WaylandServer {
 
     // MARK: Frames
 
-    /// Each frame tick sends done to the callbacks committed since the last one; one
-    /// whose client went first is skipped there, not searched for here, so that a client
-    /// dying with thousands of callbacks costs no more than they do.
+    /// The session's own tick, at the fastest output's refresh: what is not one output's
+    /// frame (OutputFrames.swift) — the cursor's animation, layers waiting to be arranged,
+    /// the lock's and screencopy's frames, idle timeouts, and the frame callbacks of
+    /// surfaces on no output.
     private func frameTick() {
         cursor.advanceTime(to: clock.now())
         arrangeWaitingLayers()
         protocols.sessionLock.sendLocked(screensShown: !protocols.output.presenters.values.contains { $0.frameInFlight })
-        if !protocols.output.presenters.isEmpty { presentFrames() }
-        protocols.presentation.frameTick(self)
+        protocols.presentation.discardUnshown(self)
         protocols.sessionLock.framesComposed()
         protocols.screencopy.frameTick(self)
         let now = clock.now()
@@ -205,26 +208,8 @@ public final class WaylandServer {
             protocols.idleNotify.timeouts.tick(at: now, inhibited: inhibited)
         }
         protocols.seat.idle.tick(at: now)
-        guard !protocols.surface.pendingFrames.isEmpty else { return }
-        // A surface on a screen whose frame is still on its way waits for that frame to be
-        // shown: clients draw at the pace of the screen they are on.
-        let waiting = Set(protocols.output.presenters.filter { !$0.value.readyForFrame }.keys)
-        var due: [FrameCallback] = []
-        if waiting.isEmpty {
-            due = protocols.surface.pendingFrames.map(\.callback)
-            protocols.surface.pendingFrames.removeAll()
-        } else {
-            var kept: [(callback: FrameCallback, surface: SurfaceID)] = []
-            for pending in protocols.surface.pendingFrames {
-                if let output = tree.outputOf(pending.surface), waiting.contains(output) { kept.append(pending) } else { due.append(pending.callback) }
-            }
-            protocols.surface.pendingFrames = kept
-        }
-        let time = clock.now().waylandMilliseconds
-        for callback in due where !callback.destroyed {
-            wl_callback_send_done(callback.resource, time)
-            wl_resource_destroy(callback.resource)
-        }
+        let clocks = protocols.output.frameClocks
+        sendFrameCallbacks { output in output.map { clocks[$0] == nil } ?? true }
     }
 
     public func report(_ message: String) {

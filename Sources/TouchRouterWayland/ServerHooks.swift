@@ -12,6 +12,9 @@ public final class ServerHooks {
     /// Hears each client's receipt report with the events it matched (`seq`s), while the
     /// control socket traces.
     public var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
+    /// Hears each followed commit presented (its client, commit and present times), with the
+    /// input events it answered, their timelines carrying the committed and presented stages.
+    public var onPresented: ((ClientID, RouterTime, RouterTime, [EventTimeline]) -> Void)?
     /// The host's input devices as JSON objects, for `msg devices` (set by the host).
     public var deviceReport: (() -> [String])?
     /// Called when the keymap's state lights other LEDs (Caps Lock pressed), for the input

@@ -65,6 +65,28 @@ struct EndToEndBenchTests {
         #expect(compared.output.contains("touchrouter.latency_ns.p50") && compared.output.contains("1.00"), "\(compared.output)")
     }
 
+    @Test("bench e2e --present: every touch event's answer (a dot, committed with feedback and answer) is presented; the clients' figure and msg stats's touch_to_present count every one; --plot draws it")
+    func touchToPresent() throws {
+        let plot = FileManager.default.temporaryDirectory.appendingPathComponent("present-\(getpid()).svg")
+        defer { try? FileManager.default.removeItem(at: plot) }
+        let run = try ToolRun(["bench", "e2e", "--clients", "2", "--fingers", "2", "--rate", "500", "--seconds", "1", "--rounds", "2", "--present", "--plot", plot.path, "--json"],
+                              environment: ["WAYLAND_DISPLAY": ""])
+        #expect(run.status == 0, "\(run.errors)")
+        let report = try Self.json(run.output)
+        let session = try #require(report["touchrouter"] as? [String: Any])
+        // 2 rounds of 0.5 s: each 252 reports (a down, 250 motions, an up) × 2 clients × 2 fingers.
+        let expected = 2 * (250 + 2) * 4
+        let present = try #require(session["touch_to_present"] as? [String: Any], "\(session.keys)")
+        #expect(present["answered"] as? Int == expected && present["unanswered"] as? Int == 0, "\(present)")
+        #expect((present["commits"] as? Int ?? 0) > 0 && (present["commits"] as? Int ?? 0) <= expected, "at most a commit a touch frame: \(present)")
+        Self.ordered(present["latency_ns"], "touch to present")
+        let stages = try #require(session["router_stages_ns"] as? [String: [String: Int]])
+        #expect(stages["touch_to_present"]?["count"] == expected, "the session's present stage has every answered event: \(String(describing: stages["touch_to_present"]))")
+        #expect((stages["commit_to_present"]?["count"] ?? 0) > 0, "\(String(describing: stages["commit_to_present"]))")
+        let svg = try String(contentsOf: plot, encoding: .utf8)
+        #expect(svg.contains("<svg") && svg.contains("TouchRouter, touch"), "\(svg.prefix(200))")
+    }
+
     @Test("bench e2e --report-receipts: the clients' own reports give msg stats the received stage for every touch event, and it agrees with the harness's own figure")
     func receiptReports() throws {
         let run = try ToolRun(["bench", "e2e", "--clients", "2", "--fingers", "2", "--rate", "500", "--seconds", "1", "--rounds", "2", "--report-receipts", "--json"],

@@ -7,7 +7,7 @@
  * compositor sent one, the event's input timestamp in ns. The records go into a buffer
  * allocated at start, so receiving costs no allocation.
  *
- *   touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T] [--report-receipts]
+ *   touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T] [--report-receipts] [--present]
  *
  * With --report-receipts, and a compositor offering touch_router_input_manager_v1 version 2
  * with input timestamps, it also tells the compositor when it read each frame's events
@@ -15,6 +15,13 @@
  * and once a key), so that the session's
  * own statistics gain the received stage. Off by default: the report is traffic a client
  * without it does not make, and `bench e2e` compares with a floor that gets none.
+ *
+ * With --present (`bench e2e --present`), it answers input as a drawing app does: at each
+ * wl_touch.frame or wl_pointer.frame that moved something, it draws a 16×16 dot at the
+ * latest point into a free buffer of its size, damages only the old and the new dot, asks
+ * wp_presentation for feedback, tells a compositor offering touch_router_input_manager_v1
+ * version 3 which event it answers (touch_router_surface_input_v1.answer, by the frame's
+ * last input timestamp), and commits. Each commit is recorded with the feedback's outcome.
  *
  * Once its toplevel is mapped (its first buffer committed after the first configure and
  * a roundtrip) it prints "mapped WxH" on standard output. When the connection ends (the
@@ -27,7 +34,12 @@
  * pointer-leave, pointer-motion, pointer-button, pointer-axis, pointer-frame, key;
  * TIMESTAMP_NS is -1 without an input timestamp; ID is the touch id (or -1); X and Y are
  * surface-local; VALUE is the key or button code, the axis value, or 0. Events beyond
- * the capacity are counted in `dropped`, not kept.
+ * the capacity are counted in `dropped`, not kept. With --present, one line per commit
+ * follows the events:
+ *   commit INDEX COMMIT_NS PRESENTED_NS REFRESH_NS FLAGS FIRST LAST
+ * PRESENTED_NS is the feedback's time on CLOCK_MONOTONIC, -1 if discarded, -2 if never told;
+ * FIRST and LAST are the indices (from 0, among the event lines) of the events the commit
+ * answers; REFRESH_NS and FLAGS are the feedback's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +58,7 @@
 #include "xdg-shell-client-protocol.h"
 #include "input-timestamps-unstable-v1-client-protocol.h"
 #include "touch-router-input-v1-client-protocol.h"
+#include "presentation-time-client-protocol.h"
 
 enum kind {
     K_TOUCH_DOWN, K_TOUCH_MOTION, K_TOUCH_UP, K_TOUCH_FRAME, K_TOUCH_CANCEL,
@@ -87,6 +100,11 @@ static struct wl_surface *surface;
 static struct xdg_surface *xdg_surface;
 static struct xdg_toplevel *toplevel;
 static int configured;
+static int present_mode;
+static struct wp_presentation *presentation;
+static clockid_t presentation_clock = CLOCK_MONOTONIC;
+static struct touch_router_surface_input_v1 *answer_input;
+static struct touch_router_input_manager_v1 *answer_manager;
 /* The input timestamp announced for the next event of each device, or -1. */
 static int64_t pending_touch = -1, pending_pointer = -1, pending_keyboard = -1;
 
@@ -108,11 +126,25 @@ static void report(struct unreported *frame) {
     frame->stamp = -1;
 }
 
+/* --present: where the next answer's dot goes, whether input since the last commit asks for
+ * one, and the last input timestamp among that input. */
+static double answer_x, answer_y;
+static int answer_due;
+static int64_t answer_stamp = -1;
+
 static void add(enum kind kind, uint64_t receipt, int64_t *pending, uint32_t time_ms, int32_t id, double x, double y, double value) {
     int64_t stamp = -1;
     if (pending) {
         stamp = *pending;
         *pending = -1;
+    }
+    if (kind == K_TOUCH_DOWN || kind == K_TOUCH_MOTION || kind == K_POINTER_MOTION) {
+        answer_x = x;
+        answer_y = y;
+    }
+    if (kind == K_TOUCH_DOWN || kind == K_TOUCH_MOTION || kind == K_TOUCH_UP || kind == K_POINTER_MOTION) {
+        answer_due = 1;
+        if (stamp >= 0) answer_stamp = stamp;
     }
     if (stamp >= 0) {
         struct unreported *frame = pending == &pending_touch ? &touch_frame_stamp : pending == &pending_pointer ? &pointer_frame_stamp : NULL;
@@ -129,17 +161,138 @@ static void add(enum kind kind, uint64_t receipt, int64_t *pending, uint32_t tim
     records[count++] = (struct record){ receipt, stamp, time_ms, id, x, y, value, (uint8_t)kind };
 }
 
+/* --present: the buffers answers are drawn into, each knowing where its dot is. */
+enum { DOT = 16, MOST_BUFFERS = 4 };
+static const uint32_t background = 0xff3070b0, dot_colour = 0xfff0f0f0;
+struct dot_buffer { struct wl_buffer *buffer; uint32_t *pixels; int busy, dot_x, dot_y; };
+static struct dot_buffer dot_buffers[MOST_BUFFERS];
+static int dot_buffer_count;
+/* The dot the last commit showed, -1 before the first. */
+static int shown_x = -1, shown_y = -1;
+static uint32_t compositor_version;
+
+struct commit_record { uint64_t commit_ns; int64_t presented_ns; uint32_t refresh, flags; size_t first, last; };
+static struct commit_record *commit_records;
+static size_t commit_count, commit_capacity, answered_up_to, unanswered_frames;
+
+static void buffer_release(void *data, struct wl_buffer *buffer) { (void)buffer; ((struct dot_buffer *)data)->busy = 0; }
+static const struct wl_buffer_listener buffer_listener = { buffer_release };
+
+static void fill(uint32_t *pixels, int x0, int y0, uint32_t colour) {
+    for (int y = y0; y < y0 + DOT && y < height; y++)
+        for (int x = x0; x < x0 + DOT && x < width; x++) pixels[(size_t)y * (size_t)width + (size_t)x] = colour;
+}
+
+static struct dot_buffer *free_buffer(void) {
+    for (int i = 0; i < dot_buffer_count; i++) if (!dot_buffers[i].busy) return &dot_buffers[i];
+    if (dot_buffer_count == MOST_BUFFERS) return NULL;
+    size_t size = (size_t)width * (size_t)height * 4;
+    int fd = memfd_create("touch-router-bench-client-dots", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+        perror("touch-router-bench-client: memfd");
+        exit(1);
+    }
+    uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (pixels == MAP_FAILED) {
+        perror("touch-router-bench-client: mmap");
+        exit(1);
+    }
+    for (size_t i = 0; i < size / 4; i++) pixels[i] = background;
+    struct wl_shm_pool *pool = wl_shm_create_pool(shm, fd, (int32_t)size);
+    struct dot_buffer *slot = &dot_buffers[dot_buffer_count++];
+    *slot = (struct dot_buffer){ wl_shm_pool_create_buffer(pool, 0, width, height, width * 4, WL_SHM_FORMAT_XRGB8888), pixels, 0, -1, -1 };
+    wl_buffer_add_listener(slot->buffer, &buffer_listener, slot);
+    wl_shm_pool_destroy(pool);
+    close(fd);
+    return slot;
+}
+
+static void feedback_sync_output(void *data, struct wp_presentation_feedback *f, struct wl_output *o) { (void)data; (void)f; (void)o; }
+static void feedback_presented(void *data, struct wp_presentation_feedback *f, uint32_t sec_hi, uint32_t sec_lo, uint32_t nsec,
+                               uint32_t refresh, uint32_t seq_hi, uint32_t seq_lo, uint32_t flags) {
+    (void)seq_hi; (void)seq_lo;
+    struct commit_record *record = &commit_records[(uintptr_t)data];
+    record->presented_ns = (int64_t)((((uint64_t)sec_hi << 32) | sec_lo) * 1000000000u + nsec);
+    record->refresh = refresh;
+    record->flags = flags;
+    wp_presentation_feedback_destroy(f);
+}
+static void feedback_discarded(void *data, struct wp_presentation_feedback *f) {
+    commit_records[(uintptr_t)data].presented_ns = -1;
+    wp_presentation_feedback_destroy(f);
+}
+static const struct wp_presentation_feedback_listener feedback_listener = { feedback_sync_output, feedback_presented, feedback_discarded };
+
+static void on_clock_id(void *data, struct wp_presentation *p, uint32_t clock) { (void)data; (void)p; presentation_clock = (clockid_t)clock; }
+static const struct wp_presentation_listener presentation_listener = { on_clock_id };
+
+/* The answer to the input read since the last one: a dot at its latest point, committed with
+ * feedback. Without a free buffer (all held by the compositor) the input waits for the next
+ * frame's answer. */
+static void draw_answer(void) {
+    if (!present_mode || !answer_due || count == answered_up_to) return;
+    struct dot_buffer *target = free_buffer();
+    if (!target || commit_count == commit_capacity) {
+        unanswered_frames++;
+        return;
+    }
+    int x = (int)answer_x - DOT / 2, y = (int)answer_y - DOT / 2;
+    x = x < 0 ? 0 : x > width - DOT ? width - DOT : x;
+    y = y < 0 ? 0 : y > height - DOT ? height - DOT : y;
+    if (target->dot_x >= 0) fill(target->pixels, target->dot_x, target->dot_y, background);
+    fill(target->pixels, x, y, dot_colour);
+    target->dot_x = x;
+    target->dot_y = y;
+    wl_surface_attach(surface, target->buffer, 0, 0);
+    if (compositor_version >= 4) {
+        if (shown_x >= 0) wl_surface_damage_buffer(surface, shown_x, shown_y, DOT, DOT);
+        wl_surface_damage_buffer(surface, x, y, DOT, DOT);
+    } else {
+        if (shown_x >= 0) wl_surface_damage(surface, shown_x, shown_y, DOT, DOT);
+        wl_surface_damage(surface, x, y, DOT, DOT);
+    }
+    /* The buffer also lacks what other buffers showed since it was last drawn: their dots. */
+    for (int i = 0; i < dot_buffer_count; i++) {
+        struct dot_buffer *other = &dot_buffers[i];
+        if (other != target && other->dot_x >= 0 && (other->dot_x != x || other->dot_y != y)) {
+            if (compositor_version >= 4) wl_surface_damage_buffer(surface, other->dot_x, other->dot_y, DOT, DOT);
+            else wl_surface_damage(surface, other->dot_x, other->dot_y, DOT, DOT);
+        }
+    }
+    size_t index = commit_count++;
+    commit_records[index] = (struct commit_record){ 0, -2, 0, 0, answered_up_to, count - 1 };
+    struct wp_presentation_feedback *feedback = wp_presentation_feedback(presentation, surface);
+    wp_presentation_feedback_add_listener(feedback, &feedback_listener, (void *)(uintptr_t)index);
+    if (answer_input && answer_stamp >= 0) {
+        uint64_t seconds = (uint64_t)answer_stamp / 1000000000u;
+        touch_router_surface_input_v1_answer(answer_input, (uint32_t)(seconds >> 32), (uint32_t)seconds, (uint32_t)((uint64_t)answer_stamp % 1000000000u));
+    }
+    commit_records[index].commit_ns = now_ns();
+    wl_surface_commit(surface);
+    target->busy = 1;
+    shown_x = x;
+    shown_y = y;
+    answered_up_to = count;
+    answer_due = 0;
+    answer_stamp = -1;
+}
+
 static void write_records(void) {
     FILE *file = fopen(out_path, "w");
     if (!file) {
         fprintf(stderr, "touch-router-bench-client: cannot write %s: %s\n", out_path, strerror(errno));
         exit(1);
     }
-    fprintf(file, "# touch-router-bench-client 1 events=%zu dropped=%zu timestamps=%d\n", count, dropped, timestamps_manager != NULL);
+    fprintf(file, "# touch-router-bench-client 1 events=%zu dropped=%zu timestamps=%d commits=%zu unanswered-frames=%zu answers=%d\n", count, dropped,
+            timestamps_manager != NULL, commit_count, unanswered_frames, answer_input != NULL);
     for (size_t i = 0; i < count; i++) {
         const struct record *r = &records[i];
         fprintf(file, "%s %llu %lld %u %d %.3f %.3f %.6g\n", kind_names[r->kind], (unsigned long long)r->receipt_ns,
                 (long long)r->timestamp_ns, r->time_ms, r->id, r->x, r->y, r->value);
+    }
+    for (size_t i = 0; i < commit_count; i++) {
+        const struct commit_record *c = &commit_records[i];
+        fprintf(file, "commit %zu %llu %lld %u %u %zu %zu\n", i, (unsigned long long)c->commit_ns, (long long)c->presented_ns, c->refresh, c->flags, c->first, c->last);
     }
     if (fclose(file) != 0) {
         fprintf(stderr, "touch-router-bench-client: cannot write %s: %s\n", out_path, strerror(errno));
@@ -171,6 +324,7 @@ static void touch_frame(void *d, struct wl_touch *t) {
     (void)d; (void)t;
     add(K_TOUCH_FRAME, now_ns(), NULL, 0, -1, 0, 0, 0);
     report(&touch_frame_stamp);
+    draw_answer();
 }
 static void touch_cancel(void *d, struct wl_touch *t) { (void)d; (void)t; add(K_TOUCH_CANCEL, now_ns(), NULL, 0, -1, 0, 0, 0); }
 static void touch_shape(void *d, struct wl_touch *t, int32_t id, wl_fixed_t major, wl_fixed_t minor) { (void)d; (void)t; (void)id; (void)major; (void)minor; }
@@ -201,6 +355,7 @@ static void pointer_frame(void *d, struct wl_pointer *p) {
     (void)d; (void)p;
     add(K_POINTER_FRAME, now_ns(), NULL, 0, -1, 0, 0, 0);
     report(&pointer_frame_stamp);
+    draw_answer();
 }
 static void pointer_axis_source(void *d, struct wl_pointer *p, uint32_t s) { (void)d; (void)p; (void)s; }
 static void pointer_axis_stop(void *d, struct wl_pointer *p, uint32_t t, uint32_t a) { (void)d; (void)p; (void)t; (void)a; }
@@ -270,7 +425,10 @@ static const struct xdg_toplevel_listener toplevel_listener = {
 static void global(void *data, struct wl_registry *registry, uint32_t name, const char *interface, uint32_t version) {
     (void)data;
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
-    if (strcmp(interface, wl_compositor_interface.name) == 0) compositor = wl_registry_bind(registry, name, &wl_compositor_interface, MIN(version, 4));
+    if (strcmp(interface, wl_compositor_interface.name) == 0) {
+        compositor_version = MIN(version, 4);
+        compositor = wl_registry_bind(registry, name, &wl_compositor_interface, compositor_version);
+    }
     else if (strcmp(interface, wl_shm_interface.name) == 0) shm = wl_registry_bind(registry, name, &wl_shm_interface, 1);
     else if (strcmp(interface, xdg_wm_base_interface.name) == 0) {
         wm_base = wl_registry_bind(registry, name, &xdg_wm_base_interface, 1);
@@ -278,8 +436,16 @@ static void global(void *data, struct wl_registry *registry, uint32_t name, cons
     } else if (strcmp(interface, wl_seat_interface.name) == 0 && !seat) seat = wl_registry_bind(registry, name, &wl_seat_interface, MIN(version, 5));
     else if (strcmp(interface, zwp_input_timestamps_manager_v1_interface.name) == 0)
         timestamps_manager = wl_registry_bind(registry, name, &zwp_input_timestamps_manager_v1_interface, 1);
-    else if (report_receipts && strcmp(interface, touch_router_input_manager_v1_interface.name) == 0 && version >= 2)
-        receipt_manager = wl_registry_bind(registry, name, &touch_router_input_manager_v1_interface, 2);
+    else if ((report_receipts || present_mode) && strcmp(interface, touch_router_input_manager_v1_interface.name) == 0 && version >= 2) {
+        /* Receipts need version 2, answers version 3. */
+        uint32_t wanted = present_mode && version >= 3 ? 3 : 2;
+        struct touch_router_input_manager_v1 *manager = wl_registry_bind(registry, name, &touch_router_input_manager_v1_interface, wanted);
+        if (report_receipts) receipt_manager = manager;
+        if (wanted >= 3) answer_manager = manager;
+    } else if (present_mode && strcmp(interface, wp_presentation_interface.name) == 0) {
+        presentation = wl_registry_bind(registry, name, &wp_presentation_interface, 1);
+        wp_presentation_add_listener(presentation, &presentation_listener, NULL);
+    }
 }
 static void global_remove(void *d, struct wl_registry *r, uint32_t name) { (void)d; (void)r; (void)name; }
 static const struct wl_registry_listener registry_listener = { global, global_remove };
@@ -307,7 +473,7 @@ static struct wl_buffer *make_buffer(void) {
 }
 
 static void usage(void) {
-    fprintf(stderr, "usage: touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T] [--report-receipts]\n");
+    fprintf(stderr, "usage: touch-router-bench-client --out FILE [--size WxH] [--capacity N] [--title T] [--report-receipts] [--present]\n");
     exit(2);
 }
 
@@ -316,6 +482,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out_path = argv[++i];
         else if (strcmp(argv[i], "--title") == 0 && i + 1 < argc) title = argv[++i];
         else if (strcmp(argv[i], "--report-receipts") == 0) report_receipts = 1;
+        else if (strcmp(argv[i], "--present") == 0) present_mode = 1;
         else if (strcmp(argv[i], "--size") == 0 && i + 1 < argc) {
             if (sscanf(argv[++i], "%dx%d", &width, &height) != 2 || width < 1 || height < 1 || width > 8192 || height > 8192) {
                 fprintf(stderr, "touch-router-bench-client: --size: expected WxH, each 1 to 8192, found '%s'\n", argv[i]);
@@ -339,6 +506,15 @@ int main(int argc, char **argv) {
     }
     /* Touch every page now, so that receiving never faults one in. */
     memset(records, 0, capacity * sizeof *records);
+    if (present_mode) {
+        commit_capacity = capacity < (1u << 20) ? capacity : (1u << 20);
+        commit_records = calloc(commit_capacity, sizeof *commit_records);
+        if (!commit_records) {
+            fprintf(stderr, "touch-router-bench-client: cannot allocate %zu commit records\n", commit_capacity);
+            return 1;
+        }
+        memset(commit_records, 0, commit_capacity * sizeof *commit_records);
+    }
 
     sigset_t signals;
     sigemptyset(&signals);
@@ -363,8 +539,13 @@ int main(int argc, char **argv) {
         fprintf(stderr, "touch-router-bench-client: --report-receipts: the compositor lacks touch_router_input_manager_v1 version 2 or zwp_input_timestamps_manager_v1\n");
         return 1;
     }
+    if (present_mode && !presentation) {
+        fprintf(stderr, "touch-router-bench-client: --present: the compositor lacks wp_presentation\n");
+        return 1;
+    }
     wl_seat_add_listener(seat, &seat_listener, NULL);
     surface = wl_compositor_create_surface(compositor);
+    if (answer_manager) answer_input = touch_router_input_manager_v1_get_surface_input(answer_manager, surface);
     xdg_surface = xdg_wm_base_get_xdg_surface(wm_base, surface);
     xdg_surface_add_listener(xdg_surface, &xdg_surface_listener, NULL);
     toplevel = xdg_surface_get_toplevel(xdg_surface);
@@ -378,10 +559,18 @@ int main(int argc, char **argv) {
             return 1;
         }
     }
-    wl_surface_attach(surface, make_buffer(), 0, 0);
+    if (present_mode) {
+        struct dot_buffer *first = free_buffer();
+        first->busy = 1;
+        wl_surface_attach(surface, first->buffer, 0, 0);
+    } else {
+        wl_surface_attach(surface, make_buffer(), 0, 0);
+    }
     wl_surface_damage(surface, 0, 0, width, height);
     wl_surface_commit(surface);
     wl_display_roundtrip(display);
+    if (present_mode && presentation_clock != CLOCK_MONOTONIC)
+        fprintf(stderr, "touch-router-bench-client: --present: the compositor's presentation clock is %d, not CLOCK_MONOTONIC: present times are not comparable\n", (int)presentation_clock);
     printf("mapped %dx%d\n", width, height);
     fflush(stdout);
 

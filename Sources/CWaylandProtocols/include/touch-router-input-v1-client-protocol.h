@@ -110,7 +110,8 @@ extern const struct wl_interface touch_router_input_manager_v1_interface;
  * If the wl_surface is destroyed first, this object becomes inert: every
  * request but destroy is then the protocol error surface_destroyed.
  *
- * Version 2 adds nothing here; it follows the manager's version.
+ * Version 2 adds nothing here; it follows the manager's version. Version 3
+ * adds answer.
  * @section page_iface_touch_router_surface_input_v1_api API
  * See @ref iface_touch_router_surface_input_v1.
  */
@@ -136,7 +137,8 @@ extern const struct wl_interface touch_router_input_manager_v1_interface;
  * If the wl_surface is destroyed first, this object becomes inert: every
  * request but destroy is then the protocol error surface_destroyed.
  *
- * Version 2 adds nothing here; it follows the manager's version.
+ * Version 2 adds nothing here; it follows the manager's version. Version 3
+ * adds answer.
  */
 extern const struct wl_interface touch_router_surface_input_v1_interface;
 #endif
@@ -269,7 +271,16 @@ enum touch_router_surface_input_v1_error {
 	 * the deferral list held more rectangles than the compositor takes
 	 */
 	TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_TOO_MANY_RECTANGLES = 3,
+	/**
+	 * a time's nanoseconds are 1,000,000,000 or more, or its seconds too many to count in nanoseconds
+	 * @since 3
+	 */
+	TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_INVALID_TIME = 4,
 };
+/**
+ * @ingroup iface_touch_router_surface_input_v1
+ */
+#define TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_INVALID_TIME_SINCE_VERSION 3
 #endif /* TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_ENUM */
 
 #ifndef TOUCH_ROUTER_SURFACE_INPUT_V1_SETTING_ENUM
@@ -287,6 +298,7 @@ enum touch_router_surface_input_v1_setting {
 #define TOUCH_ROUTER_SURFACE_INPUT_V1_SET_ACCEPTS_KEYBOARD_FOCUS 4
 #define TOUCH_ROUTER_SURFACE_INPUT_V1_SET_GESTURE_DEFERRAL 5
 #define TOUCH_ROUTER_SURFACE_INPUT_V1_REJECT_TOUCH 6
+#define TOUCH_ROUTER_SURFACE_INPUT_V1_ANSWER 7
 
 
 /**
@@ -317,6 +329,10 @@ enum touch_router_surface_input_v1_setting {
  * @ingroup iface_touch_router_surface_input_v1
  */
 #define TOUCH_ROUTER_SURFACE_INPUT_V1_REJECT_TOUCH_SINCE_VERSION 1
+/**
+ * @ingroup iface_touch_router_surface_input_v1
+ */
+#define TOUCH_ROUTER_SURFACE_INPUT_V1_ANSWER_SINCE_VERSION 3
 
 /** @ingroup iface_touch_router_surface_input_v1 */
 static inline void
@@ -476,6 +492,37 @@ touch_router_surface_input_v1_reject_touch(struct touch_router_surface_input_v1 
 {
 	wl_proxy_marshal_flags((struct wl_proxy *) touch_router_surface_input_v1,
 			 TOUCH_ROUTER_SURFACE_INPUT_V1_REJECT_TOUCH, NULL, wl_proxy_get_version((struct wl_proxy *) touch_router_surface_input_v1), 0, serial, id);
+}
+
+/**
+ * @ingroup iface_touch_router_surface_input_v1
+ *
+ * Says that the surface's next commit carries what the client drew in
+ * answer to the input event with this time: the time
+ * zwp_input_timestamps_v1.timestamp gave for the event, in the same
+ * form. It is double-buffered like the policies: the commit that makes
+ * it current is the answer. When the frame showing that commit reaches
+ * the screen, the compositor's per-event timeline gains its last
+ * stage, from the touch to its answer on the screen (touch-to-present).
+ * Since the connection keeps its order, the answer also covers every
+ * event sent to the client before that one and not answered yet:
+ * naming the last timestamped event of a wl_touch.frame answers the
+ * frame. An answer whose commit is superseded before its frame is carried by
+ * the commit that superseded it, since that one shows it too.
+ *
+ * A time the compositor does not remember among the client's latest
+ * events is ignored. A commit carries at most a few answers; past that
+ * the oldest are dropped.
+ *
+ * Nanoseconds of 1,000,000,000 or more, or seconds too many to count in
+ * nanoseconds in a signed 64-bit integer, are the protocol error
+ * invalid_time.
+ */
+static inline void
+touch_router_surface_input_v1_answer(struct touch_router_surface_input_v1 *touch_router_surface_input_v1, uint32_t event_sec_hi, uint32_t event_sec_lo, uint32_t event_nsec)
+{
+	wl_proxy_marshal_flags((struct wl_proxy *) touch_router_surface_input_v1,
+			 TOUCH_ROUTER_SURFACE_INPUT_V1_ANSWER, NULL, wl_proxy_get_version((struct wl_proxy *) touch_router_surface_input_v1), 0, event_sec_hi, event_sec_lo, event_nsec);
 }
 
 #ifdef  __cplusplus

@@ -9,6 +9,7 @@
 #define WL_HIDE_DEPRECATED 1
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/timerfd.h>
 #include <wayland-server-core.h>
 #include <wayland-server-protocol.h>
 #include <xkbcommon/xkbcommon.h>

@@ -5,66 +5,121 @@ import Glibc
 #endif
 
 // presentation-time (protocols/presentation-time.xml): a client learns when each commit
-// reached the screen, on CLOCK_MONOTONIC. A commit's feedbacks are settled at the frame tick
-// after it: on a headless output the tick is the output's refresh and the frame is composed
-// then, so that is its presentation time; on an output a backend shows (drm, wayland) it is
-// the time the backend says the frame it took reached the screen (the page flip on drm), or
-// the time it took the frame where it cannot say. A commit superseded by the same surface's
-// next commit before its tick, or on no output, or not shown, is discarded.
+// reached the screen, on CLOCK_MONOTONIC. Each output has its own frame clock
+// (Handlers/Output/OutputFrames.swift). At its deadline the commits waiting on that output
+// go with the frame composed then; they are presented when that frame reaches the screen:
+// at the page flip on drm, at the host's frame callback on the wayland backend, and when
+// the composition is done on headless, where nothing scans out. A commit superseded by the
+// same surface's next commit before its frame, or on no output, is discarded.
+//
+// The session follows the commits that carry feedbacks or a touch answer
+// (touch_router_surface_input_v1.answer): their commit-to-present and touch-to-present go
+// into `msg stats`.
+
+/// A commit whose presentation the session follows.
+package struct FollowedCommit {
+    package var client: ClientID
+    package var surface: SurfaceID
+    package var committedAt: RouterTime
+    package var feedbacks: [PresentationFeedbackObject]
+    /// The device times of the input events the commit shows the client's answer to, with
+    /// the time of the commit that first carried each.
+    package var answers: [(eventTime: Int64, committedAt: RouterTime)]
+
+    package init(client: ClientID, surface: SurfaceID, committedAt: RouterTime, feedbacks: [PresentationFeedbackObject], answers: [Int64]) {
+        self.client = client
+        self.surface = surface
+        self.committedAt = committedAt
+        self.feedbacks = feedbacks
+        self.answers = answers.map { ($0, committedAt) }
+    }
+}
 
 /// What presentation feedback may ask of the server.
 package protocol PresentationHandler: AnyObject {
     /// The output showing `surface` now; nil when it is not in the tree or not shown.
     func presentingOutput(of surface: SurfaceID) -> OutputID?
-    /// Whether a frame of `output` is still on its way to its screen, and when the last one
-    /// arrived; `refresh` is the output's refresh period in nanoseconds.
-    func presentationClock(of output: OutputID) -> (inFlight: Bool, lastShown: RouterTime?, refresh: UInt32)
     /// The wl_output resources of `client` for `output`.
     func outputResources(of client: OpaquePointer, on output: OutputID) -> [OpaquePointer]
-    var now: RouterTime { get }
+    /// A followed commit reached the screen at `time`: the statistics take it.
+    func commitPresented(_ commit: FollowedCommit, at time: RouterTime)
 }
 
 package final class PresentationState {
     package init() {}
-    /// Each surface's latest commit's feedbacks, not yet settled.
-    private var committed: [SurfaceID: [PresentationFeedbackObject]] = [:]
+    /// Each surface's latest followed commit not yet in a frame.
+    private var committed: [SurfaceID: FollowedCommit] = [:]
+    /// The commits in each output's frame on its way to the screen.
+    private var inFlight: [OutputID: [FollowedCommit]] = [:]
     /// Frames each output has shown, counted from the session's start (the `seq` sent).
     private var shownFrames: [OutputID: UInt64] = [:]
 
-    /// A commit made `feedbacks` current; those of an earlier commit still waiting are superseded.
-    package func committed(_ feedbacks: [PresentationFeedbackObject], surface: SurfaceID) {
-        for superseded in committed[surface] ?? [] { superseded.discard() }
-        committed[surface] = feedbacks
+    /// A commit made `commit` current. An earlier commit of the surface still waiting is
+    /// superseded: its feedbacks are discarded, and its answers are carried by this one,
+    /// whose pixels show them too.
+    package func committed(_ commit: FollowedCommit) {
+        var commit = commit
+        if let superseded = committed[commit.surface] {
+            for feedback in superseded.feedbacks { feedback.discard() }
+            commit.answers = superseded.answers + commit.answers
+        }
+        committed[commit.surface] = commit
     }
 
     /// A client's feedbacks go with it: libwayland destroys them with the client.
     package func forget(_ feedback: PresentationFeedbackObject) {
-        guard let surface = feedback.surface, var list = committed[surface] else { return }
-        list.removeAll { $0 === feedback }
-        committed[surface] = list.isEmpty ? nil : list
+        guard let surface = feedback.surface else { return }
+        committed[surface]?.feedbacks.removeAll { $0 === feedback }
+        for output in inFlight.keys {
+            for index in inFlight[output]!.indices { inFlight[output]![index].feedbacks.removeAll { $0 === feedback } }
+        }
     }
 
-    /// At each frame tick: every waiting feedback whose output is not mid-flip is settled.
-    package func frameTick(_ handler: any PresentationHandler) {
+    /// Whether a commit waits for a frame of `output`.
+    package func waiting(on output: OutputID, _ handler: any PresentationHandler) -> Bool {
+        committed.keys.contains { handler.presentingOutput(of: $0) == output }
+    }
+
+    /// `output`'s frame was composed: the commits waiting on it go with it.
+    package func frameComposed(on output: OutputID, _ handler: any PresentationHandler) {
         guard !committed.isEmpty else { return }
-        let now = handler.now
-        var counted: Set<OutputID> = []
-        for (surface, feedbacks) in committed {
-            guard let output = handler.presentingOutput(of: surface) else {
-                for feedback in feedbacks { feedback.discard() }
-                committed[surface] = nil
-                continue
-            }
-            let clock = handler.presentationClock(of: output)
-            if clock.inFlight { continue }
-            if counted.insert(output).inserted { shownFrames[output, default: 0] += 1 }
-            let time = clock.lastShown.map { max($0, feedbacks.first?.committedAt ?? $0) } ?? now
-            for feedback in feedbacks where !feedback.settled {
-                feedback.present(at: time, refresh: clock.refresh, sequence: shownFrames[output] ?? 0,
-                                 outputs: handler.outputResources(of: feedback.client, on: output), hardwareClock: clock.lastShown != nil)
-            }
+        for (surface, commit) in committed where handler.presentingOutput(of: surface) == output {
+            inFlight[output, default: []].append(commit)
             committed[surface] = nil
         }
+    }
+
+    /// `output`'s frame reached the screen at `time`; `refresh` is its period (ns), and
+    /// `hardwareClock` says the time is the display's own (a page flip's).
+    package func frameShown(on output: OutputID, at time: RouterTime, refresh: UInt32, hardwareClock: Bool, _ handler: any PresentationHandler) {
+        shownFrames[output, default: 0] += 1
+        guard let commits = inFlight.removeValue(forKey: output) else { return }
+        let sequence = shownFrames[output] ?? 0
+        for commit in commits {
+            let shown = max(time, commit.committedAt)
+            for feedback in commit.feedbacks where !feedback.settled {
+                feedback.present(at: shown, refresh: refresh, sequence: sequence,
+                                 outputs: handler.outputResources(of: feedback.client, on: output), hardwareClock: hardwareClock)
+            }
+            handler.commitPresented(commit, at: shown)
+        }
+    }
+
+    /// Commits on no output, or on one not shown, are discarded: nothing will present them.
+    package func discardUnshown(_ handler: any PresentationHandler) {
+        guard !committed.isEmpty else { return }
+        for (surface, commit) in committed where handler.presentingOutput(of: surface) == nil {
+            for feedback in commit.feedbacks { feedback.discard() }
+            committed[surface] = nil
+        }
+    }
+
+    /// An output went: its frame on the way will not be shown.
+    package func outputRemoved(_ output: OutputID) {
+        for commit in inFlight.removeValue(forKey: output) ?? [] {
+            for feedback in commit.feedbacks { feedback.discard() }
+        }
+        shownFrames[output] = nil
     }
 
     package static let globals = [ProtocolGlobal(interface: tr_wp_presentation_interface, version: PresentationGlobal.version, bind: PresentationGlobal.bind)]
@@ -93,8 +148,7 @@ package enum PresentationGlobal {
 /// wp_presentation_feedback: told once, presented or discarded, then destroyed.
 package final class PresentationFeedbackObject: WaylandObject {
     package private(set) var settled = false
-    /// When its commit made it current, and the surface it was committed on.
-    package var committedAt: RouterTime?
+    /// The surface it was committed on.
     package var surface: SurfaceID?
     private unowned let state: PresentationState
 

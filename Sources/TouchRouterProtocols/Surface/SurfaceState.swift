@@ -45,6 +45,17 @@ package struct SurfaceState {
     package var viewport = ViewportState()
     /// presentation-time's feedbacks for this commit (TouchRouterProtocols/Presentation/).
     package var presentationFeedbacks: [PresentationFeedbackObject] = []
+    /// The device times of the input events this commit answers (touch_router_surface_input_v1.answer).
+    package var answers: [Int64] = []
+
+    /// The most answers one commit carries; past it the oldest go, so a client answering
+    /// without committing holds a bounded list.
+    package static let mostAnswers = 16
+
+    package mutating func addAnswer(_ eventTime: Int64) {
+        if answers.count >= Self.mostAnswers { answers.removeFirst(answers.count - Self.mostAnswers + 1) }
+        answers.append(eventTime)
+    }
 
     package mutating func setPosition(_ position: Offset, of subsurface: SubsurfaceObject) {
         if let i = subsurfacePositions.firstIndex(where: { $0.0 === subsurface }) {
@@ -75,6 +86,7 @@ package struct SurfaceState {
         inputPolicy.merge(later.inputPolicy)
         viewport.merge(later.viewport)
         presentationFeedbacks += later.presentationFeedbacks
+        for answer in later.answers { addAnswer(answer) }
     }
 }
 

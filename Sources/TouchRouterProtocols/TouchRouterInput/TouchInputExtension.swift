@@ -7,7 +7,7 @@ import TouchRouterCore
 // them with the rest of its state; this file turns a commit of them into the core's terms.
 
 package enum TouchInputManagerGlobal {
-    package static let version: Int32 = 2
+    package static let version: Int32 = 3
 
     package static let bind: wl_global_bind_func_t = { client, data, version, id in
         GlobalHost.bind(client, data, version, id, tr_touch_router_input_manager_v1_interface(), TouchInputManagerGlobal.table) { $0 as any TouchInputHandler }
@@ -227,6 +227,17 @@ package final class TouchInputSurfaceObject: WaylandObject {
         if !handler.rejectTouch(TouchID(id), on: surface.id, by: client) { downSerials[id] = serial }
     }
 
+    /// The next commit shows the client's answer to the event with this time (double-buffered).
+    private func answer(_ high: UInt32, _ low: UInt32, _ nanoseconds: UInt32) {
+        guard let surface = liveSurface("answer") else { return }
+        guard let eventTime = TouchInputManagerGlobal.nanoseconds(high, low, nanoseconds) else {
+            postError(TOUCH_ROUTER_SURFACE_INPUT_V1_ERROR_INVALID_TIME.rawValue,
+                      "\(name).answer: the event time (sec_hi \(high), sec_lo \(low), nsec \(nanoseconds)) is not a time: nanoseconds past 999999999, or seconds past what 64-bit nanoseconds hold")
+            return
+        }
+        surface.pending.addAnswer(eventTime)
+    }
+
     package nonisolated(unsafe) static let table = implementation(touch_router_surface_input_v1_interface(
         destroy: destroyRequest,
         set_exclusive_touch: { _, resource, setting in
@@ -246,5 +257,8 @@ package final class TouchInputSurfaceObject: WaylandObject {
         },
         reject_touch: { _, resource, serial, id in
             WaylandObject.of(resource, as: TouchInputSurfaceObject.self).rejectTouch(serial: serial, id: id)
+        },
+        answer: { _, resource, high, low, nanoseconds in
+            WaylandObject.of(resource, as: TouchInputSurfaceObject.self).answer(high, low, nanoseconds)
         }))
 }

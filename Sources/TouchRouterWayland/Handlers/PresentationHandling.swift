@@ -6,14 +6,20 @@ extension WaylandServer: PresentationHandler {
         tree.isShown(surface) ? tree.outputOf(surface) : nil
     }
 
-    package func presentationClock(of output: OutputID) -> (inFlight: Bool, lastShown: RouterTime?, refresh: UInt32) {
-        let millihertz = outputs.first { $0.id == output }?.mode.refreshMilliHertz ?? 60_000
-        let refresh = UInt32(clamping: 1_000_000_000_000 / Int64(max(millihertz, 1)))
-        guard let presenter = protocols.output.presenters[output] else { return (false, nil, refresh) }
-        return (!presenter.readyForFrame, presenter.lastShown, refresh)
-    }
-
     package func outputResources(of client: OpaquePointer, on output: OutputID) -> [OpaquePointer] {
         outputs.first { $0.id == output }?.bindings(of: client) ?? []
+    }
+
+    package func commitPresented(_ commit: FollowedCommit, at time: RouterTime) {
+        let answers = commit.answers.map { ($0.eventTime, $0.committedAt.nanoseconds) }
+        guard let onPresented = hooks.onPresented else {
+            stats.presented(client: commit.client, committedAt: commit.committedAt.nanoseconds, presentedAt: time.nanoseconds, answers: answers)
+            return
+        }
+        var timelines: [EventTimeline] = []
+        stats.presented(client: commit.client, committedAt: commit.committedAt.nanoseconds, presentedAt: time.nanoseconds, answers: answers) {
+            timelines.append($0)
+        }
+        onPresented(commit.client, commit.committedAt, time, timelines)
     }
 }

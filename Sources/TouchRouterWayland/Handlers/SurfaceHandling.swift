@@ -4,13 +4,10 @@ import TouchRouterCore
 /// tree's side of a commit is SurfaceMapping.swift's.
 extension WaylandServer: SurfaceHandler {
     package func surfaceStateApplied(_ surface: SurfaceObject, _ state: SurfaceState) {
-        if !state.presentationFeedbacks.isEmpty {
-            let now = clock.now()
-            for feedback in state.presentationFeedbacks {
-                feedback.committedAt = now
-                feedback.surface = surface.id
-            }
-            protocols.presentation.committed(state.presentationFeedbacks, surface: surface.id)
+        if !state.presentationFeedbacks.isEmpty || !state.answers.isEmpty, let client = surface.clientRecord?.id {
+            for feedback in state.presentationFeedbacks { feedback.surface = surface.id }
+            protocols.presentation.committed(FollowedCommit(client: client, surface: surface.id, committedAt: clock.now(),
+                                                            feedbacks: state.presentationFeedbacks, answers: state.answers))
         }
         pointerConstraintsCommitted(surface)
         surfaceCommitted(surface, frameCallbacks: state.frameCallbacks)

@@ -53,6 +53,7 @@ extension WaylandServer {
         let output = VirtualOutput(id: id, identity: identity, rect: rect, mode: mode)
         outputs.append(output)
         try createGlobal(for: output)
+        try startFrameClock(for: output)
         shell.outputAdded(output)
         report("output \(identity.name) added: \(mode) at \(rect.x),\(rect.y)")
         applyOutputRule(to: output)
@@ -83,6 +84,7 @@ extension WaylandServer {
         protocols.output.presenters[output.id] = nil
         protocols.output.unpresented[output.id] = nil
         protocols.output.composers[output.id] = nil
+        stopFrameClock(of: output.id)
         retire(output)
         report("output \(name) removed; its windows are on \(heir.name)")
         hooks.onTouchscreenLayoutChanged?()

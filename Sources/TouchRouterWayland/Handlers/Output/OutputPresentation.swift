@@ -23,6 +23,9 @@ public protocol OutputPresenter: AnyObject {
     /// A frame given to the screen has not reached it yet (a page flip on its way); false for
     /// a screen off or away, which shows nothing of the session.
     var frameInFlight: Bool { get }
+    /// Set by the session: called when a frame it took reached the screen, with the
+    /// display's time of it (the page flip's), or nil where it cannot tell (then: now).
+    var onShown: ((RouterTime?) -> Void)? { get set }
 }
 
 extension OutputPresenter {
@@ -40,6 +43,10 @@ extension WaylandServer {
         }
         protocols.output.presenters[output.id] = presenter
         protocols.output.unpresented[output.id] = presenter == nil ? nil : UnpresentedDamage()
+        let id = output.id
+        presenter?.onShown = { [unowned self] time in self.outputShown(id, at: time) }
+        // A frame the old presenter had on its way will not be reported.
+        protocols.output.frameClocks[id]?.awaitingFlip = false
     }
 
     /// The next frame of every presented output is drawn whole (after a VT switch, when what
@@ -54,26 +61,25 @@ extension WaylandServer {
         _ = try display.watch(fd: fd) { _ in readable() }
     }
 
-    /// Composes each presented output whose presenter can take a frame, and hands it over
-    /// if anything changed since its last one.
-    package func presentFrames() {
-        for output in outputs {
-            guard let presenter = protocols.output.presenters[output.id], presenter.readyForFrame else { continue }
-            if protocols.output.power[output.id] == .off {
-                // Blanked to black (a screen left powered): one black frame, then nothing.
-                guard protocols.output.unpresented[output.id]?.isEmpty == false else { continue }
-                protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
-                presenter.present(Framebuffer(width: output.mode.pixelSize.width, height: output.mode.pixelSize.height), damage: nil)
-                continue
-            }
-            do {
-                let (_, framebuffer) = try compose(output: output.name)
-                guard let damage = protocols.output.unpresented[output.id], !damage.isEmpty else { continue }
-                protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
-                presenter.present(framebuffer, damage: damage.all ? nil : damage.rects)
-            } catch {
-                report("output \(output.name): cannot compose a frame: \(error)")
-            }
+    /// Composes `output` and hands the frame to `presenter` if anything changed since its
+    /// last one; false when nothing was handed over.
+    package func presentFrame(of output: VirtualOutput, to presenter: OutputPresenter) -> Bool {
+        if protocols.output.power[output.id] == .off {
+            // Blanked to black (a screen left powered): one black frame, then nothing.
+            guard protocols.output.unpresented[output.id]?.isEmpty == false else { return false }
+            protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
+            presenter.present(Framebuffer(width: output.mode.pixelSize.width, height: output.mode.pixelSize.height), damage: nil)
+            return true
+        }
+        do {
+            let (_, framebuffer) = try compose(output: output.name)
+            guard let damage = protocols.output.unpresented[output.id], !damage.isEmpty else { return false }
+            protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
+            presenter.present(framebuffer, damage: damage.all ? nil : damage.rects)
+            return true
+        } catch {
+            report("output \(output.name): cannot compose a frame: \(error)")
+            return false
         }
     }
 }

@@ -14,6 +14,8 @@ package final class OutputState {
     /// Where each output's composed frames go, for outputs a backend shows.
     package var presenters: [OutputID: OutputPresenter] = [:]
     package var unpresented: [OutputID: UnpresentedDamage] = [:]
+    /// Each output's own frame clock (OutputFrames.swift).
+    package var frameClocks: [OutputID: OutputFrameClock] = [:]
     /// Outputs the idle timer dimmed or darkened; the others are on.
     package var power: [OutputID: OutputPower] = [:]
     /// Sets modes on the screens (OutputReconfiguration.swift); nil: any mode is taken.

@@ -1,0 +1,136 @@
+import CWaylandShim
+import TouchRouterCore
+
+// Each output's own frame clock. Its deadline is the measured composition margin before
+// its next vblank (FrameSchedule): at the deadline the output is composed and the frame
+// handed to its screen, so that a commit that arrives until then, a touch's answer among
+// them, makes that vblank. When the frame reaches the screen (the page flip on drm, the
+// host's frame callback on the wayland backend), the commits in it are presented, the frame
+// callbacks of the surfaces on the output are sent, and the next deadline is armed from the
+// flip's time. A headless output has no screen: its vblanks are counted from its start, it
+// is composed only when a followed commit waits for it, and its frame counts as shown when
+// composed.
+//
+// A deadline missed (composition ran past the vblank, or the last flip is still on its way)
+// costs a refresh: the frame goes at the next deadline with everything committed since, no
+// frame is queued behind another, and the slow composition widens the margin.
+
+/// One output's frame clock.
+package final class OutputFrameClock {
+    package var schedule: FrameSchedule
+    package let timer: PreciseTimer
+    /// The vblank the armed deadline aims at.
+    package var target: RouterTime
+    /// A frame was handed to the screen and has not been reported shown.
+    package var awaitingFlip = false
+
+    package init(schedule: FrameSchedule, timer: PreciseTimer) {
+        self.schedule = schedule
+        self.timer = timer
+        target = schedule.lastVblank
+    }
+
+    /// How long a frame may stay unreported before the clock stops waiting for it: a flip
+    /// lost (the seat went away mid-flip) must not stop the output's frames.
+    var flipPatience: Int64 { schedule.refresh * 4 }
+}
+
+extension WaylandServer {
+    /// Starts `output`'s frame clock; its first deadline is armed at once.
+    package func startFrameClock(for output: VirtualOutput) throws(WaylandError) {
+        let id = output.id
+        let timer = try PreciseTimer(on: display) { [unowned self] in self.frameDue(id) }
+        let frameClock = OutputFrameClock(schedule: FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: clock.now()), timer: timer)
+        protocols.output.frameClocks[id] = frameClock
+        armNextDeadline(frameClock)
+    }
+
+    package func stopFrameClock(of output: OutputID) {
+        protocols.output.frameClocks.removeValue(forKey: output)?.timer.close()
+        protocols.presentation.outputRemoved(output)
+    }
+
+    private func armNextDeadline(_ frameClock: OutputFrameClock) {
+        let now = clock.now()
+        let deadline = frameClock.schedule.deadline(after: now)
+        frameClock.target = frameClock.schedule.vblank(after: deadline)
+        arm(frameClock, in: deadline.nanoseconds - now.nanoseconds)
+    }
+
+    private func arm(_ frameClock: OutputFrameClock, in nanoseconds: Int64) {
+        do { try frameClock.timer.arm(nanoseconds: min(nanoseconds, frameClock.schedule.refresh * 4)) } catch { report("\(error)") }
+    }
+
+    /// The output's deadline: compose and hand the frame over, or, headless, compose and
+    /// count it shown.
+    private func frameDue(_ id: OutputID) {
+        guard let frameClock = protocols.output.frameClocks[id], let output = outputs.first(where: { $0.id == id }) else { return }
+        if frameClock.schedule.refresh != FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: .zero).refresh {
+            frameClock.schedule = FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: frameClock.schedule.lastVblank)
+        }
+        let start = clock.now()
+        guard let presenter = protocols.output.presenters[id] else {
+            if protocols.presentation.waiting(on: id, self) {
+                do { _ = try compose(output: output.name) } catch { report("output \(output.name): cannot compose a frame: \(error)") }
+                frameClock.schedule.composed(from: start, to: clock.now(), aimingAt: frameClock.target)
+                protocols.presentation.frameComposed(on: id, self)
+            }
+            frameShown(id, frameClock, at: clock.now(), hardwareClock: false)
+            return
+        }
+        if frameClock.awaitingFlip {
+            // The flip was not reported within the patience: it is taken as shown now.
+            guard !presenter.frameInFlight else { return arm(frameClock, in: frameClock.flipPatience) }
+            frameClock.awaitingFlip = false
+            return frameShown(id, frameClock, at: start, hardwareClock: false)
+        }
+        // A screen off, away, or still flipping the last frame: this vblank is missed.
+        guard presenter.readyForFrame else { return armNextDeadline(frameClock) }
+        let handed = presentFrame(of: output, to: presenter)
+        frameClock.schedule.composed(from: start, to: clock.now(), aimingAt: frameClock.target)
+        protocols.presentation.frameComposed(on: id, self)
+        if handed, presenter.frameInFlight {
+            frameClock.awaitingFlip = true
+            arm(frameClock, in: frameClock.flipPatience)
+        } else {
+            // Nothing new to show (or a screen that shows at once): what was committed is
+            // what the screen shows now.
+            frameShown(id, frameClock, at: clock.now(), hardwareClock: false)
+        }
+    }
+
+    /// A frame of `id` reached its screen at `time` (nil: now), as its presenter reports.
+    package func outputShown(_ id: OutputID, at time: RouterTime?) {
+        guard let frameClock = protocols.output.frameClocks[id], frameClock.awaitingFlip else { return }
+        frameClock.awaitingFlip = false
+        let shown = time ?? clock.now()
+        if time != nil { frameClock.schedule.vblank(at: shown) }
+        frameShown(id, frameClock, at: shown, hardwareClock: time != nil)
+    }
+
+    /// The commits in the frame are presented, the output's surfaces get their frame
+    /// callbacks, and the next deadline is armed.
+    private func frameShown(_ id: OutputID, _ frameClock: OutputFrameClock, at time: RouterTime, hardwareClock: Bool) {
+        protocols.presentation.frameShown(on: id, at: time, refresh: UInt32(clamping: frameClock.schedule.refresh), hardwareClock: hardwareClock, self)
+        sendFrameCallbacks { $0 == id }
+        armNextDeadline(frameClock)
+    }
+
+    /// Sends done to the frame callbacks of the surfaces whose output `due` takes (nil: on
+    /// no output). One whose client went first is skipped here, not searched for when it
+    /// goes, so that a client dying with thousands of callbacks costs no more than they do.
+    package func sendFrameCallbacks(_ due: (OutputID?) -> Bool) {
+        guard !protocols.surface.pendingFrames.isEmpty else { return }
+        var sent: [FrameCallback] = []
+        protocols.surface.pendingFrames.removeAll { pending in
+            guard due(tree.outputOf(pending.surface)) else { return false }
+            sent.append(pending.callback)
+            return true
+        }
+        let time = clock.now().waylandMilliseconds
+        for callback in sent where !callback.destroyed {
+            wl_callback_send_done(callback.resource, time)
+            wl_resource_destroy(callback.resource)
+        }
+    }
+}
