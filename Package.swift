@@ -20,6 +20,9 @@ let package = Package(
         .executable(name: "touch-router-bench-client", targets: ["touch-router-bench-client"]),
         .executable(name: "touch-router-bench-floor", targets: ["touch-router-bench-floor"]),
         .executable(name: "touch-router-bench-injector", targets: ["touch-router-bench-injector"]),
+        // Preloaded into sway by `bench e2e --peer sway --present`: wlroots 0.15's headless
+        // backend never answers presentation feedback (the file says why).
+        .library(name: "touch-router-sway-present-fix", type: .dynamic, targets: ["touch-router-sway-present-fix"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -130,6 +133,9 @@ let package = Package(
         .executableTarget(
             name: "touch-router-bench-injector", dependencies: ["CWaylandProtocols"], path: "Sources/Benchmarks/bench-injector",
             cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-client"), .linkedLibrary("xkbcommon")]),
+        .target(
+            name: "touch-router-sway-present-fix", path: "Sources/Benchmarks/sway-present-fix",
+            cSettings: [.unsafeFlags(["-O2"])], linkerSettings: [.linkedLibrary("wayland-server")]),
         .executableTarget(
             name: "RoutingBenchmarks",
             dependencies: [

@@ -148,6 +148,8 @@ struct EndToEndTools {
     let client: String
     let floor: String
     let injector: String
+    /// Preloaded into sway for --present (Sources/Benchmarks/sway-present-fix).
+    let swayPresentFix: String
 
     init() throws {
         let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
@@ -156,6 +158,7 @@ struct EndToEndTools {
         client = directory.appendingPathComponent("touch-router-bench-client").path
         floor = directory.appendingPathComponent("touch-router-bench-floor").path
         injector = directory.appendingPathComponent("touch-router-bench-injector").path
+        swayPresentFix = directory.appendingPathComponent("libtouch-router-sway-present-fix.so").path
         for path in [launcher, client, floor] where !FileManager.default.isExecutableFile(atPath: path) {
             throw Failure(description: "touch-router bench e2e: \(path) is missing: build the package (swift build), which builds it beside touch-router")
         }

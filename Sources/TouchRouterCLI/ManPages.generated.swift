@@ -330,12 +330,18 @@ and per client.
   "clients":[{"client":1,"pid":1234,"connected":true,"events":N,
   "stages":{...}}],
   "slow_threshold_ns":200000000,"slow":N,"negative_intervals":0,
-  "unflushed":0,"receipt_reports":N,"unmatched_receipt_reports":0}
+  "unflushed":0,"receipt_reports":N,"unmatched_receipt_reports":0,
+  "commits_presented":N,"answers":N,"unmatched_answers":0}
 ```
 
 The stages are device_to_arrival, arrival_to_dequeued, dequeued_to_decided,
 decided_to_encoded, encoded_to_flushed and arrival_to_flushed, and, for
 clients that report receipts, flushed_to_received and arrival_to_received.
+commit_to_present is each commit with presentation feedback or a touch
+answer, from the commit to the frame that showed it (per client; no kind).
+touch_to_present is each event a client answered
+(touch_router_surface_input_v1.answer), from its device time to the frame that
+showed the answer.
 
 ## stats reset
 
@@ -602,7 +608,7 @@ when it is a terminal).
 	Times mapping one touch point onto the layout. Defaults: 1000000 points,
 	15 runs.
 
-*bench e2e* [*--clients* _N_] [*--fingers* _N_] [*--rate* _N_] [*--seconds* _S_] [*--recording* _file.yml_] [*--size* _WxH_] [*--peer* _sway_] [*--rounds* _N_] [*--keep* _dir_] [*--report-receipts*] [*--json*]
+*bench e2e* [*--clients* _N_] [*--fingers* _N_] [*--rate* _N_] [*--seconds* _S_] [*--recording* _file.yml_] [*--size* _WxH_] [*--peer* _sway_] [*--rounds* _N_] [*--keep* _dir_] [*--report-receipts*] [*--present*] [*--plot* _file.svg_] [*--json*]
 	End-to-end latency to real client processes, against the raw libwayland
 	floor (and sway with *--peer sway*). *--clients*: 1 to 100 (default 2).
 	*--fingers*: on each client, 1 to 10, clients times fingers at most 256
@@ -610,7 +616,11 @@ when it is a terminal).
 	(default 2.0). *--size*: each client's buffer (default 200x150).
 	*--rounds*: interleaved rounds (default 10). *--keep*: keep every log in
 	_dir_. *--report-receipts*: the session's clients report when they read
-	each frame, so that *msg stats* gains the received stage.
+	each frame, so that *msg stats* gains the received stage. *--present*:
+	the clients answer each input frame with a dot, committed with
+	presentation feedback, and the figure is input to presentation, with the
+	frames missed (with *--peer sway*, for sway's and the session's clients).
+	*--plot*: with *--present*, an HDR percentile plot of it (matplotlib).
 
 # HELP
 

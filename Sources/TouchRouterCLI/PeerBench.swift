@@ -179,6 +179,15 @@ struct PeerBench {
         var environment: [String: String] = ["PATH": "/usr/bin:/bin", "HOME": runtime.path, "XDG_RUNTIME_DIR": runtime.path,
                                              "WLR_BACKENDS": "headless", "WLR_LIBINPUT_NO_DEVICES": "1", "WLR_RENDERER": "pixman"]
         if let lang = ProcessInfo.processInfo.environment["LANG"] { environment["LANG"] = lang }
+        if present {
+            // wlroots 0.15's headless backend sends its present event before the commit event a
+            // feedback waits for, so sway never answers one; the library sends it after the
+            // commit, as wlroots 0.17 does (Sources/Benchmarks/sway-present-fix).
+            guard FileManager.default.isReadableFile(atPath: tools.swayPresentFix) else {
+                throw Failure(description: "touch-router bench e2e --present: \(tools.swayPresentFix) is missing: build the package (swift build)")
+            }
+            environment["LD_PRELOAD"] = tools.swayPresentFix
+        }
         let compositor = try BenchChild("sway", executable: sway, arguments: ["-c", config.path], environment: environment,
                                         errorLog: runtime.appendingPathComponent("sway.err"), user: user)
         do {

@@ -211,10 +211,10 @@ struct EndToEndBenchTests {
         #expect(said.contains("\(workload.path):3:"), "\(said)")
     }
 
-    @Test("bench e2e --peer sway: pointer motion and keys through sway 1.7 headless and through TouchRouter in interleaved rounds, both compositors' figures")
+    @Test("bench e2e --peer sway --present: pointer motion and keys through sway 1.7 headless and through TouchRouter in interleaved rounds, both compositors' figures, and each motion's answer presented by both (sway through the preloaded present fix)")
     func peerSway() throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/sway"), "sway is not installed: .ci/setup installs it (apt-get install sway)")
-        let run = try ToolRun(["bench", "e2e", "--clients", "1", "--fingers", "1", "--rate", "200", "--seconds", "0.5", "--peer", "sway", "--json"], environment: ["WAYLAND_DISPLAY": ""])
+        let run = try ToolRun(["bench", "e2e", "--clients", "1", "--fingers", "1", "--rate", "200", "--seconds", "0.5", "--peer", "sway", "--present", "--json"], environment: ["WAYLAND_DISPLAY": ""])
         #expect(run.status == 0, "\(run.errors)")
         let report = try Self.json(run.output)
         let peer = try #require(report["peer"] as? [String: Any], "\(report.keys)")
@@ -230,6 +230,9 @@ struct EndToEndBenchTests {
                 Self.ordered(entry["latency_ns"], "\(compositor) \(kind)")
             }
             #expect(figures["pointer_motion"]?["misplaced"] as? Int == 0, "\(compositor): \(figures)")
+            let present = try #require(figures["pointer_to_present"], "\(compositor): \(figures.keys)")
+            #expect(present["answered"] as? Int == 100 && present["unanswered"] as? Int == 0, "every motion's answer presented on \(compositor): \(present)")
+            Self.ordered(present["latency_ns"], "\(compositor) pointer to present")
         }
         let ratios = try #require(peer["ratios_touchrouter_to_sway"] as? [String: [String: Double]])
         #expect((ratios["pointer_motion"]?["p50"] ?? 0) > 0, "\(ratios)")
