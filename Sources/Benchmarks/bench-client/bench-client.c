@@ -560,8 +560,10 @@ int main(int argc, char **argv) {
         }
     }
     if (present_mode) {
-        struct dot_buffer *first = free_buffer();
-        first->busy = 1;
+        /* Every buffer made now: filling 8 MB while touches come would stall the first answers. */
+        for (int i = 0; i < MOST_BUFFERS; i++) free_buffer()->busy = 1;
+        for (int i = 1; i < MOST_BUFFERS; i++) dot_buffers[i].busy = 0;
+        struct dot_buffer *first = &dot_buffers[0];
         wl_surface_attach(surface, first->buffer, 0, 0);
     } else {
         wl_surface_attach(surface, make_buffer(), 0, 0);
