@@ -20,7 +20,10 @@
 #   hotplug  libinput's udev backend through libseat (seatd) with systemd-udevd: a touchscreen
 #          made after start-up is routed, one removed mid-touch cancels it, keys in a "de"
 #          layout reach wev (guest/hotplug.sh)
-#   Tests/KernelInputVM/run.sh .build/release/touch-router [SCENARIO ...]   (default: all)
+#   present  touch to present on drm (virtio-gpu): TouchRouter, then cage and sway as a user, each
+#          with the same client answering uinput strokes; a benchmark, not among the defaults
+#          (guest/present.sh, checks/present.sh, present.py)
+#   Tests/KernelInputVM/run.sh .build/release/touch-router [SCENARIO ...]   (default: all but present and record)
 # VM_KEEP=DIR keeps each scenario's console log and captures in DIR/SCENARIO.
 # Needs qemu-system-x86, busybox-static, cpio, gcc, weston, wev, coreutils and python3
 # (.ci/setup installs them). Prints "N passed, M failed" and exits non-zero on a failure.
@@ -50,17 +53,21 @@ mkdir -p "$root"/usr/bin "$root"/usr/lib/modules "$root"/usr/share "$root"/{proc
 for link in bin lib lib64 sbin; do ln -s usr/$link "$root/$link" 2>/dev/null || true; done
 mkdir -p "$root"/usr/lib64 "$root"/usr/sbin
 cp /bin/busybox "$root"/usr/bin/
-for applet in sh mount insmod cat grep sed sleep mkdir mkfifo dd printf poweroff head base64 kill ls chvt; do ln -s busybox "$root/usr/bin/$applet"; done
+for applet in sh mount insmod cat grep sed sleep mkdir mkfifo dd printf poweroff head base64 kill ls chvt pidof chown chmod env; do ln -s busybox "$root/usr/bin/$applet"; done
 for module in "${modules[@]}"; do cp "lib/modules/$version/kernel/drivers/$module.ko" "$root"/usr/lib/modules/; done
 printf '%s\n' "${modules[@]##*/}" > "$root"/usr/lib/modules/order
 gcc -O2 -o "$root"/usr/bin/uinput-devices "$here/uinput-devices.c"
 cp "$router" "$(dirname "$router")/libTouchRouterCLI.so" "$root"/usr/bin/
 cp /usr/bin/weston-simple-touch /usr/bin/wev "$root"/usr/bin/
+# The present scenario's client, cage and sway to compare with, and util-linux's setpriv to
+# run them as a user (busybox's cannot change the user).
+cp "$(dirname "$router")/touch-router-bench-client" /usr/bin/cage /usr/bin/sway /usr/bin/setpriv "$root"/usr/bin/
 # udevd and its rules and hwdb, and seatd, for the hotplug scenario (systemd-udevd is udevadm).
 cp /bin/udevadm "$root"/usr/bin/ && mkdir -p "$root"/usr/lib/systemd && ln -s ../../bin/udevadm "$root"/usr/lib/systemd/systemd-udevd
 cp -a /lib/udev "$root"/usr/lib/ && cp /usr/sbin/seatd "$root"/usr/sbin/
 # Every library they load, at the path they load it from (the Swift runtime's included).
 for program in "$root"/usr/bin/touch-router "$root"/usr/bin/libTouchRouterCLI.so "$root"/usr/bin/weston-simple-touch "$root"/usr/bin/wev "$root"/usr/bin/uinput-devices \
+    "$root"/usr/bin/touch-router-bench-client "$root"/usr/bin/cage "$root"/usr/bin/sway "$root"/usr/bin/setpriv \
     "$root"/usr/bin/udevadm "$root"/usr/sbin/seatd "$root"/usr/lib/udev/libinput-device-group "$root"/usr/lib/udev/libinput-fuzz-extract; do
     for library in $(ldd "$program" | grep -oE '/[^ ]+'); do
         mkdir -p "$root$(dirname "$library")"

@@ -8,7 +8,10 @@
 // "down X Y SLOT" and "up SLOT" are the halves of a tap, "motion X Y SLOT" moves a touch that is down; "remove-touchscreen" destroys it
 // (a touch may still be down); "leds" prints the keyboard's LED changes, "led CODE VALUE"
 // (LED_CAPSL is 1). "add-mouse" makes a mouse, "TouchRouter test mouse", and prints its node;
-// "move DX DY" moves it (relative units, one report). Arguments: --udevd leaves the udev database to a running
+// "move DX DY" moves it (relative units, one report). "stroke X Y N INTERVAL_US FILE" (the
+// present scenario): a touch down at (X, Y), N motions of 4 units right each INTERVAL_US
+// apart, and its up, each report's CLOCK_MONOTONIC time before it was written appended to
+// FILE as "down|motion|up NS"; it prints "stroked N". Arguments: --udevd leaves the udev database to a running
 // udevd; --keyboard-only makes only the keyboard at the start.
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void fail(const char *what) {
@@ -145,6 +149,36 @@ static void touch_up(int touchscreen, int slot) {
     report(touchscreen);
 }
 
+static long long now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// A stroke paced by absolute deadlines, so that a late report does not delay the rest.
+static void stroke(int touchscreen, int x, int y, int motions, long interval_us, const char *path, int tracking) {
+    FILE *sent = fopen(path, "a");
+    if (!sent) fail(path);
+    struct timespec next;
+    clock_gettime(CLOCK_MONOTONIC, &next);
+    for (int i = 0; i <= motions + 1; i++) {
+        // Read before the report is written: on one emulated CPU the compositor and its
+        // client may run before this program gets the CPU back from the write.
+        long long at = now_ns();
+        if (i == 0) touch_down(touchscreen, x, y, 0, tracking);
+        else if (i <= motions) touch_motion(touchscreen, x + 4 * i, y, 0);
+        else touch_up(touchscreen, 0);
+        fprintf(sent, "%s %lld\n", i == 0 ? "down" : i <= motions ? "motion" : "up", at);
+        next.tv_nsec += interval_us * 1000;
+        while (next.tv_nsec >= 1000000000L) {
+            next.tv_nsec -= 1000000000L;
+            next.tv_sec++;
+        }
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+    }
+    fclose(sent);
+}
+
 static int make_mouse(void) {
     int mouse = open("/dev/uinput", O_WRONLY);
     if (mouse < 0) fail("/dev/uinput");
@@ -190,6 +224,16 @@ int main(int argc, char **argv) {
         } else if (strcmp(command, "motion") == 0 && scanf("%d %d %d", &x, &y, &slot) == 3 && touchscreen >= 0) {
             touch_motion(touchscreen, x, y, slot);
             printf("motion %d %d\n", x, y);
+        } else if (strcmp(command, "stroke") == 0 && touchscreen >= 0) {
+            int motions;
+            long interval;
+            char path[256];
+            if (scanf("%d %d %d %ld %255s", &x, &y, &motions, &interval, path) != 5 || motions < 0 || interval < 100) {
+                fprintf(stderr, "expected 'stroke X Y N INTERVAL_US FILE'\n");
+                continue;
+            }
+            stroke(touchscreen, x, y, motions, interval, path, tracking++);
+            printf("stroked %d\n", motions);
         } else if (strcmp(command, "up") == 0 && scanf("%d", &slot) == 1 && touchscreen >= 0) {
             touch_up(touchscreen, slot);
             printf("up %d\n", slot);

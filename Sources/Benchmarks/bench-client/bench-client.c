@@ -22,6 +22,10 @@
  * wp_presentation for feedback, tells a compositor offering touch_router_input_manager_v1
  * version 3 which event it answers (touch_router_surface_input_v1.answer, by the frame's
  * last input timestamp), and commits. Each commit is recorded with the feedback's outcome.
+ * A compositor without wp_presentation (cage 0.1.4) gets a wl_surface.frame request with each
+ * commit instead, and the commit's time is when the client read the callback's done: when
+ * the compositor composed a frame with it, a lower bound of its presentation (the header
+ * says presented-by=frame-callback).
  *
  * Once its toplevel is mapped (its first buffer committed after the first configure and
  * a roundtrip) it prints "mapped WxH" on standard output. When the connection ends (the
@@ -37,7 +41,8 @@
  * the capacity are counted in `dropped`, not kept. With --present, one line per commit
  * follows the events:
  *   commit INDEX COMMIT_NS PRESENTED_NS REFRESH_NS FLAGS FIRST LAST
- * PRESENTED_NS is the feedback's time on CLOCK_MONOTONIC, -1 if discarded, -2 if never told;
+ * PRESENTED_NS is the feedback's time on CLOCK_MONOTONIC (or the frame callback's done, read),
+ * -1 if discarded, -2 if never told;
  * FIRST and LAST are the indices (from 0, among the event lines) of the events the commit
  * answers; REFRESH_NS and FLAGS are the feedback's.
  */
@@ -223,6 +228,14 @@ static void feedback_discarded(void *data, struct wp_presentation_feedback *f) {
 }
 static const struct wp_presentation_feedback_listener feedback_listener = { feedback_sync_output, feedback_presented, feedback_discarded };
 
+/* Without wp_presentation: the frame callback's done, read now. */
+static void frame_done(void *data, struct wl_callback *callback, uint32_t time) {
+    (void)time;
+    commit_records[(uintptr_t)data].presented_ns = (int64_t)now_ns();
+    wl_callback_destroy(callback);
+}
+static const struct wl_callback_listener frame_listener = { frame_done };
+
 static void on_clock_id(void *data, struct wp_presentation *p, uint32_t clock) { (void)data; (void)p; presentation_clock = (clockid_t)clock; }
 static const struct wp_presentation_listener presentation_listener = { on_clock_id };
 
@@ -261,8 +274,12 @@ static void draw_answer(void) {
     }
     size_t index = commit_count++;
     commit_records[index] = (struct commit_record){ 0, -2, 0, 0, answered_up_to, count - 1 };
-    struct wp_presentation_feedback *feedback = wp_presentation_feedback(presentation, surface);
-    wp_presentation_feedback_add_listener(feedback, &feedback_listener, (void *)(uintptr_t)index);
+    if (presentation) {
+        struct wp_presentation_feedback *feedback = wp_presentation_feedback(presentation, surface);
+        wp_presentation_feedback_add_listener(feedback, &feedback_listener, (void *)(uintptr_t)index);
+    } else {
+        wl_callback_add_listener(wl_surface_frame(surface), &frame_listener, (void *)(uintptr_t)index);
+    }
     if (answer_input && answer_stamp >= 0) {
         uint64_t seconds = (uint64_t)answer_stamp / 1000000000u;
         touch_router_surface_input_v1_answer(answer_input, (uint32_t)(seconds >> 32), (uint32_t)seconds, (uint32_t)((uint64_t)answer_stamp % 1000000000u));
@@ -283,8 +300,8 @@ static void write_records(void) {
         fprintf(stderr, "touch-router-bench-client: cannot write %s: %s\n", out_path, strerror(errno));
         exit(1);
     }
-    fprintf(file, "# touch-router-bench-client 1 events=%zu dropped=%zu timestamps=%d commits=%zu unanswered-frames=%zu answers=%d\n", count, dropped,
-            timestamps_manager != NULL, commit_count, unanswered_frames, answer_input != NULL);
+    fprintf(file, "# touch-router-bench-client 1 events=%zu dropped=%zu timestamps=%d commits=%zu unanswered-frames=%zu answers=%d presented-by=%s\n", count, dropped,
+            timestamps_manager != NULL, commit_count, unanswered_frames, answer_input != NULL, presentation ? "feedback" : "frame-callback");
     for (size_t i = 0; i < count; i++) {
         const struct record *r = &records[i];
         fprintf(file, "%s %llu %lld %u %d %.3f %.3f %.6g\n", kind_names[r->kind], (unsigned long long)r->receipt_ns,
@@ -308,20 +325,26 @@ static void on_timestamp(void *data, struct zwp_input_timestamps_v1 *object, uin
 }
 static const struct zwp_input_timestamps_v1_listener timestamps_listener = { on_timestamp };
 
+/* cage 0.1.4 sends no wl_touch.frame: until one comes, each touch event is answered alone. */
+static int touch_frames_seen;
 static void touch_down(void *d, struct wl_touch *t, uint32_t serial, uint32_t time, struct wl_surface *s, int32_t id, wl_fixed_t x, wl_fixed_t y) {
     (void)d; (void)t; (void)serial; (void)s;
     add(K_TOUCH_DOWN, now_ns(), &pending_touch, time, id, wl_fixed_to_double(x), wl_fixed_to_double(y), 0);
+    if (!touch_frames_seen) draw_answer();
 }
 static void touch_up(void *d, struct wl_touch *t, uint32_t serial, uint32_t time, int32_t id) {
     (void)d; (void)t; (void)serial;
     add(K_TOUCH_UP, now_ns(), &pending_touch, time, id, 0, 0, 0);
+    if (!touch_frames_seen) draw_answer();
 }
 static void touch_motion(void *d, struct wl_touch *t, uint32_t time, int32_t id, wl_fixed_t x, wl_fixed_t y) {
     (void)d; (void)t;
     add(K_TOUCH_MOTION, now_ns(), &pending_touch, time, id, wl_fixed_to_double(x), wl_fixed_to_double(y), 0);
+    if (!touch_frames_seen) draw_answer();
 }
 static void touch_frame(void *d, struct wl_touch *t) {
     (void)d; (void)t;
+    touch_frames_seen = 1;
     add(K_TOUCH_FRAME, now_ns(), NULL, 0, -1, 0, 0, 0);
     report(&touch_frame_stamp);
     draw_answer();
@@ -539,10 +562,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "touch-router-bench-client: --report-receipts: the compositor lacks touch_router_input_manager_v1 version 2 or zwp_input_timestamps_manager_v1\n");
         return 1;
     }
-    if (present_mode && !presentation) {
-        fprintf(stderr, "touch-router-bench-client: --present: the compositor lacks wp_presentation\n");
-        return 1;
-    }
+    if (present_mode && !presentation)
+        fprintf(stderr, "touch-router-bench-client: --present: the compositor lacks wp_presentation: each commit's frame callback stands for it\n");
     wl_seat_add_listener(seat, &seat_listener, NULL);
     surface = wl_compositor_create_surface(compositor);
     if (answer_manager) answer_input = touch_router_input_manager_v1_get_surface_input(answer_manager, surface);
@@ -571,7 +592,7 @@ int main(int argc, char **argv) {
     wl_surface_damage(surface, 0, 0, width, height);
     wl_surface_commit(surface);
     wl_display_roundtrip(display);
-    if (present_mode && presentation_clock != CLOCK_MONOTONIC)
+    if (present_mode && presentation && presentation_clock != CLOCK_MONOTONIC)
         fprintf(stderr, "touch-router-bench-client: --present: the compositor's presentation clock is %d, not CLOCK_MONOTONIC: present times are not comparable\n", (int)presentation_clock);
     printf("mapped %dx%d\n", width, height);
     fflush(stdout);
