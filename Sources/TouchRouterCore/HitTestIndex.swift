@@ -14,7 +14,9 @@
 /// In front of the grid sits a cache of answers for small square "answer cells"
 /// (16 px with the default grid): an answer cell is either wholly one surface's, wholly
 /// empty, or mixed. A query whose answer cell is known and not mixed costs one load and
-/// one compare. Answers are filled in lazily by queries and dropped, a grid cell at a
+/// one compare. A mixed cell (window edges and corners) keeps, where it can, a short list
+/// of its rectangles front to back, tested at once (HitTestIndexMixedCells.swift); only
+/// cells past the list's eight rectangles walk the grid cell. Answers are filled in lazily by queries and dropped, a grid cell at a
 /// time, by bumping that grid cell's stamp whenever a toplevel over it changes, so a
 /// change costs no more than before and a touch moving over a still scene reuses the
 /// answers of the cells it crosses.
@@ -125,6 +127,11 @@ public final class HitTestIndex {
         var answers = ManualBuffer<CachedAnswer>()
         /// Read only for points outside the front of an answer with a surface behind.
         var answersBehind = ManualBuffer<AnswerTarget>()
+        /// Mixed answer cells' short lists (HitTestIndexMixedCells.swift), direct-mapped by
+        /// answer cell: `mixedMask + 1` lists, `MixedList.capacity` targets each.
+        var mixedLists = ManualBuffer<MixedList>()
+        var mixedTargets = ManualBuffer<AnswerTarget>()
+        var mixedMask = 0
     }
 
     struct OutputEntry {
@@ -220,7 +227,15 @@ public final class HitTestIndex {
                 switch answer.pointee.stamp & 3 {
                 case CachedAnswer.nothingBehind: return nil
                 case CachedAnswer.surfaceBehind: target = grid.pointee.answersBehind[at]
-                default: return walk(grid: grid, cell: cell, x: x, y: y, output: output.pointee.id)
+                default:
+                    let listed = mixedAnswer(grid: grid, cell: cell, at: at, ax: ax, ay: ay)
+                    if listed >= 0 {
+                        target = grid.pointee.mixedTargets[listed]
+                    } else if listed == Self.listedNothing {
+                        return nil
+                    } else {
+                        return walk(grid: grid, cell: cell, x: x, y: y, output: output.pointee.id)
+                    }
                 }
             }
             return HitResult(

@@ -86,6 +86,7 @@ extension HitTestIndex {
             return true
         }
         if let stale { return stale }
+        if let wrong = checkMixedLists() { return wrong }
         for slot in 0..<entries.count where entries[slot].grid >= 0 {
             let entry = entries[slot]
             let expected = placedBox(of: entries.pointer(at: slot))
@@ -95,5 +96,34 @@ extension HitTestIndex {
             if listed[slot, default: 0] != cells { return "slot \(slot) is listed in \(listed[slot, default: 0]) cells, expected \(cells)" }
         }
         return nil
+    }
+
+    /// Each current mixed list gives, at every pixel of its answer cell, what the grid's
+    /// walk gives there.
+    func checkMixedLists() -> String? {
+        var wrong: String? = nil
+        forEachCurrentAnswer { grid, g, column, row, cell, cached in
+            guard cached.stamp & 3 == CachedAnswer.mixed else { return true }
+            let at = row * grid.pointee.answerColumns + column
+            let list = grid.pointee.mixedLists[at & grid.pointee.mixedMask]
+            guard list.cell == Int32(truncatingIfNeeded: at), list.stamp == grid.pointee.stamps[cell], !list.overflows else { return true }
+            let x0 = column << answerShift, y0 = row << answerShift
+            for ay in 0..<min(1 << answerShift, grid.pointee.height - y0) {
+                for ax in 0..<min(1 << answerShift, grid.pointee.width - x0) {
+                    let x = Double(x0 + ax) + 0.5, y = Double(y0 + ay) + 0.5
+                    let walked = walk(grid: grid, cell: cell, x: x, y: y, output: OutputID(0))
+                    let listed = mixedAnswer(grid: grid, cell: cell, at: at, ax: UInt8(ax), ay: UInt8(ay))
+                    let target = listed >= 0 ? grid.pointee.mixedTargets[listed] : nil
+                    let agrees = target.map { walked?.surface == SurfaceID($0.surface) && walked?.local == Point(x: x - Double($0.originX), y: y - Double($0.originY)) }
+                        ?? (walked == nil)
+                    if !agrees {
+                        wrong = "the mixed list of answer cell (\(column),\(row)) of grid \(g) says \(String(describing: target)) at (\(x0 + ax),\(y0 + ay)), the walk \(String(describing: walked))"
+                        return false
+                    }
+                }
+            }
+            return true
+        }
+        return wrong
     }
 }

@@ -55,6 +55,14 @@ extension HitTestIndex {
             grid.answers.append(CachedAnswer())
             grid.answersBehind.append(AnswerTarget())
         }
+        // A list for every fourth answer cell: about one in fourteen is mixed in dense scenes.
+        var lists = 64
+        while lists < grid.answerColumns * grid.answerRows / 4 { lists <<= 1 }
+        grid.mixedMask = lists - 1
+        grid.mixedLists.reserve(lists)
+        grid.mixedTargets.reserve(lists * MixedList.capacity)
+        for _ in 0..<lists { grid.mixedLists.append(MixedList()) }
+        for _ in 0..<(lists * MixedList.capacity) { grid.mixedTargets.append(AnswerTarget()) }
         return grid
     }
 
@@ -76,6 +84,8 @@ extension HitTestIndex {
         grid.pointee.stamps.deallocate()
         grid.pointee.answers.deallocate()
         grid.pointee.answersBehind.deallocate()
+        grid.pointee.mixedLists.deallocate()
+        grid.pointee.mixedTargets.deallocate()
     }
 
     // MARK: Toplevels
@@ -373,7 +383,10 @@ extension HitTestIndex {
         let perCell = 1 << (cellShift - answerShift)
         for r in (row * perCell)..<((row + 1) * perCell) {
             for c in (column * perCell)..<((column + 1) * perCell) {
-                grid.pointee.answers[r * grid.pointee.answerColumns + c] = CachedAnswer()
+                let at = r * grid.pointee.answerColumns + c
+                grid.pointee.answers[at] = CachedAnswer()
+                let list = grid.pointee.mixedLists.pointer(at: at & grid.pointee.mixedMask)
+                if list.pointee.cell == Int32(truncatingIfNeeded: at) { list.pointee = MixedList() }
             }
         }
         grid.pointee.stamps[row * grid.pointee.columns + column] = 1
