@@ -22,9 +22,14 @@ public struct FrameSchedule: Sendable {
     /// Frames whose composition ended after the deadline's vblank.
     public private(set) var lateCompositions: UInt64 = 0
 
+    /// The refresh period (ns) of `refreshMilliHertz`, taken between 1 Hz and 1000 Hz.
+    public static func period(refreshMilliHertz: Int) -> Int64 {
+        1_000_000_000_000 / Int64(min(max(refreshMilliHertz, 1_000), 1_000_000))
+    }
+
     /// `refreshMilliHertz` as outputs give it; vblanks counted from `start`.
     public init(refreshMilliHertz: Int, start: RouterTime) {
-        refresh = 1_000_000_000_000 / Int64(min(max(refreshMilliHertz, 1_000), 1_000_000))
+        refresh = Self.period(refreshMilliHertz: refreshMilliHertz)
         lastVblank = start
         compositions.reserveCapacity(Self.window)
     }

@@ -115,6 +115,16 @@ public enum EventKind: Int, CaseIterable, Sendable {
     case switchToggle
     case device
 
+    /// The kind of device the event comes from: touch, keys, pointer or another.
+    public var deviceClass: Int {
+        switch self {
+        case .touchDown, .touchMotion, .touchUp, .touchCancel, .touchFrame: 0
+        case .key: 1
+        case .pointerMotion, .pointerButton, .pointerAxis: 2
+        case .touchpadGesture, .switchToggle, .device: 3
+        }
+    }
+
     public var name: String {
         switch self {
         case .touchDown: "touch down"

@@ -145,6 +145,12 @@ final class DRMScanout: OutputPresenter {
 
     var onShown: ((RouterTime?) -> Void)?
 
+    /// The kernel never reported the flip: the next frame is drawn whole into either buffer.
+    func abandonFlip() {
+        flipPending = false
+        previousDamage = nil
+    }
+
     func flipCompleted(at time: RouterTime) {
         flipPending = false
         lastShown = time

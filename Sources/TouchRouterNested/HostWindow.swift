@@ -113,6 +113,13 @@ final class HostWindow: OutputPresenter {
 
     var onShown: ((RouterTime?) -> Void)?
 
+    /// The host sent no frame callback in time (a hidden window may get none): the next
+    /// frame goes without waiting for it.
+    func abandonFlip() {
+        if let frameCallback { wl_callback_destroy(frameCallback) }
+        frameCallback = nil
+    }
+
     /// The host's frame callback: the host shows our last frame, and wants the next.
     func frameDone(_ callback: OpaquePointer?) {
         if let callback { wl_callback_destroy(callback) }

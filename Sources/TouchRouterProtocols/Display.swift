@@ -63,8 +63,10 @@ package final class WaylandDisplay {
     }
 
     package func unwatch(fd: Int32, source: OpaquePointer) {
-        wl_event_source_remove(source)
         fdCallbacks[fd] = nil
+        // After `destroy` the loop is freed, and its sources with it.
+        guard !destroyed else { return }
+        wl_event_source_remove(source)
     }
 
     /// A repeating timer, every `milliseconds`.
@@ -150,15 +152,18 @@ package final class WaylandDisplay {
 
     package func stop() { running = false }
 
+    /// `destroy` ran: the loop and every source in it are gone.
+    package private(set) var destroyed = false
+
     package func destroy() {
         wl_display_destroy_clients(display)
         for source in sources { wl_event_source_remove(source) }
         sources.removeAll()
+        destroyed = true
         wl_display_destroy(display)
     }
 }
 
-/// A timer of the loop, armed for one expiry at a time.
 /// A one-shot timer armed in nanoseconds (a timerfd of its own on CLOCK_MONOTONIC, watched
 /// by the loop): the loop's own timers count whole milliseconds, too coarse to place a
 /// frame's composition before a vblank.
@@ -204,6 +209,7 @@ package final class PreciseTimer {
     deinit { close() }
 }
 
+/// A timer of the loop, armed for one expiry at a time.
 package final class OneShotTimer {
     private let source: OpaquePointer
     package init(source: OpaquePointer) { self.source = source }

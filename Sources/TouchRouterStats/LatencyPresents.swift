@@ -9,8 +9,8 @@ import TouchRouterCore
 extension LatencyStats {
     /// A commit of `client` made at `committedAt` (ns) was presented at `presentedAt`; it
     /// answers the events with the device times `answers`, each with the time of the commit
-    /// that first carried it. An answer also covers the client's earlier events no answer
-    /// covered yet. Each event found is handed to `matched`, newest first for each answer;
+    /// that first carried it. An answer also covers the client's events of the same device
+    /// class (touch, pointer, keys) no answer covered yet, up to a second before it. Each event found is handed to `matched`, newest first for each answer;
     /// an answer naming no event the client was recently sent is counted, not recorded,
     /// since the client's number is not to be trusted.
     public func presented(client: ClientID, committedAt: Int64, presentedAt: Int64, answers: [(eventTime: Int64, committedAt: Int64)],
@@ -31,22 +31,27 @@ extension LatencyStats {
                 recording.pointee.unmatchedAnswers &+= 1
                 continue
             }
-            // Like a receipt, an answer covers the events sent before the one it names that no
-            // earlier answer covered: a frame of ten fingers is answered by naming its last.
+            // Like a receipt, an answer covers the events of the same device class sent before
+            // the one it names that no earlier answer covered: a frame of ten fingers is
+            // answered by naming its last. Only within a second before it: the first answer
+            // after a quiet spell must not claim old events.
+            let named = recording.pointee.recent[slot * Self.recentPerClient + newest]
+            let oldest = named.stamps.device &- 1_000_000_000
             var place = newest
             for _ in 0..<Self.recentPerClient {
                 let index = slot * Self.recentPerClient + place
                 var answered = recording.pointee.recent[index]
-                if answered.stamps.arrival == EventStamps.absent || answered.stamps.presented != EventStamps.absent { break }
-                // A frame carries no input of its own: its events' answers are its answer.
-                if answered.kind != .touchFrame {
+                if answered.stamps.arrival == EventStamps.absent || answered.stamps.device < oldest { break }
+                if answered.kind.deviceClass == named.kind.deviceClass {
+                    if answered.stamps.presented != EventStamps.absent { break }
                     answered.stamps.committed = answer.committedAt
                     answered.stamps.presented = presentedAt
                     recording.pointee.recent[index] = answered
-                    recordInterval(.deviceToPresented, of: answered, kindSlice: 1 + answered.kind.rawValue, clientSlice: clientSlice)
-                    matched(answered)
-                } else {
-                    recording.pointee.recent[index].stamps.presented = presentedAt
+                    // A frame carries no input of its own: its events' answers are its answer.
+                    if answered.kind != .touchFrame {
+                        recordInterval(.deviceToPresented, of: answered, kindSlice: 1 + answered.kind.rawValue, clientSlice: clientSlice)
+                        matched(answered)
+                    }
                 }
                 place = place == 0 ? Self.recentPerClient - 1 : place - 1
             }

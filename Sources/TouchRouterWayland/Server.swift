@@ -177,6 +177,7 @@ public final class WaylandServer {
         let onShutdown = hooks.onShutdown
         hooks.onShutdown = []
         for callback in onShutdown { callback() }
+        for output in Array(protocols.output.frameClocks.keys) { stopFrameClock(of: output) }
         privilegedSockets?.closeAll()
         display.destroy()
     }
@@ -197,9 +198,9 @@ public final class WaylandServer {
     private func frameTick() {
         cursor.advanceTime(to: clock.now())
         arrangeWaitingLayers()
-        protocols.sessionLock.sendLocked(screensShown: !protocols.output.presenters.values.contains { $0.frameInFlight })
+        protocols.sessionLock.sendLocked(screensShown: !protocols.output.presenters.values.contains { $0.frameInFlight },
+                                         shown: Set(protocols.output.presenters.keys))
         protocols.presentation.discardUnshown(self)
-        protocols.sessionLock.framesComposed()
         protocols.screencopy.frameTick(self)
         let now = clock.now()
         if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {

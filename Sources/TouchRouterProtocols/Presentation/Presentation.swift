@@ -61,18 +61,11 @@ package final class PresentationState {
         var commit = commit
         if let superseded = committed[commit.surface] {
             for feedback in superseded.feedbacks { feedback.discard() }
-            commit.answers = superseded.answers + commit.answers
+            // Bounded as one commit's are: an output that never composes (off, away) must not
+            // let a client answering in a loop grow the list.
+            commit.answers = Array((superseded.answers + commit.answers).suffix(SurfaceState.mostAnswers))
         }
         committed[commit.surface] = commit
-    }
-
-    /// A client's feedbacks go with it: libwayland destroys them with the client.
-    package func forget(_ feedback: PresentationFeedbackObject) {
-        guard let surface = feedback.surface else { return }
-        committed[surface]?.feedbacks.removeAll { $0 === feedback }
-        for output in inFlight.keys {
-            for index in inFlight[output]!.indices { inFlight[output]![index].feedbacks.removeAll { $0 === feedback } }
-        }
     }
 
     /// Whether a commit waits for a frame of `output`.
@@ -139,7 +132,7 @@ package enum PresentationGlobal {
             let presentation = WaylandObject.of(resource, as: RoomGlobal<PresentationState>.self)
             let surface = WaylandObject.of(surfaceResource, as: SurfaceObject.self)
             guard let created = createResource(client, tr_wp_presentation_feedback_interface(), version: wl_resource_get_version(resource), id: id) else { return }
-            let feedback = PresentationFeedbackObject(resource: created, madeBy: presentation, state: presentation.handler)
+            let feedback = PresentationFeedbackObject(resource: created, madeBy: presentation)
             WaylandObject.install(feedback, implementation: nil)
             surface.pending.presentationFeedbacks.append(feedback)
         }))
@@ -148,19 +141,12 @@ package enum PresentationGlobal {
 /// wp_presentation_feedback: told once, presented or discarded, then destroyed.
 package final class PresentationFeedbackObject: WaylandObject {
     package private(set) var settled = false
-    /// The surface it was committed on.
-    package var surface: SurfaceID?
-    private unowned let state: PresentationState
 
-    package init(resource: OpaquePointer, madeBy presentation: WaylandObject, state: PresentationState) {
-        self.state = state
-        super.init(resource: resource, madeBy: presentation)
-    }
-
-    /// Its resource went (its client did, or it was settled): nothing may be sent to it.
+    /// Its resource went (its client did, or it was settled): nothing may be sent to it. It
+    /// stays in its commit's list, settled, until the commit is presented or discarded, so
+    /// that a client dying with thousands of feedbacks costs no search.
     package override func resourceDestroyed() {
         settled = true
-        state.forget(self)
     }
 
     package func discard() {

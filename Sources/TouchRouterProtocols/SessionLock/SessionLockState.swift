@@ -32,8 +32,8 @@ package final class SessionLockState {
     /// Set by the first lock, cleared only by unlock_and_destroy: a lock client that dies
     /// leaves the session locked.
     package private(set) var locked = false
-    /// Locks waiting to hear `locked`, and whether a frame has been composed since they locked.
-    private var waiting: [(lock: SessionLockObject, composed: Bool)] = []
+    /// Locks waiting to hear `locked`, and the shown outputs that composed a frame since they locked.
+    private var waiting: [(lock: SessionLockObject, composedOn: Set<OutputID>)] = []
     /// Where the keyboard focus was when the session locked: it goes back there at the unlock.
     package var focusBeforeLock: SurfaceID?
     /// The on-screen keyboard was moved into the lock layer, and goes back at the next flush
@@ -54,7 +54,7 @@ package final class SessionLockState {
             locked = true
             handler.sessionLockChanged(true)
         }
-        waiting.append((lock, false))
+        waiting.append((lock, []))
     }
 
     /// The output's size changed: its lock surface is configured to the new one.
@@ -75,20 +75,22 @@ package final class SessionLockState {
         waiting.removeAll { $0.lock === lock }
     }
 
-    /// At each frame tick, before the outputs are presented: a lock waiting since a frame
-    /// was composed under it hears `locked` once every screen has shown that frame (no page
-    /// flip still on its way), so that nothing unlocked is on a screen when a client that
-    /// suspends the machine on `locked` acts.
-    package func sendLocked(screensShown: Bool) {
+    /// At each session tick: a lock waiting since every shown output (`shown`: those a
+    /// screen shows, on or off) composed a frame under it hears `locked` once every screen has
+    /// shown that frame (no page flip still on its way), so that nothing unlocked is on a
+    /// screen when a client that suspends the machine on `locked` acts. A headless session
+    /// has no shown output: its locks hear it at the next tick.
+    package func sendLocked(screensShown: Bool, shown: Set<OutputID>) {
         guard !waiting.isEmpty, screensShown else { return }
-        let due = waiting.filter(\.composed)
+        let isDue = { (entry: (lock: SessionLockObject, composedOn: Set<OutputID>)) in shown.isSubset(of: entry.composedOn) }
+        let due = waiting.filter(isDue)
         guard !due.isEmpty else { return }
-        waiting.removeAll { $0.composed }
+        waiting.removeAll(where: isDue)
         for (lock, _) in due where lock === self.lock { lock.sendLocked() }
     }
 
-    /// At each frame tick, after the outputs were composed and presented.
-    package func framesComposed() {
-        for index in waiting.indices { waiting[index].composed = true }
+    /// `output` composed a frame (or, its screen off or away, had nothing to show) at its deadline.
+    package func frameComposed(on output: OutputID) {
+        for index in waiting.indices { waiting[index].composedOn.insert(output) }
     }
 }

@@ -5,7 +5,6 @@ import TouchRouterCore
 extension WaylandServer: SurfaceHandler {
     package func surfaceStateApplied(_ surface: SurfaceObject, _ state: SurfaceState) {
         if !state.presentationFeedbacks.isEmpty || !state.answers.isEmpty, let client = surface.clientRecord?.id {
-            for feedback in state.presentationFeedbacks { feedback.surface = surface.id }
             protocols.presentation.committed(FollowedCommit(client: client, surface: surface.id, committedAt: clock.now(),
                                                             feedbacks: state.presentationFeedbacks, answers: state.answers))
         }

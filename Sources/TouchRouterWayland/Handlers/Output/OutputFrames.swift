@@ -13,7 +13,8 @@ import TouchRouterCore
 //
 // A deadline missed (composition ran past the vblank, or the last flip is still on its way)
 // costs a refresh: the frame goes at the next deadline with everything committed since, no
-// frame is queued behind another, and the slow composition widens the margin.
+// frame is queued behind another, and the slow composition widens the margin. A flip not
+// reported within four periods is abandoned and its frame taken as shown.
 
 /// One output's frame clock.
 package final class OutputFrameClock {
@@ -50,7 +51,7 @@ extension WaylandServer {
         protocols.presentation.outputRemoved(output)
     }
 
-    private func armNextDeadline(_ frameClock: OutputFrameClock) {
+    package func armNextDeadline(_ frameClock: OutputFrameClock) {
         let now = clock.now()
         let deadline = frameClock.schedule.deadline(after: now)
         frameClock.target = frameClock.schedule.vblank(after: deadline)
@@ -65,7 +66,7 @@ extension WaylandServer {
     /// count it shown.
     private func frameDue(_ id: OutputID) {
         guard let frameClock = protocols.output.frameClocks[id], let output = outputs.first(where: { $0.id == id }) else { return }
-        if frameClock.schedule.refresh != FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: .zero).refresh {
+        if frameClock.schedule.refresh != FrameSchedule.period(refreshMilliHertz: output.mode.refreshMilliHertz) {
             frameClock.schedule = FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: frameClock.schedule.lastVblank)
         }
         let start = clock.now()
@@ -79,16 +80,22 @@ extension WaylandServer {
             return
         }
         if frameClock.awaitingFlip {
-            // The flip was not reported within the patience: it is taken as shown now.
-            guard !presenter.frameInFlight else { return arm(frameClock, in: frameClock.flipPatience) }
+            // The flip was not reported within the patience (lost, or the seat went away
+            // mid-flip): the presenter stops waiting for it, and the frame counts as shown now.
             frameClock.awaitingFlip = false
+            presenter.abandonFlip()
             return frameShown(id, frameClock, at: start, hardwareClock: false)
         }
-        // A screen off, away, or still flipping the last frame: this vblank is missed.
-        guard presenter.readyForFrame else { return armNextDeadline(frameClock) }
+        guard presenter.readyForFrame else {
+            // A screen off or away shows nothing, so a lock is not held up by it; one still
+            // flipping the last frame misses this vblank.
+            if !presenter.frameInFlight { protocols.sessionLock.frameComposed(on: id) }
+            return armNextDeadline(frameClock)
+        }
         let handed = presentFrame(of: output, to: presenter)
         frameClock.schedule.composed(from: start, to: clock.now(), aimingAt: frameClock.target)
         protocols.presentation.frameComposed(on: id, self)
+        protocols.sessionLock.frameComposed(on: id)
         if handed, presenter.frameInFlight {
             frameClock.awaitingFlip = true
             arm(frameClock, in: frameClock.flipPatience)
@@ -104,7 +111,8 @@ extension WaylandServer {
         guard let frameClock = protocols.output.frameClocks[id], frameClock.awaitingFlip else { return }
         frameClock.awaitingFlip = false
         let shown = time ?? clock.now()
-        if time != nil { frameClock.schedule.vblank(at: shown) }
+        // The host's frame callback, on the wayland backend, stands for the flip.
+        frameClock.schedule.vblank(at: shown)
         frameShown(id, frameClock, at: shown, hardwareClock: time != nil)
     }
 

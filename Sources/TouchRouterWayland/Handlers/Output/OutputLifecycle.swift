@@ -81,6 +81,7 @@ extension WaylandServer {
         for toplevel in tree.output(output.id)?.toplevels ?? [] { handOver(toplevel, from: output, to: heir) }
         shell.outputRemoved(output)
         do { try tree.removeOutput(output.id) } catch { report("output \(name): \(error)") }
+        protocols.output.presenters[output.id]?.onShown = nil
         protocols.output.presenters[output.id] = nil
         protocols.output.unpresented[output.id] = nil
         protocols.output.composers[output.id] = nil

@@ -26,12 +26,16 @@ public protocol OutputPresenter: AnyObject {
     /// Set by the session: called when a frame it took reached the screen, with the
     /// display's time of it (the page flip's), or nil where it cannot tell (then: now).
     var onShown: ((RouterTime?) -> Void)? { get set }
+    /// The frame on its way was not reported in time: stop waiting for it, and draw the
+    /// next one whole.
+    func abandonFlip()
 }
 
 extension OutputPresenter {
     public var lastShown: RouterTime? { nil }
     public func setPowered(_ powered: Bool) throws {}
     public var frameInFlight: Bool { false }
+    public func abandonFlip() {}
 }
 
 extension WaylandServer {
@@ -41,12 +45,17 @@ extension WaylandServer {
         guard let output = outputs.first(where: { $0.name == name }) else {
             throw WaylandError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
         }
-        protocols.output.presenters[output.id] = presenter
-        protocols.output.unpresented[output.id] = presenter == nil ? nil : UnpresentedDamage()
         let id = output.id
+        // A late flip of the old presenter is not the new one's.
+        protocols.output.presenters[id]?.onShown = nil
+        protocols.output.presenters[id] = presenter
+        protocols.output.unpresented[id] = presenter == nil ? nil : UnpresentedDamage()
         presenter?.onShown = { [unowned self] time in self.outputShown(id, at: time) }
-        // A frame the old presenter had on its way will not be reported.
-        protocols.output.frameClocks[id]?.awaitingFlip = false
+        // A frame the old presenter had on its way will not be reported: the next deadline is armed now.
+        if let frameClock = protocols.output.frameClocks[id] {
+            frameClock.awaitingFlip = false
+            armNextDeadline(frameClock)
+        }
     }
 
     /// The next frame of every presented output is drawn whole (after a VT switch, when what
