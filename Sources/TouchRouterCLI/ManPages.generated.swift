@@ -54,7 +54,7 @@ The outputs and the surface tree.
 ```
 {"ok":true,"outputs":[{"id":1,"name":"HEADLESS-1","rect":[x,y,w,h],
   "power":"on","mode":"1920x1080@60.0","transform":"normal","scale":1,
-  "toplevels":[SURFACE...]}],
+  "frame_margin_us":1000,"late_compositions":0,"toplevels":[SURFACE...]}],
   "idle_inhibitors":[{"surface":ID,"shown":B}],"locked":false}
 ```
 
@@ -64,7 +64,10 @@ popup; *hidden* is true for a minimized window, or an on-screen keyboard no
 text field wants. An output's *power* is on, dimmed or off, as the idle timer
 left it (*idle*). *mode* is the panel's, unturned; *rect* is the output in the
 layout, its width and height swapped by a transform of 90 or 270 and divided by
-*scale* (*output set*).
+*scale* (*output set*). *frame_margin_us* is how long before the output's next
+vblank it composes (the 99th percentile of its last 120 compositions plus 0.5
+ms, at least 1 ms); *late_compositions* counts frames whose composition ended
+past the vblank it aimed at.
 *locked* is true while a lock screen (ext-session-lock) holds the
 session; only its surfaces and an on-screen keyboard are shown then.
 

@@ -387,6 +387,8 @@ struct SessionTests {
         #expect(match.3 == "1 4", "maximized and activated, nothing else: \(said)")
         let outputs = try session.msg("tree").json["outputs"] as? [[String: Any]] ?? []
         #expect(outputs.first?["rect"] as? [Int] == [0, 0, width, height], "the configure asks for the whole output")
+        // Each output's frame clock: its margin, at least the floor of 1 ms, and no late frame yet.
+        #expect((outputs.first?["frame_margin_us"] as? Int ?? 0) >= 1000 && outputs.first?["late_compositions"] as? Int == 0, "\(String(describing: outputs.first))")
         // The second window cascaded to (32, 32) when it mapped; maximized, it moves to the corner.
         try session.wait(for: "the maximized window to fill the output") {
             try session.toplevels().contains { $0["size"] as? [Int] == [width, height] && $0["position"] as? [Int] == [0, 0] }

@@ -192,6 +192,8 @@ extension ControlServer {
             "mode": mode.map { JSONValue.string("\($0)") } ?? .null,
             "transform": mode.map { JSONValue.string($0.transform.name) } ?? .null,
             "scale": mode.map { JSONValue.number($0.scale) } ?? .null,
+            "frame_margin_us": server.protocols.output.frameClocks[output.id].map { JSONValue.number($0.schedule.margin / 1000) } ?? .null,
+            "late_compositions": server.protocols.output.frameClocks[output.id].map { JSONValue.number($0.schedule.lateCompositions) } ?? .null,
             "toplevels": .array(output.toplevels.map(surfaceJSON)),
         ]
     }
