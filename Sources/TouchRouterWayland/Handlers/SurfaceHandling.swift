@@ -10,6 +10,7 @@ extension WaylandServer: SurfaceHandler {
         }
         pointerConstraintsCommitted(surface)
         surfaceCommitted(surface, frameCallbacks: state.frameCallbacks)
+        if surface.inTree, let output = tree.outputOf(surface.id) { commitArrived(on: output) }
         inputPolicyCommitted(surface, state.inputPolicy)
     }
 

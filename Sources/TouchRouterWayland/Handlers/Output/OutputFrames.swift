@@ -11,6 +11,12 @@ import TouchRouterCore
 // is composed only when a followed commit waits for it, and its frame counts as shown when
 // composed.
 //
+// An idle output (no frame for a whole period, none on its way) composes at once when a
+// commit arrives, rather than at its next deadline: a tap after a quiet spell shows at the
+// first vblank the composition can make, and on a display with no vblank of its own (QEMU's,
+// headless) as soon as it is composed. A stream of commits keeps the output busy, and the
+// deadline rules.
+//
 // A deadline missed (composition ran past the vblank, or the last flip is still on its way)
 // costs a refresh: the frame goes at the next deadline with everything committed since, no
 // frame is queued behind another, and the slow composition widens the margin. A flip not
@@ -24,6 +30,8 @@ package final class OutputFrameClock {
     package var target: RouterTime
     /// A frame was handed to the screen and has not been reported shown.
     package var awaitingFlip = false
+    /// When the output last composed a frame (not a deadline with nothing to compose).
+    package var lastFrameAt = RouterTime(nanoseconds: .min / 2)
 
     package init(schedule: FrameSchedule, timer: PreciseTimer) {
         self.schedule = schedule
@@ -72,6 +80,7 @@ extension WaylandServer {
         let start = clock.now()
         guard let presenter = protocols.output.presenters[id] else {
             if protocols.presentation.waiting(on: id, self) {
+                frameClock.lastFrameAt = start
                 do { _ = try compose(output: output.name) } catch { report("output \(output.name): cannot compose a frame: \(error)") }
                 frameClock.schedule.composed(from: start, to: clock.now(), aimingAt: frameClock.target)
                 protocols.presentation.frameComposed(on: id, self)
@@ -96,6 +105,7 @@ extension WaylandServer {
         frameClock.schedule.composed(from: start, to: clock.now(), aimingAt: frameClock.target)
         protocols.presentation.frameComposed(on: id, self)
         protocols.sessionLock.frameComposed(on: id)
+        if handed { frameClock.lastFrameAt = start }
         if handed, presenter.frameInFlight {
             frameClock.awaitingFlip = true
             arm(frameClock, in: frameClock.flipPatience)
@@ -114,6 +124,17 @@ extension WaylandServer {
         // The host's frame callback, on the wayland backend, stands for the flip.
         frameClock.schedule.vblank(at: shown)
         frameShown(id, frameClock, at: shown, hardwareClock: time != nil)
+    }
+
+    /// A surface on `output` committed: an idle output composes now (see above).
+    package func commitArrived(on output: OutputID) {
+        guard let frameClock = protocols.output.frameClocks[output], !frameClock.awaitingFlip else { return }
+        let now = clock.now()
+        guard now.nanoseconds &- frameClock.lastFrameAt.nanoseconds >= frameClock.schedule.refresh else { return }
+        frameClock.target = frameClock.schedule.vblank(after: now)
+        // Once: until it composes, later commits find the frame due already.
+        frameClock.lastFrameAt = now
+        arm(frameClock, in: 1)
     }
 
     /// The commits in the frame are presented, the output's surfaces get their frame
