@@ -135,4 +135,28 @@ struct PresentStageTests {
         let report = fixture.expectProtocolError(app.client, interface: "touch_router_surface_input_v1", code: 4)
         #expect(report?.message.contains("answer: the event time (sec_hi 0, sec_lo 1, nsec 1000000000) is not a time") == true, "\(String(describing: report))")
     }
+
+    @Test("a client drawing in a loop on frame callbacks stays paced by the output's 60 Hz: an idle output composes at once, but one that just sent callbacks is not idle (at most 66 frames in a second)")
+    func drawingLoopIsPaced() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let client = try fixture.connect("animating")
+        let window = try fixture.mapToplevel(client, width: 64, height: 64)
+        let buffer = try client.buffer(width: 64, height: 64)
+        var frames = 0
+        let start = Date()
+        while Date().timeIntervalSince(start) < 1 {
+            let callback = try #require(client.request(window.surface, "frame"))
+            client.request(window.surface, "attach", buffer, 0, 0)
+            client.request(window.surface, "damage", 0, 0, 64, 64)
+            client.request(window.surface, "commit")
+            while client.events(of: callback, named: "done").isEmpty, Date().timeIntervalSince(start) < 2 {
+                fixture.serveOnce()
+                usleep(200)
+            }
+            frames += 1
+        }
+        #expect(frames >= 5, "frames came at all: \(frames)")
+        #expect(frames <= 66, "a frame callback a refresh, not one a commit: \(frames) in a second")
+    }
 }

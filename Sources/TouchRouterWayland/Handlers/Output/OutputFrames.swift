@@ -11,8 +11,8 @@ import TouchRouterCore
 // is composed only when a followed commit waits for it, and its frame counts as shown when
 // composed.
 //
-// An idle output (no frame for a whole period, none on its way) composes at once when a
-// commit arrives, rather than at its next deadline: a tap after a quiet spell shows at the
+// An idle output (no frame composed and no frame callback sent for a whole period, none on
+// its way) composes at once when a commit arrives, rather than at its next deadline: a tap after a quiet spell shows at the
 // first vblank the composition can make, and on a display with no vblank of its own (QEMU's,
 // headless) as soon as it is composed. A stream of commits keeps the output busy, and the
 // deadline rules.
@@ -30,7 +30,8 @@ package final class OutputFrameClock {
     package var target: RouterTime
     /// A frame was handed to the screen and has not been reported shown.
     package var awaitingFlip = false
-    /// When the output last composed a frame (not a deadline with nothing to compose).
+    /// When the output last composed a frame or sent frame callbacks: a client drawing in a
+    /// loop keeps it busy, so that its frames stay paced by the deadlines.
     package var lastFrameAt = RouterTime(nanoseconds: .min / 2)
 
     package init(schedule: FrameSchedule, timer: PreciseTimer) {
@@ -141,15 +142,16 @@ extension WaylandServer {
     /// callbacks, and the next deadline is armed.
     private func frameShown(_ id: OutputID, _ frameClock: OutputFrameClock, at time: RouterTime, hardwareClock: Bool) {
         protocols.presentation.frameShown(on: id, at: time, refresh: UInt32(clamping: frameClock.schedule.refresh), hardwareClock: hardwareClock, self)
-        sendFrameCallbacks { $0 == id }
+        if sendFrameCallbacks({ $0 == id }) > 0 { frameClock.lastFrameAt = max(frameClock.lastFrameAt, time) }
         armNextDeadline(frameClock)
     }
 
     /// Sends done to the frame callbacks of the surfaces whose output `due` takes (nil: on
     /// no output). One whose client went first is skipped here, not searched for when it
     /// goes, so that a client dying with thousands of callbacks costs no more than they do.
-    package func sendFrameCallbacks(_ due: (OutputID?) -> Bool) {
-        guard !protocols.surface.pendingFrames.isEmpty else { return }
+    @discardableResult
+    package func sendFrameCallbacks(_ due: (OutputID?) -> Bool) -> Int {
+        guard !protocols.surface.pendingFrames.isEmpty else { return 0 }
         var sent: [FrameCallback] = []
         protocols.surface.pendingFrames.removeAll { pending in
             guard due(tree.outputOf(pending.surface)) else { return false }
@@ -161,5 +163,6 @@ extension WaylandServer {
             wl_callback_send_done(callback.resource, time)
             wl_resource_destroy(callback.resource)
         }
+        return sent.count
     }
 }
