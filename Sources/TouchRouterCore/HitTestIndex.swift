@@ -293,12 +293,55 @@ public final class HitTestIndex {
     func findAnswer(grid: UnsafeMutablePointer<Grid>, cell: Int, column: Int, row: Int) -> (CachedAnswer, behind: AnswerTarget) {
         let stamp = grid.pointee.stamps[cell] &<< 2
         let mixed = (CachedAnswer(stamp: stamp | CachedAnswer.mixed), AnswerTarget())
+        var answer: CachedAnswer? = nil
+        var result: (CachedAnswer, AnswerTarget)? = nil
+        forEachClippedItem(grid: grid, cell: cell, column: column, row: row) { item in
+            guard let target = item.target else {
+                result = mixed
+                return false
+            }
+            guard var found = answer else {
+                answer = CachedAnswer(
+                    stamp: stamp | CachedAnswer.nothingBehind,
+                    frontMinX: UInt8(item.minX), frontMinY: UInt8(item.minY), frontMaxX: UInt8(item.maxX), frontMaxY: UInt8(item.maxY),
+                    front: target)
+                if item.whole { result = (answer!, AnswerTarget()) }
+                return !item.whole
+            }
+            if item.minX >= Int(found.frontMinX), item.maxX <= Int(found.frontMaxX), item.minY >= Int(found.frontMinY), item.maxY <= Int(found.frontMaxY) {
+                return true
+            }
+            guard item.whole else {
+                result = mixed
+                return false
+            }
+            found.stamp = stamp | CachedAnswer.surfaceBehind
+            result = (found, target)
+            return false
+        }
+        if let result { return result }
+        return (answer ?? CachedAnswer(stamp: stamp | CachedAnswer.nothingBehind), AnswerTarget())
+    }
+
+    /// An item's rectangle clipped to an answer cell, relative to the cell's corner, and
+    /// what it hits (nil where its origin does not fit in 16 bits).
+    struct ClippedItem {
+        var minX: Int, minY: Int, maxX: Int, maxY: Int
+        var target: AnswerTarget?
+        /// It covers the whole answer cell.
+        var whole: Bool
+    }
+
+    /// The items that meet answer cell (column, row) of grid cell `cell`, front to back,
+    /// clipped to it, until `body` returns false: what `findAnswer` and the mixed cells'
+    /// lists are made of.
+    @inline(__always)
+    func forEachClippedItem(grid: UnsafeMutablePointer<Grid>, cell: Int, column: Int, row: Int, _ body: (ClippedItem) -> Bool) {
         let x0 = column << answerShift, y0 = row << answerShift
         let width = min(1 << answerShift, grid.pointee.width - x0), height = min(1 << answerShift, grid.pointee.height - y0)
         let subShift = cellShift - 3
         let bit: UInt64 = 1 << UInt64((((y0 >> subShift) & 7) << 3) | ((x0 >> subShift) & 7))
         let list = grid.pointee.cells.pointer(at: cell).pointee
-        var answer: CachedAnswer? = nil
         for i in 0..<list.count where list[i].mask & bit != 0 {
             let entry = hot.pointer(at: Int(list[i].slot))
             let ox = Int(entry.pointee.originX), oy = Int(entry.pointee.originY)
@@ -310,29 +353,14 @@ public final class HitTestIndex {
                           group.pointee.minY[lane] < Double(y0 + height - oy), group.pointee.maxY[lane] > Double(y0 - oy) else { continue }
                     let minX = max(Int(group.pointee.minX[lane]) + ox - x0, 0), maxX = min(Int(group.pointee.maxX[lane]) + ox - x0, width)
                     let minY = max(Int(group.pointee.minY[lane]) + oy - y0, 0), maxY = min(Int(group.pointee.maxY[lane]) + oy - y0, height)
-                    let whole = minX == 0 && minY == 0 && maxX == width && maxY == height
                     let info = entry.pointee.infos.unsafelyUnwrapped[g * 4 + lane]
-                    guard let target = AnswerTarget(surface: info.surface, origin: (ox + Int(info.originX), oy + Int(info.originY))) else {
-                        return mixed
-                    }
-                    guard var found = answer else {
-                        answer = CachedAnswer(
-                            stamp: stamp | CachedAnswer.nothingBehind,
-                            frontMinX: UInt8(minX), frontMinY: UInt8(minY), frontMaxX: UInt8(maxX), frontMaxY: UInt8(maxY),
-                            front: target)
-                        if whole { return (answer!, AnswerTarget()) }
-                        continue
-                    }
-                    if minX >= Int(found.frontMinX), maxX <= Int(found.frontMaxX), minY >= Int(found.frontMinY), maxY <= Int(found.frontMaxY) {
-                        continue
-                    }
-                    guard whole else { return mixed }
-                    found.stamp = stamp | CachedAnswer.surfaceBehind
-                    return (found, target)
+                    let item = ClippedItem(minX: minX, minY: minY, maxX: maxX, maxY: maxY,
+                                           target: AnswerTarget(surface: info.surface, origin: (ox + Int(info.originX), oy + Int(info.originY))),
+                                           whole: minX == 0 && minY == 0 && maxX == width && maxY == height)
+                    guard body(item) else { return }
                 }
             }
         }
-        return (answer ?? CachedAnswer(stamp: stamp | CachedAnswer.nothingBehind), AnswerTarget())
     }
 
     static let lanes = SIMD4<Int64>(0, 1, 2, 3)

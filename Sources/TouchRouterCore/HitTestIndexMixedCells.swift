@@ -49,43 +49,24 @@ extension HitTestIndex {
     /// at the first that covers the whole cell.
     func makeMixedList(grid: UnsafeMutablePointer<Grid>, cell: Int, at: Int, slot: Int, stamp: UInt32) {
         var made = MixedList(cell: Int32(truncatingIfNeeded: at), stamp: stamp)
-        let column = at % grid.pointee.answerColumns, row = at / grid.pointee.answerColumns
-        let x0 = column << answerShift, y0 = row << answerShift
-        let width = min(1 << answerShift, grid.pointee.width - x0), height = min(1 << answerShift, grid.pointee.height - y0)
-        let subShift = cellShift - 3
-        let bit: UInt64 = 1 << UInt64((((y0 >> subShift) & 7) << 3) | ((x0 >> subShift) & 7))
-        let list = grid.pointee.cells.pointer(at: cell).pointee
         let targets = grid.pointee.mixedTargets.pointer(at: slot * MixedList.capacity)
         var count = 0
-        defer { grid.pointee.mixedLists[slot] = made }
-        for i in 0..<list.count where list[i].mask & bit != 0 {
-            let entry = hot.pointer(at: Int(list[i].slot))
-            let ox = Int(entry.pointee.originX), oy = Int(entry.pointee.originY)
-            for g in 0...Int(entry.pointee.restCount) {
-                let group = g == 0 ? Self.pointer(to: &entry.pointee.first) : entry.pointee.rest.unsafelyUnwrapped + (g - 1)
-                for lane in 0..<4 {
-                    guard group.pointee.minX[lane] < Double(x0 + width - ox), group.pointee.maxX[lane] > Double(x0 - ox),
-                          group.pointee.minY[lane] < Double(y0 + height - oy), group.pointee.maxY[lane] > Double(y0 - oy) else { continue }
-                    let minX = max(Int(group.pointee.minX[lane]) + ox - x0, 0), maxX = min(Int(group.pointee.maxX[lane]) + ox - x0, width)
-                    let minY = max(Int(group.pointee.minY[lane]) + oy - y0, 0), maxY = min(Int(group.pointee.maxY[lane]) + oy - y0, height)
-                    if (0..<count).contains(where: { minX >= Int(made.minX[$0]) && maxX <= Int(made.maxX[$0]) && minY >= Int(made.minY[$0]) && maxY <= Int(made.maxY[$0]) }) {
-                        continue
-                    }
-                    let info = entry.pointee.infos.unsafelyUnwrapped[g * 4 + lane]
-                    guard count < MixedList.capacity,
-                          let target = AnswerTarget(surface: info.surface, origin: (ox + Int(info.originX), oy + Int(info.originY))) else {
-                        made.overflows = true
-                        return
-                    }
-                    made.minX[count] = UInt8(minX)
-                    made.minY[count] = UInt8(minY)
-                    made.maxX[count] = UInt8(maxX)
-                    made.maxY[count] = UInt8(maxY)
-                    targets[count] = target
-                    count += 1
-                    if minX == 0 && minY == 0 && maxX == width && maxY == height { return }
-                }
+        forEachClippedItem(grid: grid, cell: cell, column: at % grid.pointee.answerColumns, row: at / grid.pointee.answerColumns) { item in
+            if (0..<count).contains(where: { item.minX >= Int(made.minX[$0]) && item.maxX <= Int(made.maxX[$0]) && item.minY >= Int(made.minY[$0]) && item.maxY <= Int(made.maxY[$0]) }) {
+                return true
             }
+            guard count < MixedList.capacity, let target = item.target else {
+                made.overflows = true
+                return false
+            }
+            made.minX[count] = UInt8(item.minX)
+            made.minY[count] = UInt8(item.minY)
+            made.maxX[count] = UInt8(item.maxX)
+            made.maxY[count] = UInt8(item.maxY)
+            targets[count] = target
+            count += 1
+            return !item.whole
         }
+        grid.pointee.mixedLists[slot] = made
     }
 }

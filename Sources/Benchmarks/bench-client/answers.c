@@ -8,9 +8,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
-#include <unistd.h>
 #include "answers.h"
 
 static struct wl_shm *shm;
@@ -51,24 +49,10 @@ static void fill(uint32_t *pixels, int x0, int y0, uint32_t colour) {
 static struct dot_buffer *free_buffer(void) {
     for (int i = 0; i < dot_buffer_count; i++) if (!dot_buffers[i].busy) return &dot_buffers[i];
     if (dot_buffer_count == MOST_BUFFERS) return NULL;
-    size_t size = (size_t)width * (size_t)height * 4;
-    int fd = memfd_create("touch-router-bench-client-dots", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-        perror("touch-router-bench-client: memfd");
-        exit(1);
-    }
-    uint32_t *pixels = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (pixels == MAP_FAILED) {
-        perror("touch-router-bench-client: mmap");
-        exit(1);
-    }
-    for (size_t i = 0; i < size / 4; i++) pixels[i] = background;
-    struct wl_shm_pool *pool = wl_shm_create_pool(shm, fd, (int32_t)size);
     struct dot_buffer *slot = &dot_buffers[dot_buffer_count++];
-    *slot = (struct dot_buffer){ wl_shm_pool_create_buffer(pool, 0, width, height, width * 4, WL_SHM_FORMAT_XRGB8888), pixels, 0, -1, -1 };
+    *slot = (struct dot_buffer){ NULL, NULL, 0, -1, -1 };
+    slot->buffer = shm_buffer(shm, width, height, background, &slot->pixels);
     wl_buffer_add_listener(slot->buffer, &buffer_listener, slot);
-    wl_shm_pool_destroy(pool);
-    close(fd);
     return slot;
 }
 

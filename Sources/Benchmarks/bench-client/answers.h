@@ -10,6 +10,9 @@
 #include "touch-router-input-v1-client-protocol.h"
 
 uint64_t now_ns(void);
+/* An XRGB8888 buffer of w×h filled with `colour`, on a memfd of its own; its pixels stay
+ * mapped into *keep, or are unmapped when keep is NULL (bench-client.c). */
+struct wl_buffer *shm_buffer(struct wl_shm *shm, int w, int h, uint32_t colour, uint32_t **keep);
 
 /* Room for `most` commits' records, allocated and touched now. */
 void answers_allocate(size_t most);

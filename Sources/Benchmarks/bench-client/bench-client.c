@@ -332,9 +332,8 @@ static void global(void *data, struct wl_registry *registry, uint32_t name, cons
 static void global_remove(void *d, struct wl_registry *r, uint32_t name) { (void)d; (void)r; (void)name; }
 static const struct wl_registry_listener registry_listener = { global, global_remove };
 
-static struct wl_buffer *make_buffer(void) {
-    int stride = width * 4;
-    size_t size = (size_t)stride * (size_t)height;
+struct wl_buffer *shm_buffer(struct wl_shm *on, int w, int h, uint32_t colour, uint32_t **keep) {
+    size_t size = (size_t)w * (size_t)h * 4;
     int fd = memfd_create("touch-router-bench-client", MFD_CLOEXEC);
     if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
         perror("touch-router-bench-client: memfd");
@@ -345,10 +344,11 @@ static struct wl_buffer *make_buffer(void) {
         perror("touch-router-bench-client: mmap");
         exit(1);
     }
-    for (size_t i = 0; i < size / 4; i++) pixels[i] = 0xff3070b0;
-    munmap(pixels, size);
-    struct wl_shm_pool *pool = wl_shm_create_pool(shm, fd, (int32_t)size);
-    struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, width, height, stride, WL_SHM_FORMAT_XRGB8888);
+    for (size_t i = 0; i < size / 4; i++) pixels[i] = colour;
+    if (keep) *keep = pixels;
+    else munmap(pixels, size);
+    struct wl_shm_pool *pool = wl_shm_create_pool(on, fd, (int32_t)size);
+    struct wl_buffer *buffer = wl_shm_pool_create_buffer(pool, 0, w, h, w * 4, WL_SHM_FORMAT_XRGB8888);
     wl_shm_pool_destroy(pool);
     close(fd);
     return buffer;
@@ -433,7 +433,7 @@ int main(int argc, char **argv) {
     if (present_mode) {
         wl_surface_attach(surface, answers_first_buffer(), 0, 0);
     } else {
-        wl_surface_attach(surface, make_buffer(), 0, 0);
+        wl_surface_attach(surface, shm_buffer(shm, width, height, 0xff3070b0, NULL), 0, 0);
     }
     wl_surface_damage(surface, 0, 0, width, height);
     wl_surface_commit(surface);
