@@ -21,7 +21,10 @@ public final class CounterClock: RouterClock {
     private let usable: Bool
     private var first: (ticks: UInt64, nanoseconds: Int64) = (0, 0)
     private var anchor: (ticks: UInt64, nanoseconds: Int64) = (0, 0)
-    private var nanosecondsPerTick = 0.0
+    /// The counter's rate in fixed point (32 fraction bits): between readings a stamp is one
+    /// multiply and a shift, not a conversion through Double with its range checks. Ticks
+    /// within an anchor's lifetime times this stay below 2^52 (a millisecond times 2^32).
+    private var nanosecondsPerTickFixed: UInt64 = 0
     private var anchorLifetimeTicks: UInt64 = 0
     /// Stamps never go back, even where a new reading lands a few ns before the estimate.
     private var latest: Int64 = .min
@@ -44,7 +47,7 @@ public final class CounterClock: RouterClock {
         let elapsed = ticks &- anchor.ticks
         var time: Int64
         if elapsed < anchorLifetimeTicks {
-            time = anchor.nanoseconds + Int64(Double(elapsed) * nanosecondsPerTick)
+            time = anchor.nanoseconds &+ Int64(truncatingIfNeeded: (elapsed &* nanosecondsPerTickFixed) &>> 32)
         } else {
             let reading = Self.reading()
             measureRate(to: reading)
@@ -58,8 +61,9 @@ public final class CounterClock: RouterClock {
     private func measureRate(to reading: (ticks: UInt64, nanoseconds: Int64)) {
         let ticks = reading.ticks &- first.ticks
         if ticks > 0, reading.nanoseconds > first.nanoseconds {
-            nanosecondsPerTick = Double(reading.nanoseconds - first.nanoseconds) / Double(ticks)
+            let nanosecondsPerTick = Double(reading.nanoseconds - first.nanoseconds) / Double(ticks)
             anchorLifetimeTicks = UInt64(Double(Self.anchorLifetimeNanoseconds) / nanosecondsPerTick)
+            nanosecondsPerTickFixed = UInt64(nanosecondsPerTick * 4_294_967_296)
         }
         anchor = reading
     }
@@ -83,6 +87,8 @@ public final class CounterClock: RouterClock {
     /// How many times a real reading is tried; once a millisecond, so the cost is small.
     package static let readingTries = 3
 
+    // Kept out of `now()`, whose fast path it would give a stack guard for its timespec.
+    @inline(never)
     private static func monotonic() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)

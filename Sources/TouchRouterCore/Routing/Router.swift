@@ -5,11 +5,9 @@
 /// `KeyboardFocus`, `FallbackChain`, `InteractionIgnoring`, `TreeFollowing`, `RouterTrace`.
 public final class Router {
     public let tree: SurfaceTree
-    // `_read`, not `get`: a getter returned a copy, a retain and a release on every delivery.
-    public var delivery: any InputDelivery {
-        _read { yield state.pointee.delivery }
-        set { state.pointee.delivery = newValue }
-    }
+    // A `let` of this final class: a call on it needs no retain and release, which a `var`
+    // (or the state's) paid on every delivery, since the call might have replaced it.
+    public let delivery: any InputDelivery
     /// What a client that was never described has bound. The Wayland layer sets each client.
     public var defaultClientCapabilities: ClientCapabilities {
         get { state.pointee.defaultClientCapabilities }
@@ -30,7 +28,6 @@ public final class Router {
     /// All mutable state, unchecked (see `UncheckedState`), grouped by the part that owns
     /// it; each part's file has accessors that keep its handlers' code as it reads.
     struct State {
-        var delivery: any InputDelivery
         var defaultClientCapabilities = ClientCapabilities.all
         var clientCapabilities: [ClientID: ClientCapabilities] = [:]
         var devices: [DeviceID: (name: String, capabilities: DeviceCapabilities)] = [:]
@@ -56,7 +53,8 @@ public final class Router {
 
     public init(tree: SurfaceTree, delivery: any InputDelivery, clock: any RouterClock) {
         self.tree = tree
-        state = UncheckedState(State(delivery: delivery))
+        self.delivery = delivery
+        state = UncheckedState(State())
         self.clock = clock
         queue.reserveCapacity(256)
         touches.reserveCapacity(16)

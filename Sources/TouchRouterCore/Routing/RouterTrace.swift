@@ -1,11 +1,20 @@
 /// The record being built for the event in flight, and where records go.
+/// Holds the observer in a `let`, so that a call on it needs no retain while the box is held.
+final class TimelineObserverBox {
+    let observer: any TimelineObserver
+    init(_ observer: any TimelineObserver) { self.observer = observer }
+}
+
 struct TraceState {
     var sink: (any RoutingTraceSink)?
     var deliveries: [DeliveryRecord] = []
     var decidedAt: RouterTime?
     /// The first client the event in flight reached (always kept, for the timeline).
     var deliveredTo: ClientID?
-    var timelineObserver: (any TimelineObserver)?
+    var timelineObserver: TimelineObserverBox?
+    /// The same box, unretained: `timelineObserver` keeps it alive. A call through a stored `var`
+    /// (or an `unowned(unsafe)` one) pays a retain and a release an event; through this, none.
+    var timelineObserverCall: Unmanaged<TimelineObserverBox>?
     /// The last routed event's `encoded` stamp; nil when it reached no client.
     var lastEncoded: RouterTime?
 }
@@ -35,8 +44,12 @@ extension Router {
     }
     /// Hears every routed event's stage times (Timeline.swift), whether or not anyone traces.
     public var timelineObserver: (any TimelineObserver)? {
-        _read { yield state.pointee.trace.timelineObserver }
-        set { state.pointee.trace.timelineObserver = newValue }
+        get { state.pointee.trace.timelineObserver?.observer }
+        set {
+            let box = newValue.map(TimelineObserverBox.init)
+            state.pointee.trace.timelineObserver = box
+            state.pointee.trace.timelineObserverCall = box.map { Unmanaged.passUnretained($0) }
+        }
     }
 
     /// Stamps the `decided` stage, once per event: always, since the timeline is always on.
@@ -69,8 +82,9 @@ extension Router {
     func finishRoute(_ event: InputEvent, kind: EventKind, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime, arena: RouterTime?, outcome: RouteOutcome) {
         let stamps = stamps(event, arrival: arrival, dequeued: dequeued, arena: arena)
         lastEncoded = stamps.has(.encoded) ? RouterTime(nanoseconds: stamps.encoded) : nil
-        if let observer = timelineObserver {
-            observer.routed(EventTimeline(sequence: sequence, kind: kind, client: deliveredTo, stamps: stamps))
+        if let box = state.pointee.trace.timelineObserverCall {
+            let timeline = EventTimeline(sequence: sequence, kind: kind, client: deliveredTo, stamps: stamps)
+            box._withUnsafeGuaranteedRef { $0.observer.routed(timeline) }
         }
         if let sink = traceSink {
             let delivered = stamps.has(.encoded) ? RouterTime(nanoseconds: stamps.encoded) : clock.now()
