@@ -106,7 +106,8 @@ public final class HitTestIndex {
     /// to the answer cell; empty when none) hit `front`; the others hit the surface in
     /// `Grid.answersBehind`, or nothing. A mixed cell is one that needs the grid's walk.
     /// `stamp` is the grid cell's stamp when the answer was found, shifted left by two,
-    /// with what lies behind the front in the low two bits. Sixteen bytes, so that four
+    /// with what lies behind the front in the low two bits. A mixed answer's front is empty,
+    /// and its `front.surface` is the slot of its list (HitTestIndexMixedCells.swift). Sixteen bytes, so that four
     /// share a cache line: a query's cost is mostly the miss that loads its answer.
     struct CachedAnswer: Equatable {
         static let nothingBehind: UInt32 = 1, surfaceBehind: UInt32 = 2, mixed: UInt32 = 3
@@ -127,11 +128,11 @@ public final class HitTestIndex {
         var answers = ManualBuffer<CachedAnswer>()
         /// Read only for points outside the front of an answer with a surface behind.
         var answersBehind = ManualBuffer<AnswerTarget>()
-        /// Mixed answer cells' short lists (HitTestIndexMixedCells.swift), direct-mapped by
-        /// answer cell: `mixedMask + 1` lists, `MixedList.capacity` targets each.
+        /// Mixed answer cells' short lists (HitTestIndexMixedCells.swift), a slot each,
+        /// `MixedList.capacity` targets a slot; slots no answer holds wait in `freeMixedSlots`.
         var mixedLists = ManualBuffer<MixedList>()
         var mixedTargets = ManualBuffer<AnswerTarget>()
-        var mixedMask = 0
+        var freeMixedSlots = ManualBuffer<UInt32>()
     }
 
     struct OutputEntry {
@@ -197,6 +198,11 @@ public final class HitTestIndex {
     /// The surface at a global point: the output holding it, then its answer cell's cached
     /// answer if it is current, else the grid cell's toplevels front to back. The
     /// arithmetic matches `SurfaceTree.referenceHitTest`.
+    ///
+    /// Inlined into `SurfaceTree.hitTest`, and everything but a current answer whose front
+    /// holds the point is in `answerBehindFront`: the common case keeps few registers live and
+    /// pays one call.
+    @inline(__always)
     func hitTest(_ point: Point<GlobalSpace>) -> HitResult? {
         if !state.pointee.stale.isEmpty { flattenStale() }
         let outputs = state.pointee.outputs
@@ -209,40 +215,56 @@ public final class HitTestIndex {
             let x = point.x - output.pointee.originX, y = point.y - output.pointee.originY
             let grid = state.pointee.grids.pointer(at: Int(output.pointee.grid))
             let ix = Int(x), iy = Int(y)
-            let cell = (iy &>> cellShift) &* grid.pointee.columns &+ (ix &>> cellShift)
-            let stamp = grid.pointee.stamps.base.unsafelyUnwrapped[cell]
             let at = (iy &>> answerShift) &* grid.pointee.answerColumns &+ (ix &>> answerShift)
             let answer = grid.pointee.answers.pointer(at: at)
-            if answer.pointee.stamp &>> 2 != stamp {
-                let (found, behind) = findAnswer(grid: grid, cell: cell, column: ix &>> answerShift, row: iy &>> answerShift)
-                answer.pointee = found
-                grid.pointee.answersBehind[at] = behind
-            }
+            let cell = (iy &>> cellShift) &* grid.pointee.columns &+ (ix &>> cellShift)
             let within = (1 &<< answerShift) &- 1
             let ax = UInt8(truncatingIfNeeded: ix & within), ay = UInt8(truncatingIfNeeded: iy & within)
-            let target: AnswerTarget
-            if ax >= answer.pointee.frontMinX, ax < answer.pointee.frontMaxX, ay >= answer.pointee.frontMinY, ay < answer.pointee.frontMaxY {
-                target = answer.pointee.front
-            } else {
-                switch answer.pointee.stamp & 3 {
-                case CachedAnswer.nothingBehind: return nil
-                case CachedAnswer.surfaceBehind: target = grid.pointee.answersBehind[at]
-                default:
-                    let listed = mixedAnswer(grid: grid, cell: cell, at: at, ax: ax, ay: ay)
-                    if listed >= 0 {
-                        target = grid.pointee.mixedTargets[listed]
-                    } else if listed == Self.listedNothing {
-                        return nil
-                    } else {
-                        return walk(grid: grid, cell: cell, x: x, y: y, output: output.pointee.id)
-                    }
-                }
+            guard answer.pointee.stamp &>> 2 == grid.pointee.stamps.base.unsafelyUnwrapped[cell],
+                  ax >= answer.pointee.frontMinX, ax < answer.pointee.frontMaxX,
+                  ay >= answer.pointee.frontMinY, ay < answer.pointee.frontMaxY else {
+                return answerBehindFront(grid: grid, cell: cell, at: at, ax: ax, ay: ay, x: x, y: y, output: output.pointee.id)
             }
+            let target = answer.pointee.front
             return HitResult(
                 surface: SurfaceID(target.surface), output: output.pointee.id,
                 local: Point(x: x - Double(target.originX), y: y - Double(target.originY)))
         }
         return nil
+    }
+
+    /// The rest of a query, off its fast path: the answer cell's answer is found if it is
+    /// not current, and the point is outside its front.
+    @inline(never)
+    func answerBehindFront(grid: UnsafeMutablePointer<Grid>, cell: Int, at: Int, ax: UInt8, ay: UInt8, x: Double, y: Double, output: OutputID) -> HitResult? {
+        let answer = grid.pointee.answers.pointer(at: at)
+        if answer.pointee.stamp &>> 2 != grid.pointee.stamps[cell] {
+            let columns = grid.pointee.answerColumns
+            let (found, behind) = findAnswer(grid: grid, cell: cell, column: at % columns, row: at / columns)
+            replaceAnswer(answer, with: found, in: grid)
+            grid.pointee.answersBehind[at] = behind
+        }
+        let target: AnswerTarget
+        if ax >= answer.pointee.frontMinX, ax < answer.pointee.frontMaxX, ay >= answer.pointee.frontMinY, ay < answer.pointee.frontMaxY {
+            target = answer.pointee.front
+        } else {
+            switch answer.pointee.stamp & 3 {
+            case CachedAnswer.nothingBehind: return nil
+            case CachedAnswer.surfaceBehind: target = grid.pointee.answersBehind[at]
+            default:
+                let listed = mixedAnswer(grid: grid, cell: cell, at: at, slot: Int(answer.pointee.front.surface), ax: ax, ay: ay)
+                if listed >= 0 {
+                    target = grid.pointee.mixedTargets[listed]
+                } else if listed == Self.listedNothing {
+                    return nil
+                } else {
+                    return walk(grid: grid, cell: cell, x: x, y: y, output: output)
+                }
+            }
+        }
+        return HitResult(
+            surface: SurfaceID(target.surface), output: output,
+            local: Point(x: x - Double(target.originX), y: y - Double(target.originY)))
     }
 
     /// The grid cell's toplevels, front to back, skipping those whose box misses the point's sub-cell.
@@ -266,7 +288,8 @@ public final class HitTestIndex {
                 let inside = (px .>= group.pointee.minX) .& (px .< group.pointee.maxX)
                     .& (py .>= group.pointee.minY) .& (py .< group.pointee.maxY)
                 if any(inside) {
-                    let lane = Int(SIMD4<Int64>(repeating: 4).replacing(with: Self.lanes, where: inside).min())
+                    // A local constant folds; a static one cost a swift_once a call.
+                    let lane = Int(SIMD4<Int64>(repeating: 4).replacing(with: SIMD4<Int64>(0, 1, 2, 3), where: inside).min())
                     let info = entry.pointee.infos.unsafelyUnwrapped + (g &* 4 &+ lane)
                     return HitResult(
                         surface: SurfaceID(info.pointee.surface), output: output,
@@ -362,8 +385,6 @@ public final class HitTestIndex {
             }
         }
     }
-
-    static let lanes = SIMD4<Int64>(0, 1, 2, 3)
 
     @inline(__always)
     static func pointer<T>(to value: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<T> { value }

@@ -77,7 +77,9 @@ extension HitTestIndex {
         }
         var stale: String? = nil
         forEachCurrentAnswer { grid, g, column, row, cell, cached in
-            let (fresh, behind) = findAnswer(grid: grid, cell: cell, column: column, row: row)
+            var (fresh, behind) = findAnswer(grid: grid, cell: cell, column: column, row: row)
+            // A mixed answer's front names its list's slot (checked by `checkMixedSlots`).
+            if fresh.stamp & 3 == CachedAnswer.mixed { fresh.front.surface = cached.front.surface }
             guard cached == fresh, fresh.stamp & 3 != CachedAnswer.surfaceBehind
                 || grid.pointee.answersBehind[row * grid.pointee.answerColumns + column] == behind else {
                 stale = "answer cell (\(column),\(row)) of grid \(g) holds a stale answer"
@@ -86,6 +88,7 @@ extension HitTestIndex {
             return true
         }
         if let stale { return stale }
+        if let wrong = checkMixedSlots() { return wrong }
         if let wrong = checkMixedLists() { return wrong }
         for slot in 0..<entries.count where entries[slot].grid >= 0 {
             let entry = entries[slot]
@@ -98,6 +101,32 @@ extension HitTestIndex {
         return nil
     }
 
+    /// Every mixed answer, current or not, holds a slot no other answer holds and that is not
+    /// free, and every slot is held or free: none is lost.
+    func checkMixedSlots() -> String? {
+        for g in 0..<grids.count where grids[g].live {
+            let grid = grids.pointer(at: g)
+            let slots = grid.pointee.mixedLists.count
+            var holder = [Int?](repeating: nil, count: slots)
+            for at in 0..<grid.pointee.answers.count where grid.pointee.answers[at].stamp & 3 == CachedAnswer.mixed {
+                let slot = Int(grid.pointee.answers[at].front.surface)
+                guard slot < slots else { return "answer cell \(at) of grid \(g) holds slot \(slot) of \(slots)" }
+                if let other = holder[slot] { return "answer cells \(other) and \(at) of grid \(g) both hold slot \(slot)" }
+                holder[slot] = at
+            }
+            var free = Set<Int>()
+            for i in 0..<grid.pointee.freeMixedSlots.count {
+                let slot = Int(grid.pointee.freeMixedSlots[i])
+                guard slot < slots, holder[slot] == nil, free.insert(slot).inserted else {
+                    return "free slot \(slot) of grid \(g) is out of range, held, or freed twice"
+                }
+            }
+            let held = holder.lazy.filter { $0 != nil }.count
+            if held + free.count != slots { return "grid \(g) has \(slots) mixed slots, \(held) held and \(free.count) free" }
+        }
+        return nil
+    }
+
     /// Each current mixed list gives, at every pixel of its answer cell, what the grid's
     /// walk gives there.
     func checkMixedLists() -> String? {
@@ -105,14 +134,15 @@ extension HitTestIndex {
         forEachCurrentAnswer { grid, g, column, row, cell, cached in
             guard cached.stamp & 3 == CachedAnswer.mixed else { return true }
             let at = row * grid.pointee.answerColumns + column
-            let list = grid.pointee.mixedLists[at & grid.pointee.mixedMask]
+            let slot = Int(cached.front.surface)
+            let list = grid.pointee.mixedLists[slot]
             guard list.cell == Int32(truncatingIfNeeded: at), list.stamp == grid.pointee.stamps[cell], !list.overflows else { return true }
             let x0 = column << answerShift, y0 = row << answerShift
             for ay in 0..<min(1 << answerShift, grid.pointee.height - y0) {
                 for ax in 0..<min(1 << answerShift, grid.pointee.width - x0) {
                     let x = Double(x0 + ax) + 0.5, y = Double(y0 + ay) + 0.5
                     let walked = walk(grid: grid, cell: cell, x: x, y: y, output: OutputID(0))
-                    let listed = mixedAnswer(grid: grid, cell: cell, at: at, ax: UInt8(ax), ay: UInt8(ay))
+                    let listed = mixedAnswer(grid: grid, cell: cell, at: at, slot: slot, ax: UInt8(ax), ay: UInt8(ay))
                     let target = listed >= 0 ? grid.pointee.mixedTargets[listed] : nil
                     let agrees = target.map { walked?.surface == SurfaceID($0.surface) && walked?.local == Point(x: x - Double($0.originX), y: y - Double($0.originY)) }
                         ?? (walked == nil)

@@ -55,14 +55,11 @@ extension HitTestIndex {
             grid.answers.append(CachedAnswer())
             grid.answersBehind.append(AnswerTarget())
         }
-        // A list for every fourth answer cell: about one in fourteen is mixed in dense scenes.
-        var lists = 64
-        while lists < grid.answerColumns * grid.answerRows / 4 { lists <<= 1 }
-        grid.mixedMask = lists - 1
+        // Room for one answer cell in sixteen to be mixed before the lists grow: about one in
+        // fourteen is, in dense scenes.
+        let lists = max(64, grid.answerColumns * grid.answerRows / 16)
         grid.mixedLists.reserve(lists)
         grid.mixedTargets.reserve(lists * MixedList.capacity)
-        for _ in 0..<lists { grid.mixedLists.append(MixedList()) }
-        for _ in 0..<(lists * MixedList.capacity) { grid.mixedTargets.append(AnswerTarget()) }
         return grid
     }
 
@@ -86,6 +83,7 @@ extension HitTestIndex {
         grid.pointee.answersBehind.deallocate()
         grid.pointee.mixedLists.deallocate()
         grid.pointee.mixedTargets.deallocate()
+        grid.pointee.freeMixedSlots.deallocate()
     }
 
     // MARK: Toplevels
@@ -147,6 +145,8 @@ extension HitTestIndex {
         if !state.pointee.stale.isEmpty { flattenStale() }
     }
 
+    // Out of the query's line: inlined, its loop's registers cost every query a longer prologue.
+    @inline(never)
     func flattenStale() {
         for node in state.pointee.stale {
             node.indexStale = false
@@ -384,9 +384,7 @@ extension HitTestIndex {
         for r in (row * perCell)..<((row + 1) * perCell) {
             for c in (column * perCell)..<((column + 1) * perCell) {
                 let at = r * grid.pointee.answerColumns + c
-                grid.pointee.answers[at] = CachedAnswer()
-                let list = grid.pointee.mixedLists.pointer(at: at & grid.pointee.mixedMask)
-                if list.pointee.cell == Int32(truncatingIfNeeded: at) { list.pointee = MixedList() }
+                clearAnswer(grid.pointee.answers.pointer(at: at), in: grid)
             }
         }
         grid.pointee.stamps[row * grid.pointee.columns + column] = 1
