@@ -121,7 +121,7 @@ final class DRMScanout: OutputPresenter {
                        physicalWidth: connector.physicalWidth, physicalHeight: connector.physicalHeight)
     }
 
-    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) {
+    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) -> Bool {
         let back = 1 - front
         let buffer = buffers[back]
         let area: [PixelRect]? = if let damage, let previousDamage { damage + previousDamage } else { nil }
@@ -133,11 +133,12 @@ final class DRMScanout: OutputPresenter {
             flipFailing = true
             // The next frame draws everything again, into whichever buffer.
             previousDamage = nil
-            return
+            return false
         }
         flipFailing = false
         front = back
         flipPending = true
+        return true
     }
 
     /// When the last flip completed: the kernel's vblank time, on CLOCK_MONOTONIC.

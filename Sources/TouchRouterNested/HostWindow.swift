@@ -75,8 +75,8 @@ final class HostWindow: OutputPresenter {
         return buffers.contains { !$0.busy } || buffers.count < Self.maxBuffers
     }
 
-    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) {
-        guard configured, backend.failure == nil, frameCallback == nil else { return }
+    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) -> Bool {
+        guard configured, backend.failure == nil, frameCallback == nil else { return false }
         let buffer: HostBuffer
         if let free = buffers.first(where: { !$0.busy }) {
             buffer = free
@@ -84,11 +84,12 @@ final class HostWindow: OutputPresenter {
             do {
                 buffer = try HostBuffer(backend: backend, width: mode.width, height: mode.height)
             } catch {
-                return backend.hostFailed(error)
+                backend.hostFailed(error)
+                return false
             }
             buffers.append(buffer)
         } else {
-            return
+            return false
         }
         // Every buffer now lacks this frame's change; the one written gets all it lacks.
         for other in buffers { other.addStale(damage) }
@@ -108,7 +109,11 @@ final class HostWindow: OutputPresenter {
         if let frameCallback { wl_callback_add_listener(frameCallback, Listeners.frame, unretained) }
         wl_surface_commit(surface)
         buffer.busy = true
-        do { try backend.flush() } catch { backend.hostFailed(error) }
+        do { try backend.flush() } catch {
+            backend.hostFailed(error)
+            return false
+        }
+        return true
     }
 
     var onShown: ((RouterTime?) -> Void)?

@@ -159,4 +159,52 @@ struct PresentStageTests {
         #expect(frames >= 5, "frames came at all: \(frames)")
         #expect(frames <= 66, "a frame callback a refresh, not one a commit: \(frames) in a second")
     }
+    /// A screen that refuses the frames it is offered while `refusing`, and shows at once the
+    /// others; it records the damage of each frame offered.
+    final class RefusingScreen: OutputPresenter {
+        var refusing = true
+        var offered: [[PixelRect]?] = []
+        var readyForFrame: Bool { true }
+        func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) -> Bool {
+            offered.append(damage)
+            if !refusing { onShown?(nil) }
+            return !refusing
+        }
+        func setPowered(_ powered: Bool) throws {}
+        var frameInFlight: Bool { false }
+        var onShown: ((RouterTime?) -> Void)?
+        func abandonFlip() {}
+    }
+
+    @Test("a frame the screen refuses (a page flip the kernel refused) is not presented: its feedback is discarded, its answer not recorded, frame callbacks still come, and the next frame is offered whole and presented")
+    func refusedFrameIsNotPresented() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let app = try answering(fixture)
+        let screen = RefusingScreen()
+        let name = try #require(fixture.server.outputs.first?.name)
+        try fixture.server.setPresenter(screen, forOutput: name)
+        let callback = try #require(app.client.request(app.window.surface, "frame"))
+        let refused = try answer(app, eventTime: RouterTime(nanoseconds: 1_000_000), dot: 1)
+        try settle(fixture, app, [refused])
+        #expect(app.client.events(of: refused, named: "discarded").count == 1)
+        #expect(app.client.events(of: refused, named: "presented").isEmpty)
+        // Its answer names no event sent, so a presented one would count as unmatched.
+        #expect(fixture.server.stats.presentation.unmatched == 0, "a refused frame's answer is not taken up")
+        for _ in 0..<200 where app.client.events(of: callback, named: "done").isEmpty {
+            fixture.serveOnce()
+            usleep(1000)
+        }
+        #expect(app.client.events(of: callback, named: "done").count == 1, "the client may draw again")
+        let refusals = screen.offered.count
+        #expect(refusals >= 1)
+
+        screen.refusing = false
+        let shown = try answer(app, eventTime: RouterTime(nanoseconds: 2_000_000), dot: 2)
+        try settle(fixture, app, [shown])
+        #expect(app.client.events(of: shown, named: "presented").count == 1)
+        #expect(fixture.server.stats.presentation.unmatched == 1)
+        #expect(screen.offered.count > refusals)
+        #expect(screen.offered[refusals] == nil, "the frame after a refusal is offered whole: \(String(describing: screen.offered[refusals]))")
+    }
 }

@@ -107,6 +107,13 @@ package final class PresentationState {
         }
     }
 
+    /// `output`'s screen refused its frame: the commits in it were never shown.
+    package func frameRefused(on output: OutputID) {
+        for commit in inFlight.removeValue(forKey: output) ?? [] {
+            for feedback in commit.feedbacks { feedback.discard() }
+        }
+    }
+
     /// An output went: its frame on the way will not be shown.
     package func outputRemoved(_ output: OutputID) {
         for commit in inFlight.removeValue(forKey: output) ?? [] {

@@ -102,10 +102,19 @@ extension WaylandServer {
             if !presenter.frameInFlight { protocols.sessionLock.frameComposed(on: id) }
             return armNextDeadline(frameClock)
         }
-        let handed = presentFrame(of: output, to: presenter)
+        let handOver = presentFrame(of: output, to: presenter)
         frameClock.schedule.composed(from: start, to: clock.now(), aimingAt: frameClock.target)
         protocols.presentation.frameComposed(on: id, self)
+        if handOver == .refused {
+            // Nothing reached the screen: the frame's feedback is discarded, not presented, and
+            // its answers are not recorded. Clients still get their frame callbacks, as at a
+            // missed vblank, and the next deadline offers the output whole.
+            protocols.presentation.frameRefused(on: id)
+            sendFrameCallbacks { $0 == id }
+            return armNextDeadline(frameClock)
+        }
         protocols.sessionLock.frameComposed(on: id)
+        let handed = handOver == .taken
         if handed { frameClock.lastFrameAt = start }
         if handed, presenter.frameInFlight {
             frameClock.awaitingFlip = true

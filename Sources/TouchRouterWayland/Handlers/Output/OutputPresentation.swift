@@ -12,8 +12,11 @@ public protocol OutputPresenter: AnyObject {
     /// the session offers the next frame at a tick after it.
     var readyForFrame: Bool { get }
     /// Shows `framebuffer`, the output in layout orientation; `damage` is what changed since
-    /// the previous present, in the framebuffer's pixels, nil for all of it.
-    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?)
+    /// the previous present, in the framebuffer's pixels, nil for all of it. False when the
+    /// screen refused it (the kernel refused the page flip, the host window could not take
+    /// it): it is not shown, and the next frame is handed over whole.
+    @discardableResult
+    func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) -> Bool
     /// When the last frame it took reached the screen (CLOCK_MONOTONIC); nil where it cannot
     /// tell, and presentation feedback then takes the frame tick's time.
     var lastShown: RouterTime? { get }
@@ -70,26 +73,39 @@ extension WaylandServer {
         _ = try display.watch(fd: fd) { _ in readable() }
     }
 
+    /// What became of a frame offered to a presenter.
+    package enum FrameHandOver {
+        /// Nothing changed since the last frame (or it could not be composed).
+        case nothingNew
+        case taken
+        /// The screen refused it: the output is marked to be drawn whole next time.
+        case refused
+    }
+
     /// Composes `output` and hands the frame to `presenter` if anything changed since its
-    /// last one; false when nothing was handed over.
-    package func presentFrame(of output: VirtualOutput, to presenter: OutputPresenter) -> Bool {
+    /// last one.
+    package func presentFrame(of output: VirtualOutput, to presenter: OutputPresenter) -> FrameHandOver {
         if protocols.output.power[output.id] == .off {
             // Blanked to black (a screen left powered): one black frame, then nothing.
-            guard protocols.output.unpresented[output.id]?.isEmpty == false else { return false }
+            guard protocols.output.unpresented[output.id]?.isEmpty == false else { return .nothingNew }
             protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
-            presenter.present(Framebuffer(width: output.mode.pixelSize.width, height: output.mode.pixelSize.height), damage: nil)
-            return true
+            return handOver(presenter.present(Framebuffer(width: output.mode.pixelSize.width, height: output.mode.pixelSize.height), damage: nil), output.id)
         }
         do {
             let (_, framebuffer) = try compose(output: output.name)
-            guard let damage = protocols.output.unpresented[output.id], !damage.isEmpty else { return false }
+            guard let damage = protocols.output.unpresented[output.id], !damage.isEmpty else { return .nothingNew }
             protocols.output.unpresented[output.id] = UnpresentedDamage(all: false)
-            presenter.present(framebuffer, damage: damage.all ? nil : damage.rects)
-            return true
+            return handOver(presenter.present(framebuffer, damage: damage.all ? nil : damage.rects), output.id)
         } catch {
             report("output \(output.name): cannot compose a frame: \(error)")
-            return false
+            return .nothingNew
         }
+    }
+
+    private func handOver(_ taken: Bool, _ id: OutputID) -> FrameHandOver {
+        guard !taken else { return .taken }
+        protocols.output.unpresented[id] = UnpresentedDamage()
+        return .refused
     }
 }
 
