@@ -55,6 +55,9 @@ struct EndToEndBench: ParsableCommand {
     @Option(help: ArgumentHelp("With --present: an HDR percentile plot (SVG) of touch to present, one line per compositor, drawn by tools/plot-latency.py (matplotlib).", valueName: "file.svg"))
     var plot: String?
 
+    @Option(help: ArgumentHelp("The refresh of TouchRouter's headless output, in Hz (default 60). sway's headless output, asked for 60 Hz, draws every 16 ms: --refresh 62.5 compares the two at one frame rate.", valueName: "Hz"))
+    var refresh: Double?
+
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
@@ -75,6 +78,7 @@ struct EndToEndBench: ParsableCommand {
         if let peer, peer != "sway" { throw ValidationError("--peer takes only 'sway', not '\(peer)'") }
         if let recording, !FileManager.default.isReadableFile(atPath: recording) { throw ValidationError("--recording: cannot read \(recording)") }
         if plot != nil && !present { throw ValidationError("--plot draws touch to present: it needs --present") }
+        if let refresh, !(refresh.isFinite && (1...1000).contains(refresh)) { throw ValidationError("--refresh takes 1 to 1000 Hz, not \(refresh)") }
     }
 
     static func parseSize(_ text: String) throws -> (Int, Int) {
@@ -100,7 +104,7 @@ struct EndToEndBench: ParsableCommand {
             defer { if keep == nil { try? FileManager.default.removeItem(at: work) } }
             let recordingPath = recording.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let run = EndToEndRun(tools: tools, work: work, clients: clients, fingers: fingers, rate: rate, seconds: seconds,
-                                  recording: recordingPath, size: size, reportReceipts: reportReceipts, present: present, progress: progressOptions.shown)
+                                  recording: recordingPath, size: size, reportReceipts: reportReceipts, present: present, refresh: refresh, progress: progressOptions.shown)
             // A write to a child that has gone ends with an error, not with the signal.
             signal(SIGPIPE, SIG_IGN)
             let (touchRouter, floor, playedRounds) = try run.interleaved(rounds: rounds)
@@ -110,7 +114,7 @@ struct EndToEndBench: ParsableCommand {
             if let shown = touchRouter.present { plotSides.append(("TouchRouter, touch (device time)", shown)) }
             if peer == "sway" {
                 let comparison = try PeerBench(tools: tools, work: work, clients: clients, rate: rate, seconds: seconds, size: size, rounds: rounds,
-                                               present: present, progress: progressOptions.shown).run()
+                                               present: present, refresh: refresh, progress: progressOptions.shown).run()
                 peerReport = comparison.json
                 peerTable = comparison.table
                 plotSides += comparison.present
@@ -132,12 +136,13 @@ struct EndToEndBench: ParsableCommand {
     var workloadDescription: String {
         if let recording { return "\(clients) client\(clients == 1 ? "" : "s"), recording \(recording)" }
         return "\(clients) client\(clients == 1 ? "" : "s"), \(fingers) finger\(fingers == 1 ? "" : "s") each, \(rate) Hz, \(seconds) s"
+            + (refresh.map { ", output at \($0) Hz" } ?? "")
     }
 
     func workloadJSON(rounds: Int) -> String {
         let (w, h) = (try? Self.parseSize(size)) ?? (0, 0)
         return "{\"clients\":\(clients),\"fingers\":\(recording == nil ? String(fingers) : "null"),\"rate\":\(recording == nil ? String(rate) : "null"),"
-            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonString($0) } ?? "null"),\"size\":[\(w),\(h)],\"rounds\":\(rounds)}"
+            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonString($0) } ?? "null"),\"size\":[\(w),\(h)],\"rounds\":\(rounds),\"refresh_hz\":\(refresh.map { String($0) } ?? "60")}"
     }
 }
 
@@ -207,6 +212,8 @@ struct EndToEndRun {
     let size: String
     let reportReceipts: Bool
     let present: Bool
+    /// TouchRouter's headless output refresh (Hz); nil for the session's default, 60.
+    let refresh: Double?
     let progress: Bool
 
     static func environment(runtime: URL, extra: [String: String] = [:]) -> [String: String] {

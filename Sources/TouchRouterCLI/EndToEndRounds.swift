@@ -22,7 +22,8 @@ extension EndToEndRun {
         let sessionRuntime = try Self.directory(work.appendingPathComponent("touchrouter"))
         let floorRuntime = try Self.directory(work.appendingPathComponent("floor"))
 
-        let server = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run", "--backend", "headless"],
+        let output = refresh.map { ["--output", "1920x1080@\($0)"] } ?? []
+        let server = try BenchChild("touch-router run", executable: tools.launcher, arguments: ["run", "--backend", "headless"] + output,
                                      environment: Self.environment(runtime: sessionRuntime), errorLog: sessionRuntime.appendingPathComponent("session.err"))
         defer {
             server.terminate()

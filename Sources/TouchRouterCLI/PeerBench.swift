@@ -17,6 +17,8 @@ struct PeerBench {
     let rounds: Int
     /// The clients answer each pointer frame with a dot and presentation feedback (--present).
     let present: Bool
+    /// TouchRouter's output refresh (Hz); nil for 60.
+    let refresh: Double?
     let progress: Bool
 
     static let output = (width: 1920, height: 1080)
@@ -64,7 +66,7 @@ struct PeerBench {
             return "{\"p50\":\(values[0]),\"p99\":\(values[1]),\"p99_9\":\(values[2])}"
         }
         let json = "{\"name\":\"sway\",\"version\":\(jsonString(Self.swayVersion(sway))),\"workload\":{\"clients\":1,\"rate\":\(rate),\"seconds\":\(seconds),\"rounds\":\(roundCount),"
-            + "\"output\":[\(Self.output.width),\(Self.output.height)],\"user\":\(user.map { jsonString($0.name) } ?? "null")},"
+            + "\"output\":[\(Self.output.width),\(Self.output.height)],\"touchrouter_refresh_hz\":\(refresh.map { String($0) } ?? "60"),\"user\":\(user.map { jsonString($0.name) } ?? "null")},"
             + "\"sway\":\(swaySide.json),\"touchrouter\":\(touchRouterSide.json),"
             + "\"ratios_touchrouter_to_sway\":{\"pointer_motion\":\(ratios(touchRouterSide.pointer.latency, swaySide.pointer.latency)),\"key\":\(ratios(touchRouterSide.keys.latency, swaySide.keys.latency))"
             + (present ? ",\"pointer_to_present\":\(ratios(touchRouterSide.present?.latency ?? .init([]), swaySide.present?.latency ?? .init([])))" : "") + "}}"
@@ -214,7 +216,7 @@ struct PeerBench {
         try "[privileges]\nvirtual-input = [\(jsonString(tools.injector))]\n".write(to: config, atomically: true, encoding: .utf8)
         let environment = EndToEndRun.environment(runtime: runtime)
         let server = try BenchChild("touch-router run", executable: tools.launcher,
-                                     arguments: ["run", "--backend", "headless", "--config", config.path, "--output", "\(Self.output.width)x\(Self.output.height)"],
+                                     arguments: ["run", "--backend", "headless", "--config", config.path, "--output", "\(Self.output.width)x\(Self.output.height)" + (refresh.map { "@\($0)" } ?? "")],
                                      environment: environment, errorLog: runtime.appendingPathComponent("session.err"))
         do {
             let display = try server.value(after: "WAYLAND_DISPLAY=", within: 30, what: "touch-router run to listen")

@@ -214,11 +214,14 @@ struct EndToEndBenchTests {
     @Test("bench e2e --peer sway --present: pointer motion and keys through sway 1.7 headless and through TouchRouter in interleaved rounds, both compositors' figures, and each motion's answer presented by both (sway through the preloaded present fix)")
     func peerSway() throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/sway"), "sway is not installed: .ci/setup installs it (apt-get install sway)")
-        let run = try ToolRun(["bench", "e2e", "--clients", "1", "--fingers", "1", "--rate", "200", "--seconds", "0.5", "--peer", "sway", "--present", "--json"], environment: ["WAYLAND_DISPLAY": ""])
+        let run = try ToolRun(["bench", "e2e", "--clients", "1", "--fingers", "1", "--rate", "200", "--seconds", "0.5", "--peer", "sway", "--present", "--refresh", "62.5", "--json"],
+                              environment: ["WAYLAND_DISPLAY": ""])
         #expect(run.status == 0, "\(run.errors)")
         let report = try Self.json(run.output)
+        #expect((report["workload"] as? [String: Any])?["refresh_hz"] as? Double == 62.5, "\(String(describing: report["workload"]))")
         let peer = try #require(report["peer"] as? [String: Any], "\(report.keys)")
         #expect(peer["name"] as? String == "sway")
+        #expect((peer["workload"] as? [String: Any])?["touchrouter_refresh_hz"] as? Double == 62.5, "\(peer)")
         // 0.5 s in rounds of at least 0.1 s: 5 a compositor, 20 reports each.
         #expect((peer["workload"] as? [String: Any])?["rounds"] as? Int == 5, "\(peer)")
         for compositor in ["sway", "touchrouter"] {
