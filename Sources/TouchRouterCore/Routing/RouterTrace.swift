@@ -1,10 +1,10 @@
-/// The record being built for the event in flight, and where records go.
 /// Holds the observer in a `let`, so that a call on it needs no retain while the box is held.
 final class TimelineObserverBox {
     let observer: any TimelineObserver
     init(_ observer: any TimelineObserver) { self.observer = observer }
 }
 
+/// The record being built for the event in flight, and where records go.
 struct TraceState {
     var sink: (any RoutingTraceSink)?
     var deliveries: [DeliveryRecord] = []
@@ -43,6 +43,7 @@ extension Router {
         _modify { yield &state.pointee.trace.deliveredTo }
     }
     /// Hears every routed event's stage times (Timeline.swift), whether or not anyone traces.
+    /// It is called without being retained: it must not be replaced from inside its `routed`.
     public var timelineObserver: (any TimelineObserver)? {
         get { state.pointee.trace.timelineObserver?.observer }
         set {
