@@ -2,7 +2,7 @@
 // where no single front rectangle and surface behind it say what every point hits. Rather
 // than walk the grid cell's toplevels, which at 100,000 leaves means a long list for a
 // point that hits nothing, such a cell keeps up to eight rectangles, clipped to it, front
-// to back, tested together with one vector compare: the first that holds the point wins,
+// to back, tested together as bytes in words: the first that holds the point wins,
 // none means nothing. Each mixed answer holds a slot of its own in the lists' table, kept
 // while the answer is refound mixed and freed when it is not; a list is current while its
 // grid cell's stamp is. A cell that needs more than eight is marked, and walks.
