@@ -107,8 +107,9 @@ public final class HitTestIndex {
     /// `Grid.answersBehind`, or nothing. A mixed cell is one that needs the grid's walk.
     /// `stamp` is the grid cell's stamp when the answer was found, shifted left by two,
     /// with what lies behind the front in the low two bits. A mixed answer's front is empty,
-    /// and its `front.surface` is the slot of its list (HitTestIndexMixedCells.swift). Sixteen bytes, so that four
-    /// share a cache line: a query's cost is mostly the miss that loads its answer.
+    /// and its `front.surface` is the slot of its list (HitTestIndexMixedCells.swift).
+    /// Sixteen bytes, so that four share a cache line: a query's cost is mostly the miss that
+    /// loads its answer.
     struct CachedAnswer: Equatable {
         static let nothingBehind: UInt32 = 1, surfaceBehind: UInt32 = 2, mixed: UInt32 = 3
         var stamp: UInt32 = 0

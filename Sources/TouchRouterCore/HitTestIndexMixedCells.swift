@@ -72,12 +72,6 @@ extension HitTestIndex {
         answer.pointee = found
     }
 
-    /// Empties `answer`, freeing its slot if it is mixed.
-    func clearAnswer(_ answer: UnsafeMutablePointer<CachedAnswer>, in grid: UnsafeMutablePointer<Grid>) {
-        if answer.pointee.stamp & 3 == CachedAnswer.mixed { grid.pointee.freeMixedSlots.append(answer.pointee.front.surface) }
-        answer.pointee = CachedAnswer()
-    }
-
     func takeMixedSlot(_ grid: UnsafeMutablePointer<Grid>) -> UInt32 {
         let free = grid.pointee.freeMixedSlots.count
         if free > 0 {

@@ -384,7 +384,7 @@ extension HitTestIndex {
         for r in (row * perCell)..<((row + 1) * perCell) {
             for c in (column * perCell)..<((column + 1) * perCell) {
                 let at = r * grid.pointee.answerColumns + c
-                clearAnswer(grid.pointee.answers.pointer(at: at), in: grid)
+                replaceAnswer(grid.pointee.answers.pointer(at: at), with: CachedAnswer(), in: grid)
             }
         }
         grid.pointee.stamps[row * grid.pointee.columns + column] = 1

@@ -116,9 +116,7 @@ package final class PresentationState {
 
     /// An output went: its frame on the way will not be shown.
     package func outputRemoved(_ output: OutputID) {
-        for commit in inFlight.removeValue(forKey: output) ?? [] {
-            for feedback in commit.feedbacks { feedback.discard() }
-        }
+        frameRefused(on: output)
         shownFrames[output] = nil
     }
 
