@@ -65,8 +65,9 @@ text field wants. An output's *power* is on, dimmed or off, as the idle timer
 left it (*idle*). *mode* is the panel's, unturned; *rect* is the output in the
 layout, its width and height swapped by a transform of 90 or 270 and divided by
 *scale* (*output set*). *frame_margin_us* is how long before the output's next
-vblank it composes (the 99th percentile of its last 120 compositions plus 0.5
-ms, at least 1 ms); *late_compositions* counts frames whose composition ended
+vblank it composes (its *[[output]]* table's *frame-margin-ms*, else the 99th
+percentile of its last 120 compositions plus 0.5 ms, at least 1 ms);
+*late_compositions* counts frames whose composition ended
 past the vblank it aimed at.
 *locked* is true while a lock screen (ext-session-lock) holds the
 session; only its surfaces and an on-screen keyboard are shown then.
@@ -1317,7 +1318,7 @@ deaths each within 10 s of a start it is not started again.
 
 *[[output]]*
 
-An output's mode, transform and scale, over what its backend chose (the screen's
+An output's mode, transform, scale and frame margin, over what its backend chose (the screen's
 preferred mode, or *--output*'s). Applied once the display backend has started,
 to an output as it appears (a screen plugged in, *msg output create*), and on
 every reload; *touch-router msg output set* changes them until the next reload.
@@ -1352,6 +1353,15 @@ refuses a mode or a transform, and takes a scale.
 	many times smaller, clients draw their buffers that many times larger, and
 	the screen keeps its pixels. Touches and *msg* coordinates are layout points;
 	screenshots and screen captures are the panel's pixels. Default: 1.
+
+*frame-margin-ms* = _number_, 0.1 to 1000
+	How long before each vblank the output composes its frame, as sway's
+	*max_render_time*: a commit that arrives until then is in that vblank's
+	frame. More than a period is a period (composed right after the last
+	vblank). A slow composition does not widen it; one that ends past the
+	vblank misses it and counts in *msg tree*'s *late_compositions*. Default:
+	measured, the 99th percentile of the output's last 120 compositions plus
+	0.5 ms, at least 1 ms and at most three quarters of a period.
 
 # TOUCHSCREENS
 

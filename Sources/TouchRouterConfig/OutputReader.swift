@@ -14,24 +14,27 @@ public struct OutputRule: Hashable, Sendable {
     public var transform: OutputTransform?
     /// Panel pixels for each layout pixel, 1 to 4.
     public var scale: Int?
+    /// How long before each vblank the output composes (ns); nil: measured (FrameSchedule).
+    public var frameMargin: Int64?
     /// Where its table starts, for errors that only the session finds (a mode the screen lacks).
     public var position: SourcePosition
 
     public init(name: String, width: Int? = nil, height: Int? = nil, refreshMilliHertz: Int? = nil, transform: OutputTransform? = nil,
-                scale: Int? = nil, position: SourcePosition = SourcePosition(line: 1, column: 1)) {
+                scale: Int? = nil, frameMargin: Int64? = nil, position: SourcePosition = SourcePosition(line: 1, column: 1)) {
         self.name = name
         self.width = width
         self.height = height
         self.refreshMilliHertz = refreshMilliHertz
         self.transform = transform
         self.scale = scale
+        self.frameMargin = frameMargin
         self.position = position
     }
 }
 
-/// `[[output]]` tables: `name`, then `mode`, `transform` and `scale`.
+/// `[[output]]` tables: `name`, then `mode`, `transform`, `scale` and `frame-margin-ms`.
 enum OutputReader {
-    static let keys = ["name", "mode", "transform", "scale"]
+    static let keys = ["name", "mode", "transform", "scale", "frame-margin-ms"]
 
     static func read(_ tables: [TOMLTable], document: Document) throws(ConfigurationError) -> [OutputRule] {
         var rules: [OutputRule] = []
@@ -61,6 +64,7 @@ enum OutputReader {
                 rule.transform = transform
             }
             rule.scale = try reader.integer("scale", in: 1...4)
+            rule.frameMargin = try reader.milliseconds("frame-margin-ms", in: 0.1...1000)
             try reader.finish(allowed: keys)
             if let earlier = seen[name] {
                 throw document.error(value: path + [.key("name")], "\(pathText(path + [.key("name")])): \"\(name)\" has a table already at line \(earlier.line): expected each output once")

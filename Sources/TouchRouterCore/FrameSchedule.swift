@@ -2,8 +2,10 @@
 /// needs, so that what clients committed until then makes that vblank (Weston's repaint
 /// window, sway's max_render_time, but measured rather than configured). The margin is the
 /// 99th percentile of the last `window` compositions plus `safety`; a vblank the schedule
-/// has not seen is predicted from the last one it saw and the refresh period. Time is
-/// passed in: nothing here reads a clock.
+/// has not seen is predicted from the last one it saw and the refresh period. An output's
+/// configuration may fix the margin instead (`configuredMargin`), as sway's max_render_time
+/// does; compositions are still measured, and one that ends past its vblank still counts as
+/// late. Time is passed in: nothing here reads a clock.
 public struct FrameSchedule: Sendable {
     /// Compositions the margin is measured over: two seconds at 60 Hz.
     public static let window = 120
@@ -21,6 +23,8 @@ public struct FrameSchedule: Sendable {
     private var nextComposition = 0
     /// Frames whose composition ended after the deadline's vblank.
     public private(set) var lateCompositions: UInt64 = 0
+    /// The margin the configuration fixes (ns, at most one period); nil: measured.
+    public var configuredMargin: Int64?
 
     /// The refresh period (ns) of `refreshMilliHertz`, taken between 1 Hz and 1000 Hz.
     public static func period(refreshMilliHertz: Int) -> Int64 {
@@ -28,14 +32,17 @@ public struct FrameSchedule: Sendable {
     }
 
     /// `refreshMilliHertz` as outputs give it; vblanks counted from `start`.
-    public init(refreshMilliHertz: Int, start: RouterTime) {
+    public init(refreshMilliHertz: Int, start: RouterTime, configuredMargin: Int64? = nil) {
         refresh = Self.period(refreshMilliHertz: refreshMilliHertz)
         lastVblank = start
+        self.configuredMargin = configuredMargin
         compositions.reserveCapacity(Self.window)
     }
 
     /// How long before a vblank composition starts.
     public var margin: Int64 {
+        // A whole period composes right after the last vblank; more would aim before it.
+        if let configuredMargin { return min(max(configuredMargin, 0), refresh) }
         guard !compositions.isEmpty else { return Self.minimumMargin }
         let sorted = compositions.sorted()
         let p99 = sorted[min(sorted.count - 1, (sorted.count * 99) / 100)]

@@ -48,4 +48,19 @@ struct FrameScheduleTests {
         #expect(FrameSchedule(refreshMilliHertz: 0, start: .zero).refresh == 1_000_000_000)
         #expect(FrameSchedule(refreshMilliHertz: Int.max, start: .zero).refresh == 1_000_000)
     }
+
+    @Test("a configured margin replaces the measured one, up to a whole period; compositions are still measured, and late ones counted")
+    func configuredMargin() {
+        var schedule = FrameSchedule(refreshMilliHertz: 60_000, start: at(0), configuredMargin: 3_000_000)
+        #expect(schedule.margin == 3_000_000)
+        #expect(schedule.deadline(after: at(1)) == at(Self.refresh - 3_000_000))
+        schedule.composed(from: at(0), to: at(Self.refresh + 1), aimingAt: at(Self.refresh))
+        #expect(schedule.margin == 3_000_000, "a slow composition does not widen a configured margin")
+        #expect(schedule.lateCompositions == 1)
+        schedule.configuredMargin = 5 * Self.refresh
+        #expect(schedule.margin == Self.refresh)
+        #expect(schedule.deadline(after: at(1)) == at(Self.refresh), "the deadline is the next vblank: composed just after it, for the one after")
+        schedule.configuredMargin = nil
+        #expect(schedule.margin == Self.refresh * 3 / 4, "measured again: the slow composition, within three quarters of a period")
+    }
 }

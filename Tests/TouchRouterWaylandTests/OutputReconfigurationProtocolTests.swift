@@ -225,4 +225,27 @@ struct OutputReconfigurationProtocolTests {
         #expect(fixture.server.shell.outputProblems == ["[[output]] \"HEADLESS-2\" at line 7: HEADLESS-2: no mode 320x240; it keeps 640x480@60.0, transform normal, scale 1"])
         #expect(fixture.server.tree.outputs.map(\.rect.width) == [1280, 640])
     }
+
+    @Test("frame-margin-ms fixes an output's composition margin; a reload without it measures again; an output that appears takes its table's")
+    func configuredFrameMargin() throws {
+        let fixture = try Self.kiosk([OutputMode(width: 1280, height: 720), OutputMode(width: 640, height: 480)])
+        defer { fixture.end() }
+        func margin(_ name: String) -> Int64? {
+            fixture.server.outputs.first { $0.name == name }.flatMap { fixture.server.protocols.output.frameClocks[$0.id]?.schedule.margin }
+        }
+        #expect(margin("HEADLESS-1") == FrameSchedule.minimumMargin)
+        var configuration = ServerConfiguration()
+        configuration.outputs = [OutputRule(name: "HEADLESS-1", frameMargin: 4_000_000), OutputRule(name: "HEADLESS-3", frameMargin: 50_000_000)]
+        try fixture.server.shell.apply(configuration)
+        fixture.server.startApplyingOutputRules()
+        #expect(margin("HEADLESS-1") == 4_000_000)
+        #expect(margin("HEADLESS-2") == FrameSchedule.minimumMargin, "no table: measured")
+
+        try fixture.server.addOutput(OutputIdentity(name: "HEADLESS-3", make: "TouchRouter", model: "virtual"), mode: OutputMode(width: 320, height: 240))
+        #expect(margin("HEADLESS-3") == 16_666_666, "more than a period is a period: composed right after the last vblank")
+
+        try fixture.server.shell.apply(ServerConfiguration())
+        #expect(margin("HEADLESS-1") == FrameSchedule.minimumMargin)
+        #expect(margin("HEADLESS-3") == FrameSchedule.minimumMargin)
+    }
 }

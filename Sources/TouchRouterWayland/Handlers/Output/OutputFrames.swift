@@ -76,7 +76,8 @@ extension WaylandServer {
     private func frameDue(_ id: OutputID) {
         guard let frameClock = protocols.output.frameClocks[id], let output = outputs.first(where: { $0.id == id }) else { return }
         if frameClock.schedule.refresh != FrameSchedule.period(refreshMilliHertz: output.mode.refreshMilliHertz) {
-            frameClock.schedule = FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: frameClock.schedule.lastVblank)
+            frameClock.schedule = FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: frameClock.schedule.lastVblank,
+                                                configuredMargin: frameClock.schedule.configuredMargin)
         }
         let start = clock.now()
         guard let presenter = protocols.output.presenters[id] else {

@@ -118,6 +118,7 @@ extension WaylandServer {
         var problems: [String] = []
         for output in outputs where !output.retired {
             let rule = rules.first { $0.name == output.name }
+            protocols.output.frameClocks[output.id]?.schedule.configuredMargin = rule?.frameMargin
             let wanted = rule.map { OutputChange(rule: $0).applied(to: output.baseMode) } ?? output.baseMode
             do { try setMode(wanted, of: output) } catch {
                 problems.append(rule.map { "[[output]] \"\($0.name)\" at line \($0.position.line): \(error)" } ?? "\(error)")
@@ -129,6 +130,7 @@ extension WaylandServer {
     /// A new output's table, if it has one, applies as it appears.
     package func applyOutputRule(to output: VirtualOutput) {
         guard protocols.output.rulesApply, let rule = shell?.configuration.outputs.first(where: { $0.name == output.name }) else { return }
+        protocols.output.frameClocks[output.id]?.schedule.configuredMargin = rule.frameMargin
         do { try setMode(OutputChange(rule: rule).applied(to: output.baseMode), of: output) } catch {
             report("[[output]] \"\(rule.name)\" at line \(rule.position.line): \(error)")
         }
