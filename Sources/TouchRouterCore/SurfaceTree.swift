@@ -90,6 +90,12 @@ public final class SurfaceTree {
     public func parent(of id: SurfaceID) -> SurfaceID? { nodes[id]?.parent?.id }
     public func properties(of id: SurfaceID) -> SurfaceProperties? { nodes[id]?.properties }
     public func toplevel(of id: SurfaceID) -> SurfaceID? { nodes[id]?.toplevel.id }
+    /// The toplevel of `id` when a press on it would raise it: on an output and not the front
+    /// of that output's stack. One lookup, no copy of the stack, for every finger going down.
+    public func toplevelBehind(of id: SurfaceID) -> SurfaceID? {
+        guard let top = nodes[id]?.toplevel, let output = top.output, output.toplevels.last !== top else { return nil }
+        return top.id
+    }
     public func outputOf(_ id: SurfaceID) -> OutputID? { nodes[id]?.toplevel.output?.id }
     /// The layer of the surface's toplevel.
     public func layer(of id: SurfaceID) -> StackingLayer? { nodes[id]?.toplevel.layer }

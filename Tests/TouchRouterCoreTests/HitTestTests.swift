@@ -113,6 +113,18 @@ struct HitTestTests {
         #expect(h.tree.indexConsistencyProblem() == nil)
     }
 
+    @Test("toplevelBehind: a surface's toplevel when it is not the front of its output, else nil")
+    func toplevelBehind() throws {
+        let h = Harness()
+        for id: UInt32 in 1...2 { h.toplevel(id, 0, 0, 100, 100) }
+        #expect(h.tree.toplevelBehind(of: SurfaceID(1)) == SurfaceID(1))
+        #expect(h.tree.toplevelBehind(of: SurfaceID(2)) == nil, "the front toplevel")
+        #expect(h.tree.toplevelBehind(of: SurfaceID(9)) == nil, "no such surface")
+        try h.tree.raise(SurfaceID(1))
+        #expect(h.tree.toplevelBehind(of: SurfaceID(1)) == nil)
+        #expect(h.tree.toplevelBehind(of: SurfaceID(2)) == SurfaceID(2))
+    }
+
     @Test("moving, resizing and removing update the index in place")
     func incremental() throws {
         let h = Harness()

@@ -157,8 +157,7 @@ extension WaylandServer: SeatHandler {
     /// A pointer or touch press raises the window it went to (not in kiosk mode), as a
     /// desktop shell does: the router's hit test chose the surface.
     package func pressed(_ surface: SurfaceID) {
-        guard !options.kiosk, let top = tree.toplevel(of: surface) else { return }
-        guard let output = tree.outputOf(top), tree.output(output)?.toplevels.last != top else { return }
+        guard !options.kiosk, let top = tree.toplevelBehind(of: surface) else { return }
         raiseWindow(top)
     }
 }
