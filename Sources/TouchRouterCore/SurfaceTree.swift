@@ -45,7 +45,16 @@ public final class SurfaceTree {
     public var cellShift: Int { index.cellShift }
 
     /// Checks the index's own bookkeeping; nil when sound, else what is wrong.
-    public func indexConsistencyProblem() -> String? { index.checkConsistency() }
+    public func indexConsistencyProblem() -> String? {
+        let exclusive = nodes.values.count { $0.properties.exclusiveTouch }
+        if exclusive != exclusiveTouchSurfaces { return "\(exclusive) surfaces have exclusive touch, counted \(exclusiveTouchSurfaces)" }
+        return index.checkConsistency()
+    }
+
+    /// How many surfaces have exclusive touch. With none, a touch going down can be blocked
+    /// by no other (unless its own surface is exclusive), and the rule need not look at the
+    /// touches already down.
+    public private(set) var exclusiveTouchSurfaces = 0
 
     /// Drops the index's cached answers, as a change over every output would; the next
     /// queries walk the grid. For benchmarks that time queries with nothing cached.
@@ -283,6 +292,7 @@ public final class SurfaceTree {
         node.output = outputNode
         node.layer = layer
         nodes[id] = node
+        if properties.exclusiveTouch { exclusiveTouchSurfaces += 1 }
         let at = Self.topOfLayer(layer, in: outputNode.toplevels)
         outputNode.toplevels.insert(node, at: at)
         index.insertToplevel(node, stack: outputNode.toplevels, at: at)
@@ -362,6 +372,7 @@ public final class SurfaceTree {
         node.parent = parentNode
         node.depth = parentNode.depth + 1
         nodes[id] = node
+        if properties.exclusiveTouch { exclusiveTouchSurfaces += 1 }
         attach(parentNode, node)
         index.refreshToplevel(parentNode.toplevel)
     }
@@ -373,7 +384,7 @@ public final class SurfaceTree {
         let node = try node(id)
         var removed: [SurfaceID] = []
         collectPostOrder(node, into: &removed)
-        for gone in removed { nodes[gone] = nil }
+        for gone in removed where nodes.removeValue(forKey: gone)?.properties.exclusiveTouch == true { exclusiveTouchSurfaces -= 1 }
         let formerParent = node.parent?.id
         // Found and taken out, not filtered: a filter visits, retains and releases every
         // sibling, which made a client's thousands of layer surfaces leave in quadratic time.
@@ -445,6 +456,7 @@ public final class SurfaceTree {
         properties.lockedOut = node.properties.lockedOut
         guard node.properties != properties else { return }
         let hitTestingChanged = node.properties.takesPointerInput != properties.takesPointerInput
+        if node.properties.exclusiveTouch != properties.exclusiveTouch { exclusiveTouchSurfaces += properties.exclusiveTouch ? 1 : -1 }
         node.properties = properties
         if hitTestingChanged { index.refreshToplevel(node.toplevel) }
         observer?.surfaceTree(self, didChangePropertiesOf: id)

@@ -117,7 +117,8 @@ extension Router {
         // A grab keeps the keyboard where it put it (the grabbing popup), as wlroots' popup
         // grab does, until it ends.
         guard focusPolicy == .onPress, clientGrab == nil else { return }
-        if let candidate = nearestFocusable(from: surface) { setKeyboardFocus(candidate, cause: .press) }
+        // The candidate can take the focus (nearestFocusable asked): one already holding it is left.
+        if let candidate = nearestFocusable(from: surface), candidate != keyboardFocus { setKeyboardFocus(candidate, cause: .press) }
     }
 
     /// `surface` or its nearest ancestor that can hold the focus as the unit allows.

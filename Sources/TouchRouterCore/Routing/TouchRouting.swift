@@ -173,6 +173,8 @@ extension Router {
             return .multipleTouchDisabled(surface: surface)
         }
         if properties.ignoresExclusiveTouch { return nil }
+        // Without an exclusive surface no touch down can block this one.
+        if !properties.exclusiveTouch, tree.exclusiveTouchSurfaces == 0 { return nil }
         // A surface's fingers sit side by side in `touches`, so the last surface looked up is
         // kept: one lookup for each run of them, not two for each finger, which for a hundred
         // fingers going down together was ten thousand lookups and most of a millisecond.
