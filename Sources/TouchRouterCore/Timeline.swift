@@ -62,7 +62,8 @@ public struct EventStamps: Sendable, Equatable {
 
     @inlinable public init() {}
 
-    public subscript(stage: EventStage) -> Int64 {
+    // Inlinable, as `interval(from:to:)`: the statistics read six intervals of every event.
+    @inlinable public subscript(stage: EventStage) -> Int64 {
         get {
             switch stage {
             case .device: device
@@ -97,7 +98,7 @@ public struct EventStamps: Sendable, Equatable {
 
     /// `to - from`, saturating at Int64's ends (device times may be anything); nil when
     /// either stage is absent.
-    public func interval(from: EventStage, to: EventStage) -> Int64? {
+    @inlinable public func interval(from: EventStage, to: EventStage) -> Int64? {
         let a = self[from], b = self[to]
         guard a != Self.absent, b != Self.absent else { return nil }
         let (difference, overflow) = b.subtractingReportingOverflow(a)

@@ -12,8 +12,6 @@ public enum StageInterval: Int, CaseIterable, Sendable {
     /// time to the frame that showed its answer.
     case committedToPresented, deviceToPresented
 
-    /// The intervals a timeline has when the router hands it over.
-    static let routed: [StageInterval] = [.deviceToArrival, .arrivalToDequeued, .dequeuedToDecided, .decidedToEncoded, .encodedToFlushed, .arrivalToFlushed]
 
     public var from: EventStage {
         switch self {
@@ -64,11 +62,12 @@ public struct IntervalSummary: Sendable, Equatable {
 /// A routed event slower than the threshold, with its whole timeline.
 public typealias SlowEvent = EventTimeline
 
-/// Per-event timelines recorded into HDR histograms (hdrhistogram-swift) per stage
-/// interval, for all events, per event kind and per client; the events slower than a
-/// threshold (arrival to flushed) kept in a bounded ring. Everything an event touches is
-/// allocated ahead: the histograms when the statistics are made (per client, when the
-/// client connects), the ring and the list of events waiting for their flush.
+/// Per-event timelines recorded into HDR histograms per stage interval (counted in a flat
+/// `LatencyTable`, read through hdrhistogram-swift), for all events, per event kind and per
+/// client; the events slower than a threshold (arrival to flushed) kept in a bounded ring.
+/// Everything an event touches is allocated ahead: the histograms of every kind and client
+/// slot when the statistics are made, the ring and the list of events waiting for their
+/// flush.
 ///
 /// The router hands each timeline over (`routed`); those that reached a client wait until
 /// the session flushes clients (`flushed(at:)`), which stamps them and records them.
@@ -94,11 +93,11 @@ public final class LatencyStats: TimelineObserver {
     /// properties of the class, each access paid a dynamic exclusivity check, 18 histogram
     /// records an event, about a fifth of a live session's time at 100 touches a frame.
     struct Recording {
-        /// [slice * intervals + interval]: slice 0 is every event, 1... each kind, then each client slot.
-        var histograms: ContiguousArray<Histogram<UInt64>> = []
         /// Events recorded per slice.
         var events: ContiguousArray<UInt64> = []
         var slotOfClient: [ClientID: Int] = [:]
+        /// The client last looked up and its slot: a frame's events come client by client.
+        var lastLookedUp: (client: ClientID, slot: Int?)?
         var pending: ContiguousArray<EventTimeline> = []
         var slow: ContiguousArray<EventTimeline> = []
         var slowNext = 0
@@ -117,9 +116,12 @@ public final class LatencyStats: TimelineObserver {
         var unmatchedAnswers: UInt64 = 0
     }
     let recording = UncheckedState(Recording())
+    /// [slice * intervals + interval]: slice 0 is every event, 1... each kind, then each client slot.
+    let table = LatencyTable(histograms: (1 + kinds + clientCapacity) * intervals, highestTrackable: highestTrackable)
 
     deinit {
         recording.release()
+        table.release()
     }
 
     /// Events whose arrival to flushed, or (for clients that report receipts) arrival to
@@ -128,17 +130,24 @@ public final class LatencyStats: TimelineObserver {
         get { recording.pointee.slowThreshold }
         set { recording.pointee.slowThreshold = newValue }
     }
-    private var histograms: ContiguousArray<Histogram<UInt64>> {
-        _read { yield recording.pointee.histograms }
-        _modify { yield &recording.pointee.histograms }
-    }
     private var events: ContiguousArray<UInt64> {
         _read { yield recording.pointee.events }
         _modify { yield &recording.pointee.events }
     }
     var slotOfClient: [ClientID: Int] {
         _read { yield recording.pointee.slotOfClient }
-        _modify { yield &recording.pointee.slotOfClient }
+        _modify {
+            recording.pointee.lastLookedUp = nil
+            yield &recording.pointee.slotOfClient
+        }
+    }
+
+    /// `client`'s slot, through the last lookup when it was of the same client.
+    private func slot(of client: ClientID) -> Int? {
+        if let last = recording.pointee.lastLookedUp, last.client == client { return last.slot }
+        let slot = slotOfClient[client]
+        recording.pointee.lastLookedUp = (client, slot)
+        return slot
     }
     private var pending: ContiguousArray<EventTimeline> {
         _read { yield recording.pointee.pending }
@@ -181,8 +190,6 @@ public final class LatencyStats: TimelineObserver {
 
     public init(slowCapacity: Int = LatencyStats.slowCapacity) {
         self.slowCapacity = max(1, slowCapacity)
-        histograms.reserveCapacity((1 + Self.kinds + Self.clientCapacity) * Self.intervals)
-        for _ in 0..<((1 + Self.kinds) * Self.intervals) { histograms.append(Self.makeHistogram()) }
         events = ContiguousArray(repeating: 0, count: 1 + Self.kinds)
         events.reserveCapacity(1 + Self.kinds + Self.clientCapacity)
         pending.reserveCapacity(Self.pendingCapacity)
@@ -191,13 +198,9 @@ public final class LatencyStats: TimelineObserver {
         slotOfClient.reserveCapacity(Self.clientCapacity * 2)
     }
 
-    private static func makeHistogram() -> Histogram<UInt64> {
-        Histogram(lowestDiscernibleValue: 1, highestTrackableValue: highestTrackable, numberOfSignificantValueDigits: significantDigits)
-    }
-
     // MARK: Clients
 
-    /// Allocates a client's histograms; the slot of the client gone longest is reused once
+    /// Gives a client a slot of histograms; the slot of the client gone longest is reused once
     /// `clientCapacity` are kept.
     public func clientConnected(_ client: ClientID, pid: Int32) {
         slotAge &+= 1
@@ -209,7 +212,6 @@ public final class LatencyStats: TimelineObserver {
         if clientSlots.count < Self.clientCapacity {
             slot = clientSlots.count
             clientSlots.append(ClientSlot(client: client, pid: pid, connected: true, age: slotAge))
-            for _ in 0..<Self.intervals { histograms.append(Self.makeHistogram()) }
             events.append(0)
             recording.pointee.recent.append(contentsOf: repeatElement(Self.emptyTimeline, count: Self.recentPerClient))
             recording.pointee.recentNext.append(0)
@@ -261,14 +263,21 @@ public final class LatencyStats: TimelineObserver {
 
     private func record(_ timeline: EventTimeline) {
         let kindSlice = 1 + timeline.kind.rawValue
-        let clientSlice = timeline.client.flatMap { slotOfClient[$0] }.map { 1 + Self.kinds + $0 }
+        let clientSlice = timeline.client.flatMap { slot(of: $0) }.map { 1 + Self.kinds + $0 }
         events[0] &+= 1
         events[kindSlice] &+= 1
         if let clientSlice {
             events[clientSlice] &+= 1
             remember(timeline, slot: clientSlice - 1 - Self.kinds)
         }
-        for interval in StageInterval.routed { recordInterval(interval, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice) }
+        // The intervals a routed timeline has, one call each rather than a loop over a list,
+        // so that each interval's stages are constants and its reads of the stamps two loads.
+        recordInterval(.deviceToArrival, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
+        recordInterval(.arrivalToDequeued, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
+        recordInterval(.dequeuedToDecided, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
+        recordInterval(.decidedToEncoded, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
+        recordInterval(.encodedToFlushed, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
+        recordInterval(.arrivalToFlushed, of: timeline, kindSlice: kindSlice, clientSlice: clientSlice)
         if let total = timeline.stamps.interval(from: .arrival, to: .flushed), total > slowThreshold { keepSlow(timeline) }
     }
 
@@ -282,18 +291,18 @@ public final class LatencyStats: TimelineObserver {
             return
         }
         let clamped = min(UInt64(value), Self.highestTrackable)
-        histograms[interval.rawValue].record(clamped)
-        histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped)
-        if let clientSlice { histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped) }
+        table.record(clamped, in: interval.rawValue)
+        table.record(clamped, in: kindSlice * Self.intervals + interval.rawValue)
+        if let clientSlice { table.record(clamped, in: clientSlice * Self.intervals + interval.rawValue) }
     }
 
     /// A value off the routing path (the present stage's): into all events' histogram, and
     /// its kind's and client's where it has them.
     func recordValue(_ interval: StageInterval, _ value: Int64, kindSlice: Int?, clientSlice: Int?) {
         let clamped = min(UInt64(max(value, 0)), Self.highestTrackable)
-        histograms[interval.rawValue].record(clamped)
-        if let kindSlice { histograms[kindSlice * Self.intervals + interval.rawValue].record(clamped) }
-        if let clientSlice { histograms[clientSlice * Self.intervals + interval.rawValue].record(clamped) }
+        table.record(clamped, in: interval.rawValue)
+        if let kindSlice { table.record(clamped, in: kindSlice * Self.intervals + interval.rawValue) }
+        if let clientSlice { table.record(clamped, in: clientSlice * Self.intervals + interval.rawValue) }
     }
 
     func keepSlow(_ timeline: EventTimeline) {
@@ -308,7 +317,7 @@ public final class LatencyStats: TimelineObserver {
 
     /// Starts every histogram and the slow ring over; clients stay known.
     public func reset() {
-        for i in histograms.indices { histograms[i].reset() }
+        table.reset(0, count: (1 + Self.kinds + clientSlots.count) * Self.intervals)
         for i in events.indices { events[i] = 0 }
         // Clients gone are forgotten now.
         for slot in clientSlots.indices where !clientSlots[slot].connected {
@@ -328,7 +337,7 @@ public final class LatencyStats: TimelineObserver {
     }
 
     private func clearSlice(_ slice: Int) {
-        for i in 0..<Self.intervals { histograms[slice * Self.intervals + i].reset() }
+        table.reset(slice * Self.intervals, count: Self.intervals)
         events[slice] = 0
     }
 
@@ -345,19 +354,20 @@ public final class LatencyStats: TimelineObserver {
     public func events(of kind: EventKind) -> UInt64 { events[1 + kind.rawValue] }
 
     private func summary(slice: Int, _ interval: StageInterval) -> IntervalSummary {
-        let histogram = histograms[slice * Self.intervals + interval.rawValue]
-        guard histogram.totalCount > 0 else { return IntervalSummary(count: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0) }
+        let index = slice * Self.intervals + interval.rawValue
+        guard table.total(of: index) > 0 else { return IntervalSummary(count: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0) }
+        let histogram = table.histogram(index, digits: Self.significantDigits)
         return IntervalSummary(
             count: histogram.totalCount, p50: histogram.valueAtPercentile(50), p90: histogram.valueAtPercentile(90),
-            p99: histogram.valueAtPercentile(99), p999: histogram.valueAtPercentile(99.9), max: histogram.maxRecorded)
+            p99: histogram.valueAtPercentile(99), p999: histogram.valueAtPercentile(99.9), max: table.maximum(of: index))
     }
 
     /// The latency at each of `percentiles` (0 to 100) of one interval over all events, in
     /// nanoseconds within the histograms' precision: an HDR percentile plot's series. Empty
     /// when nothing was recorded.
     public func values(_ interval: StageInterval, atPercentiles percentiles: [Double]) -> [UInt64] {
-        let histogram = histograms[interval.rawValue]
-        guard histogram.totalCount > 0 else { return [] }
+        guard table.total(of: interval.rawValue) > 0 else { return [] }
+        let histogram = table.histogram(interval.rawValue, digits: Self.significantDigits)
         return percentiles.map { histogram.valueAtPercentile($0) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Histogram
 import Testing
 import TouchRouterBench
 import TouchRouterCore
@@ -69,6 +70,51 @@ struct LatencyStatsTests {
         #expect(stats.summary(.deviceToArrival).p50 == 5)
         #expect(stats.events(of: .key) == UInt64(keys.count))
         #expect(stats.recordedEvents == 20_000)
+    }
+
+    @Test("the flat table counts as hdrhistogram-swift does: every percentile equals the library's own histogram's for the same values, the edges of its buckets and a value past 60 s among them")
+    func tableMatchesTheLibrary() {
+        let stats = LatencyStats()
+        var reference = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: LatencyStats.highestTrackable,
+                                          numberOfSignificantValueDigits: LatencyStats.significantDigits)
+        var generator = SeededGenerator(seed: 27)
+        var values: [UInt64] = [0, 1, 127, 128, 129, 255, 256, 257, 511, 512, 65_535, 65_536, 1 << 32, LatencyStats.highestTrackable]
+        for _ in 0..<5_000 { values.append(UInt64(pow(2, Double.random(in: 0..<36, using: &generator)).rounded(.down))) }
+        for (i, value) in values.enumerated() {
+            stats.routed(timeline(UInt64(i), steps: [5, Int64(value), 3, 2, 1]))
+            reference.record(min(value, LatencyStats.highestTrackable))
+        }
+        stats.routed(timeline(99_999, steps: [5, 70_000_000_000, 3, 2, 1]))
+        reference.record(LatencyStats.highestTrackable)
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        let summary = stats.summary(.arrivalToDequeued)
+        #expect(summary.count == reference.totalCount)
+        for (got, percentile) in [(summary.p50, 50.0), (summary.p90, 90), (summary.p99, 99), (summary.p999, 99.9)] {
+            #expect(got == reference.valueAtPercentile(percentile), "p\(percentile)")
+        }
+        #expect(summary.max == LatencyStats.highestTrackable, "70 s counts as 60 s")
+        let plotted = stats.values(.arrivalToDequeued, atPercentiles: [0, 12.5, 25, 75, 99.99, 100])
+        #expect(plotted == [0, 12.5, 25, 75, 99.99, 100].map { reference.valueAtPercentile($0) })
+    }
+
+    @Test("a client gone gives its slot to the next one once every slot is taken; its late events count in no client's figures")
+    func slotReused() {
+        let stats = LatencyStats()
+        stats.clientConnected(ClientID(1), pid: 10)
+        stats.routed(timeline(1, client: ClientID(1), steps: [5, 7, 3, 2, 1]))
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        #expect(stats.summary(.arrivalToDequeued, client: ClientID(1))?.count == 1)
+        stats.clientDisconnected(ClientID(1))
+        for client in 2...UInt32(LatencyStats.clientCapacity + 1) { stats.clientConnected(ClientID(client), pid: Int32(client)) }
+        #expect(stats.summary(.arrivalToDequeued, client: ClientID(1)) == nil, "its slot went to the last client")
+        let heir = ClientID(UInt32(LatencyStats.clientCapacity + 1))
+        #expect(stats.summary(.arrivalToDequeued, client: heir)?.count == 0, "the slot starts empty")
+        stats.routed(timeline(2, client: ClientID(1), steps: [5, 7, 3, 2, 1]))
+        stats.routed(timeline(3, client: heir, steps: [5, 9, 3, 2, 1]))
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        #expect(stats.summary(.arrivalToDequeued, client: heir)?.count == 1)
+        #expect(stats.summary(.arrivalToDequeued, client: heir)?.max == 9)
+        #expect(stats.summary(.arrivalToDequeued).count == 3)
     }
 
     @Test("flushed is stamped by the flush after encoded, and only timelines that reached a client wait for it")
