@@ -238,17 +238,21 @@ package final class WorkloadPlayer {
         var made = 0
         while next < frames.count, origin + frames[next].offset <= now {
             let frame = frames[next]
+            // The log's record of what each down hits is the player's work, not the session's:
+            // it is done before the frame's first device time is taken.
+            for i in frame.touches where touches[i].kind == .down {
+                let position = touches[i].position
+                let hit = server.tree.hitTest(position)
+                let target = hit.flatMap { server.tree.toplevel(of: $0.surface) }.flatMap { toplevelIndex[$0] } ?? -1
+                let origin = hit.map { (position.x - $0.local.x, position.y - $0.local.y) } ?? (0, 0)
+                downs[i] = Binding(target: target, origin: origin)
+            }
             for i in frame.touches {
                 let touch = touches[i]
                 let time = clock.now()
                 let event: InputEvent
                 switch touch.kind {
-                case .down:
-                    event = .touchDown(device: device, time: time, id: touch.id, position: touch.position)
-                    let hit = server.tree.hitTest(touch.position)
-                    let target = hit.flatMap { server.tree.toplevel(of: $0.surface) }.flatMap { toplevelIndex[$0] } ?? -1
-                    let origin = hit.map { (touch.position.x - $0.local.x, touch.position.y - $0.local.y) } ?? (0, 0)
-                    downs[i] = Binding(target: target, origin: origin)
+                case .down: event = .touchDown(device: device, time: time, id: touch.id, position: touch.position)
                 case .motion: event = .touchMotion(device: device, time: time, id: touch.id, position: touch.position)
                 case .up: event = .touchUp(device: device, time: time, id: touch.id)
                 }
