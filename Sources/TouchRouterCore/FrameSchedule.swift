@@ -1,6 +1,6 @@
 /// When one output composes its next frame: as late before its next vblank as composition
 /// needs, so that what clients committed until then makes that vblank (Weston's repaint
-/// window, sway's max_render_time, but measured rather than configured). The margin is the
+/// window, sway's max_render_time, but measured unless configured). The margin is the
 /// 99th percentile of the last `window` compositions plus `safety`; a vblank the schedule
 /// has not seen is predicted from the last one it saw and the refresh period. An output's
 /// configuration may fix the margin instead (`configuredMargin`), as sway's max_render_time

@@ -53,7 +53,7 @@ struct SupervisionTests {
         try? FileManager.default.removeItem(at: fallback)
         let log = try session.subscribe(["app"])
         let began = Date()
-        FileManager.default.createFile(atPath: gate.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: gate.path, contents: nil), "the gate opens")
         try session.wait(for: "the fallback") { !appEvents(log, "fallback").isEmpty }
         let elapsed = Date().timeIntervalSince(began)
         let exits = appEvents(log, "exited")
@@ -79,7 +79,7 @@ struct SupervisionTests {
         let (session, gate) = try session(app: "exit 4", settings: "restart = \"never\"\nhang-after = 0")
         defer { _ = session.terminate() }
         let log = try session.subscribe(["app"])
-        FileManager.default.createFile(atPath: gate.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: gate.path, contents: nil), "the gate opens")
         try session.wait(for: "the fallback event") { !appEvents(log, "fallback").isEmpty }
         #expect(appEvents(log, "fallback").first?["pid"] is NSNull)
         #expect((appEvents(log, "failed").first?["reason"] as? String) == "the app failed (it exited with status 4) and restart = \"never\"")
@@ -96,7 +96,7 @@ struct SupervisionTests {
                                           settings: "hang-after = 1\nping-every = 0.5\non-hang = \"report\"")
         defer { _ = session.terminate() }
         let log = try session.subscribe(["app", "unhandled"])
-        FileManager.default.createFile(atPath: gate.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: gate.path, contents: nil), "the gate opens")
         try session.wait(for: "the app to map") { RunningSession.text(of: clientLog).contains("mapped pid") }
         try session.wait(for: "the app to be found hung") { !appEvents(log, "hung").isEmpty }
         let hung = appEvents(log, "hung")[0]
@@ -123,7 +123,7 @@ struct SupervisionTests {
                                           settings: "hang-after = 1\nping-every = 0.5\non-hang = \"restart\"\nbackoff-initial = 0.2")
         defer { _ = session.terminate() }
         let log = try session.subscribe(["app"])
-        FileManager.default.createFile(atPath: gate.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: gate.path, contents: nil), "the gate opens")
         try session.wait(for: "the app to be found hung") { !appEvents(log, "hung").isEmpty }
         try session.wait(for: "the app to be restarted") { !appEvents(log, "restarted").isEmpty }
         let exited = appEvents(log, "exited").first
@@ -140,7 +140,7 @@ struct SupervisionTests {
                                           settings: "hang-after = 0\non-hang = \"restart\"\nbackoff-initial = 0.2")
         defer { _ = session.terminate() }
         let log = try session.subscribe(["app"])
-        FileManager.default.createFile(atPath: gate.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: gate.path, contents: nil), "the gate opens")
         try session.wait(for: "the app to be found hung") { !appEvents(log, "hung").isEmpty }
         let hung = appEvents(log, "hung")[0]
         #expect(hung["reason"] as? String == "socket-full" && hung["supervised"] as? Bool == true && hung["app_id"] as? String == "stops-reading", "\(hung)")
@@ -180,7 +180,7 @@ struct SupervisionTests {
         receive(until: Date().addingTimeInterval(1))
         #expect(!messages.contains { $0.hasPrefix("READY=1") }, "not ready before the app has a window: \(messages)")
         #expect(messages.filter { $0 == "WATCHDOG=1" }.count >= 3, "a watchdog ping every 200 ms: \(messages)")
-        FileManager.default.createFile(atPath: gate.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: gate.path, contents: nil), "the gate opens")
         receive(until: Date().addingTimeInterval(3))
         let ready = messages.first { $0.hasPrefix("READY=1") }
         #expect(ready?.contains("STATUS=a window of process") == true, "\(messages)")

@@ -22,7 +22,7 @@ struct LibseatSessionTests {
         var template = Array("/tmp/seat-session-test-XXXXXX".utf8CString)
         let own = mkstemp(&template)
         #expect(own >= 0)
-        let path = String(cString: template)
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(path) }
         var ownStat = stat()
         fstat(own, &ownStat)
