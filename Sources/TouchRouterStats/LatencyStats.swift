@@ -12,7 +12,6 @@ public enum StageInterval: Int, CaseIterable, Sendable {
     /// time to the frame that showed its answer.
     case committedToPresented, deviceToPresented
 
-
     public var from: EventStage {
         switch self {
         case .deviceToArrival: .device
