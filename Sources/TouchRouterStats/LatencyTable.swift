@@ -24,7 +24,8 @@ struct LatencyTable {
     private let maxima: UnsafeMutablePointer<UInt64>
 
     /// `histograms` empty histograms of values up to `highestTrackable` (higher ones must be
-    /// clamped by the caller). Pages no histogram has touched stay unmapped.
+    /// clamped by the caller). Pages no histogram has touched stay unmapped: a session holds
+    /// the counts its clients' events reach, not the whole table (13 MB).
     init(histograms: Int, highestTrackable: UInt64) {
         self.histograms = histograms
         self.highestTrackable = highestTrackable
@@ -77,11 +78,15 @@ struct LatencyTable {
     /// The largest value counted, exactly as it was recorded.
     func maximum(of histogram: Int) -> UInt64 { maxima[histogram] }
 
-    /// Empties histograms `first..<first + count`.
+    /// Empties histograms `first..<first + count`. Only counts a histogram may have used are
+    /// written, those up to its largest value's: one that counted nothing is zeros already,
+    /// and writing pages nothing touched would make the session hold them for nothing.
     func reset(_ first: Int, count: Int) {
-        memset(counts + first * length, 0, count * length * MemoryLayout<UInt64>.stride)
-        memset(totals + first, 0, count * MemoryLayout<UInt64>.stride)
-        memset(maxima + first, 0, count * MemoryLayout<UInt64>.stride)
+        for histogram in first..<(first + count) where totals[histogram] > 0 {
+            memset(counts + histogram * length, 0, (Self.index(of: maxima[histogram]) + 1) * MemoryLayout<UInt64>.stride)
+            totals[histogram] = 0
+            maxima[histogram] = 0
+        }
     }
 
     /// Histogram `histogram` as the library's, for its percentiles: each count recorded at

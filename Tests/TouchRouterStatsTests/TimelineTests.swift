@@ -163,6 +163,13 @@ struct LatencyStatsTests {
         #expect(json["events"] as? Int == 0)
         #expect((json["kinds"] as? [String: Any])?.isEmpty == true)
         #expect((json["clients"] as? [[String: Any]])?.map { $0["client"] as? Int } == [3])
+        // What is recorded after a reset is all there is: no count of before is left behind.
+        for i in 0..<10 { stats.routed(timeline(UInt64(200 + i), kind: .key, client: ClientID(3), steps: [1_000, 1_000, 1_000, 1_000, 1_000])) }
+        stats.flushed(at: RouterTime(nanoseconds: 0))
+        for summary in [stats.summary(.arrivalToFlushed), stats.summary(.arrivalToFlushed, kind: .key), stats.summary(.arrivalToFlushed, client: ClientID(3))] {
+            #expect(summary?.count == 10)
+            #expect(summary?.p50 == 3_000 && summary?.max == 3_000, "arrival to encoded: the flush at 0 is stamped at encoded")
+        }
     }
 
     @Test("a client's receipt report gives its event with that device time, and every earlier one not yet received, the received stage, per kind and client; unknown times and clients, and repeats, count as unmatched; reset forgets")
