@@ -14,8 +14,8 @@ import TouchRouterCore
 // An idle output (no frame composed and no frame callback sent for a whole period, none on
 // its way) composes at once when a commit arrives, rather than at its next deadline: a tap
 // after a quiet spell shows at the first vblank the composition can make, and on a display
-// with no vblank of its own (QEMU's, headless) as soon as it is composed. A stream of commits keeps the output busy, and the
-// deadline rules.
+// with no vblank of its own (QEMU's, headless) as soon as it is composed. A stream of
+// commits keeps the output busy, and the deadline rules.
 //
 // A deadline missed (composition ran past the vblank, or the last flip is still on its way)
 // costs a refresh: the frame goes at the next deadline with everything committed since, no
