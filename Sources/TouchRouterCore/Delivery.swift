@@ -22,16 +22,22 @@ public protocol InputDelivery: AnyObject {
     /// A relative pointer motion, unclamped and unconstrained, ahead of the motion it moves
     /// the pointer by (if any), to the pointer's focus.
     func pointerRelativeMotion(surface: SurfaceID, client: ClientID, time: RouterTime, dx: Double, dy: Double)
+    /// Writes what clients were sent so far now. The router calls it when a touch frame
+    /// ends with presses, before the work they leave that can wait (raising windows, moving
+    /// the keyboard focus), so that the frame's touches do not wait behind it.
+    func writeToClients()
 }
 
 extension InputDelivery {
+    public func writeToClients() {}
     public func pointerRelativeMotion(surface: SurfaceID, client: ClientID, time: RouterTime, dx: Double, dy: Double) {}
 }
 
 /// Hears the surface each press (a touch down, a pointer button pressed) went to, once the
 /// router's one hit test and the fallback chain chose it: a desktop shell raises that
-/// window, with no hit test of its own. Told before the press is delivered and before the
-/// keyboard focus follows it.
+/// window, with no hit test of its own. Told before the keyboard focus follows it: for a
+/// pointer button, before the press is delivered; for a touch, once its frame is written
+/// (every finger of a frame is hit-tested against the stack it was put down on).
 public protocol PressObserver: AnyObject {
     func pressLanded(on surface: SurfaceID)
 }

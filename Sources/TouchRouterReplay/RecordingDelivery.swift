@@ -23,12 +23,17 @@ public final class RecordingDelivery: InputDelivery {
     public private(set) var received: [Received] = []
     /// The event time of every touch down, motion and up, in delivery order.
     public private(set) var touchTimes: [RouterTime] = []
+    /// How much of `received` had been written to the clients at each `writeToClients`.
+    public private(set) var writes: [Int] = []
 
     public init() {}
 
     /// Returns what was received since the last call and forgets it.
     public func take() -> [Received] {
-        defer { received.removeAll() }
+        defer {
+            received.removeAll()
+            writes.removeAll()
+        }
         return received
     }
 
@@ -47,6 +52,7 @@ public final class RecordingDelivery: InputDelivery {
     public func pointerButton(surface: SurfaceID, client: ClientID, time: RouterTime, button: UInt32, state: ButtonState) { received.append(.pointerButton(surface, button, state)) }
     public func pointerAxis(surface: SurfaceID, client: ClientID, time: RouterTime, axis: PointerAxis, value: Double, discrete: Int32, source: AxisSource) { received.append(.pointerAxis(surface, axis, value)) }
     public func pointerFrame(client: ClientID) { received.append(.pointerFrame(client)) }
+    public func writeToClients() { writes.append(received.count) }
 }
 
 /// Delivers nowhere: for benchmarks that measure routing alone.

@@ -92,6 +92,45 @@ struct KeyboardFocusTests {
         h.button(.pressed)
         #expect(h.router.keyboardFocus == SurfaceID(3))
     }
+
+    @Test("a frame's presses move the focus once, to the last, after the frame's touches are written")
+    func framePressesFocusOnce() throws {
+        let h = Harness()
+        let log = h.log
+        h.router.focusPolicy = .onPress
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(3, 500, 0, 100, 100)
+        h.send(
+            .touchDown(device: DeviceID(0), time: h.clock.current, id: TouchID(0), position: Point(10, 10)),
+            .touchDown(device: DeviceID(0), time: h.clock.current, id: TouchID(1), position: Point(550, 50)),
+            .touchFrame(device: DeviceID(0), time: h.clock.current))
+        let writes = h.delivery.writes
+        #expect(h.delivery.take() == [
+            .touchDown(SurfaceID(1), TouchID(0), Point(10, 10)), .touchDown(SurfaceID(3), TouchID(1), Point(50, 50)),
+            .touchFrame(h.client(1)), .touchFrame(h.client(3)),
+            .keyboardEnter(SurfaceID(3), []), .modifiers(SurfaceID(3), KeyboardModifiers()),
+        ])
+        #expect(writes == [4], "the frame is written before the focus moves")
+        #expect(log.focusChanges.map(\.to) == [SurfaceID(3)])
+        #expect(log.focusChanges.last?.cause == .press)
+    }
+
+    @Test("a press whose frame has not come yet moves the focus before the next key, and when the router returns")
+    func pressBeforeItsFrame() {
+        let h = Harness()
+        h.router.focusPolicy = .onPress
+        h.toplevel(1, 0, 0, 100, 100)
+        h.toplevel(3, 500, 0, 100, 100)
+        h.send(.touchDown(device: DeviceID(0), time: h.clock.current, id: TouchID(0), position: Point(10, 10)),
+               .key(device: DeviceID(2), time: h.clock.current, key: 30, state: .pressed))
+        #expect(h.delivery.take() == [
+            .touchDown(SurfaceID(1), TouchID(0), Point(10, 10)),
+            .keyboardEnter(SurfaceID(1), []), .modifiers(SurfaceID(1), KeyboardModifiers()), .key(SurfaceID(1), 30, .pressed),
+        ])
+        h.down(1, 550, 50)
+        #expect(h.router.keyboardFocus == SurfaceID(3), "the router returned without the frame")
+        #expect(h.delivery.writes.isEmpty, "only a frame's end writes")
+    }
 }
 
 @Suite("The keyboard focus unit: a window in Wayland, any surface in UIKit")

@@ -249,6 +249,14 @@ struct PropertyTests {
             let id = TouchID(Int32(fuzzer.int(0...4)))
             let point = Point<GlobalSpace>(Double(fuzzer.int(-40...4400)) / 4, Double(fuzzer.int(-40...4400)) / 4)
             let device = DeviceID(UInt32(fuzzer.int(0...1)))
+            // Events sometimes wait for the next, to be routed in one dispatch as a libinput
+            // frame's are; anything else happens between dispatches, as in the session.
+            let input = (26...86).contains(roll)
+            let waits = input && fuzzer.chance(30)
+            if !input, router.pendingEvents > 0 {
+                router.dispatchAll()
+                router.refreshPointerFocus()
+            }
             switch roll {
             case 1...25: fuzzer.step()
             case 26...38: router.enqueue(.touchDown(device: device, time: clock.current, id: id, position: point))
@@ -274,10 +282,11 @@ struct PropertyTests {
                 router.enqueue(.pointerMotionAbsolute(device: DeviceID(5), time: clock.current, position: onto))
             default: router.enqueue(.pointerAxis(device: DeviceID(5), time: clock.current, axis: .vertical, value: 10, discrete: 1, source: .wheel))
             }
+            if (69...76).contains(roll) || (94...96).contains(roll) { pointerMoved = true }
+            if waits { continue }
             router.dispatchAll()
             // As the session does before it flushes clients.
             router.refreshPointerFocus()
-            if (69...76).contains(roll) || (94...96).contains(roll) { pointerMoved = true }
 
             var problems = invariantProblems(router: router, tree: tree, checker: checker)
             if pointerMoved, router.pressedButtons.isEmpty, router.ignoreInteractionDepth == 0 {
@@ -308,6 +317,7 @@ struct PropertyTests {
             if case .surface(let surface)? = touch.responder, !tree.contains(surface) { problems.append("touch \(touch.id) held by a responder of removed \(surface)") }
         }
         if let focus = router.keyboardFocus, !tree.canTakeKeyboardFocus(focus) { problems.append("keyboard focus on \(focus), which cannot take it") }
+        if router.waitingPresses > 0 { problems.append("\(router.waitingPresses) presses still wait for their raise and focus after the router returned") }
         let keyboardSeen = checker.keyboardEntered.flatMap { tree.contains($0) ? $0 : nil }
         let pointerSeen = checker.pointerEntered.flatMap { tree.contains($0) ? $0 : nil }
         if router.keyboardFocus != keyboardSeen { problems.append("router focus \(String(describing: router.keyboardFocus)) but client saw \(String(describing: checker.keyboardEntered))") }

@@ -74,6 +74,23 @@ struct PressTests {
         #expect(windows.server.router.keyboardFocus == windows.upper)
     }
 
+    @Test("the fingers of one frame are hit-tested against the stack they went down on; their windows are raised in order after it")
+    func frameOfPresses() throws {
+        let windows = try Windows()
+        defer { windows.server.shutdown() }
+        let device = WaylandServer.injectionDevice, now = windows.server.clock.now()
+        // The second finger is where the windows overlap: the upper one was on top when it went down.
+        for event in [InputEvent.touchDown(device: device, time: now, id: TouchID(1), position: Point(100, 100)),
+                      .touchDown(device: device, time: now, id: TouchID(2), position: Point(300, 100)),
+                      .touchFrame(device: device, time: now)] {
+            windows.server.router.enqueue(event)
+        }
+        windows.server.router.dispatchAll()
+        #expect(windows.server.router.activeTouches.map(\.surface) == [windows.lower, windows.upper])
+        #expect(windows.stack == [windows.lower, windows.upper], "lower raised, then upper")
+        #expect(windows.server.router.keyboardFocus == windows.upper, "the last press has the focus")
+    }
+
     @Test("a touch on the window already on top raises nothing and still asks one hit test")
     func touchOnTopWindow() throws {
         let windows = try Windows()

@@ -88,6 +88,7 @@ extension Router {
         closeArenaIfDone(time: time)
         // Released events may have left a frame open that no later event would close.
         if !touchFrameClients.isEmpty { _ = touchFrame() }
+        if !state.pointee.touch.pendingPresses.isEmpty { settlePresses() }
         recordDeliveries = saved
     }
 

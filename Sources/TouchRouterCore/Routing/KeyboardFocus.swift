@@ -113,6 +113,42 @@ extension Router {
         focusOnPress(surface)
     }
 
+    /// A touch went down on `surface`: its raise and the keyboard focus wait for the end of
+    /// its frame, so that the frame's touches are written to their clients first and every
+    /// finger of the frame is hit-tested against the stack they were put down on.
+    func deferPress(on surface: SurfaceID) {
+        let press = PendingPress(surface: surface, focusFollows: focusPolicy == .onPress && clientGrab == nil)
+        if state.pointee.touch.pendingPresses.last == press { return }
+        state.pointee.touch.pendingPresses.append(press)
+    }
+
+    /// Presses whose raise and focus still wait: none once the router has returned.
+    public var waitingPresses: Int { state.pointee.touch.pendingPresses.count }
+
+    /// The deferred presses, once their frame is written, or before anything but a touch is
+    /// routed, or when the router returns: each pressed window is heard in order, and the
+    /// keyboard focus moves once, to where the last press that could take it landed,
+    /// which is where pressing one after the other would have left it.
+    func settlePresses() {
+        var i = 0
+        while i < state.pointee.touch.pendingPresses.count {
+            let surface = state.pointee.touch.pendingPresses[i].surface
+            if tree.contains(surface) { state.pointee.pressObserver?.pressLanded(on: surface) }
+            i += 1
+        }
+        var j = state.pointee.touch.pendingPresses.count
+        while j > 0 {
+            j -= 1
+            let press = state.pointee.touch.pendingPresses[j]
+            guard press.focusFollows, tree.contains(press.surface), let candidate = nearestFocusable(from: press.surface) else { continue }
+            if candidate != keyboardFocus { setKeyboardFocus(candidate, cause: .press) }
+            break
+        }
+        state.pointee.touch.pendingPresses.removeAll(keepingCapacity: true)
+        // The next event's wait is measured from now, not from the frame's encoding.
+        lastEncoded = nil
+    }
+
     private func focusOnPress(_ surface: SurfaceID) {
         // A grab keeps the keyboard where it put it (the grabbing popup), as wlroots' popup
         // grab does, until it ends.

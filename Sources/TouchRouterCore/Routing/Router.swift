@@ -97,6 +97,13 @@ public final class Router {
 
     func route(_ event: InputEvent, sequence: UInt64, arrival: RouterTime, dequeued: RouterTime) {
         let kind = event.kind
+        if !state.pointee.touch.pendingPresses.isEmpty {
+            // Only a touch frame's own events pass a press waiting for that frame's end.
+            switch event {
+            case .touchDown, .touchMotion, .touchUp, .touchCancel, .touchFrame: break
+            default: settlePresses()
+            }
+        }
         if state.pointee.chain.monitoredKinds.contains(kind) {
             for monitor in monitors where monitor.observedKinds.contains(kind) { monitor.observe(event, sequence: sequence, arrival: arrival) }
         }
@@ -127,6 +134,10 @@ public final class Router {
             outcome = handle(event)
         }
         finishRoute(event, kind: kind, sequence: sequence, arrival: arrival, dequeued: dequeued, arena: arenaAt, outcome: outcome)
+        if kind == .touchFrame, !state.pointee.touch.pendingPresses.isEmpty {
+            delivery.writeToClients()
+            settlePresses()
+        }
     }
 
     /// One handler per kind of event.

@@ -43,6 +43,7 @@ extension Router {
         let queued = queue[queueHead]
         queueHead += 1
         route(queued.event, sequence: queued.sequence, arrival: queued.arrival, dequeued: clock.now())
+        if !state.pointee.touch.pendingPresses.isEmpty { settlePresses() }
         return true
     }
 
@@ -58,5 +59,6 @@ extension Router {
             route(queued.event, sequence: queued.sequence, arrival: queued.arrival, dequeued: dequeued)
             previousEncoded = lastEncoded
         }
+        if !state.pointee.touch.pendingPresses.isEmpty { settlePresses() }
     }
 }

@@ -40,6 +40,16 @@ struct TouchTrackingState {
     /// What the arena's hit test found for a down it let through, at that point and tree
     /// revision: the down's routing uses it instead of asking again, while both still hold.
     var arenaHit: (position: Point<GlobalSpace>, revision: UInt64, hit: HitResult?)?
+    /// The presses of the touch frame being routed, whose raise and keyboard focus wait
+    /// until the frame is written (`settlePresses`).
+    var pendingPresses: [PendingPress] = []
+}
+
+/// A touch that went down on `surface`; `focusFollows` is whether the keyboard focus
+/// could follow it then (the policy, and no grab).
+struct PendingPress: Equatable {
+    var surface: SurfaceID
+    var focusFollows: Bool
 }
 
 /// Touches with UIKit's rules: each is bound at its down to whoever takes it for its
@@ -128,7 +138,7 @@ extension Router {
             let reason: DeliveryReason = surface == hit.surface ? .hit : .fallback
             if capabilities.contains(.touch) {
                 let local = surface == hit.surface ? hit.local : tree.localPoint(position, in: surface)!
-                pressLanded(on: surface)
+                deferPress(on: surface)
                 markDecided()
                 delivery.touchDown(surface: surface, client: client, time: time, id: id, local: local)
                 record(.touchDown, surface, client, local, reason)
@@ -141,7 +151,7 @@ extension Router {
                     touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .swallowed(.pointerEmulationBusy)))
                     return .dropped(.pointerEmulationBusy)
                 }
-                pressLanded(on: surface)
+                deferPress(on: surface)
                 markDecided()
                 emulatePointerPress(time: time, at: position)
                 touches.append(TouchPoint(device: device, id: id, output: hit.output, target: .emulatedPointer(surface, client)))

@@ -57,6 +57,8 @@ extension WaylandServer: InputDelivery {
         for entry in touchSends(of: client) where !entry.isTimestamps { wl_touch_send_frame(entry.resource) }
     }
 
+    public func writeToClients() { display.write(clients.keys) }
+
     public func touchCancel(client: ClientID) {
         for entry in touchSends(of: client) where !entry.isTimestamps { wl_touch_send_cancel(entry.resource) }
     }
