@@ -17,7 +17,7 @@ package final class X11Display {
 
     /// The first free display from `first`, skipping numbers whose lock names a live process.
     package init(first: Int = 0) throws(WaylandError) {
-        mkdir(Self.socketDirectory, 0o1777)
+        try Self.prepareSocketDirectory()
         for number in first..<(first + 32) {
             let lockPath = "/tmp/.X\(number)-lock"
             guard Self.takeLock(lockPath) else { continue }
@@ -43,6 +43,28 @@ package final class X11Display {
             return
         }
         throw WaylandError("xwayland: no free X11 display from :\(first) to :\(first + 31) (each has a /tmp/.X<n>-lock of a live process, or its socket is taken)")
+    }
+
+    /// Makes `path` as X servers make /tmp/.X11-unix, 1777, so that a server run as any user
+    /// can put its socket there: mkdir's mode passes through the umask, so it is set again.
+    /// One left narrower (by an earlier session's umask) is widened when root owns it and this
+    /// is root, as Xtrans does; otherwise one this user cannot write to is an error naming it.
+    package static func prepareSocketDirectory(_ path: String = socketDirectory) throws(WaylandError) {
+        if mkdir(path, 0o1777) == 0 {
+            chmod(path, 0o1777)
+            return
+        }
+        let made = errno
+        guard made == EEXIST else { throw WaylandError("xwayland: cannot make \(path): \(String(cString: strerror(made)))") }
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw WaylandError("xwayland: \(path) is not a directory; X11 sockets go there")
+        }
+        if info.st_mode & 0o7777 != 0o1777, info.st_uid == 0, getuid() == 0 { chmod(path, 0o1777) }
+        guard access(path, W_OK | X_OK) == 0 else {
+            let mode = String(info.st_mode & 0o7777, radix: 8)
+            throw WaylandError("xwayland: \(path) (mode \(mode), owner uid \(info.st_uid)) is not writable by uid \(getuid()); X servers make it 1777")
+        }
     }
 
     /// Creates the lock file holding this process's pid; a lock whose process is gone is taken over.
