@@ -254,12 +254,13 @@ struct EndToEndRun {
         return started
     }
 
-    static func records(of clients: [BenchChild], runtime: URL) throws -> (events: [[EndToEndAnalysis.Received]], dropped: Int) {
+    /// Each client's records; with `from`, those of events stamped before it (a warm-up's) left out.
+    static func records(of clients: [BenchChild], runtime: URL, from: Int64? = nil) throws -> (events: [[EndToEndAnalysis.Received]], dropped: Int) {
         var all: [[EndToEndAnalysis.Received]] = []
         var dropped = 0
         for i in clients.indices {
             let file = try EndToEndAnalysis.records(runtime.appendingPathComponent("client-\(i).txt"))
-            all.append(file.events)
+            all.append(from.map { from in file.events.filter { $0.timestamp < 0 || $0.timestamp >= from } } ?? file.events)
             dropped += file.dropped
         }
         return (all, dropped)

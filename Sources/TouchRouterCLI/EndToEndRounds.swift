@@ -1,11 +1,12 @@
 import Foundation
+import TouchRouterBench
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Both sides of a `bench e2e` run, interleaved: the session and the floor are up together,
 /// each with its own benchmark clients, and the workload is played in rounds, a round on one
-/// side then a round on the other (the order swapping every round). On this VM the floor's
+/// side then a round on the other (which goes first drawn at random). On this VM the floor's
 /// own p50 moved between 20 and 34 µs from one run to the next, with load that came and went
 /// over seconds; played one after the other, the two sides met different load and their
 /// ratio was a coin toss. In rounds of a fraction of a second, both meet the same.
@@ -50,6 +51,7 @@ extension EndToEndRun {
         defer { for client in floorClients where client.process.isRunning { client.terminate() } }
         _ = try floor.value(after: "ready", within: 30, what: "the floor's clients to map")
 
+        let measuredFrom = try warmUp(rounds: rounds, control: control, floor: floor, runtime: sessionRuntime)
         _ = try control.request("stats reset")
         let bar = TimedProgressBar()
         if progress { bar.start("TouchRouter and the floor, \(rounds) round\(rounds == 1 ? "" : "s") each", seconds: recording == nil ? 2 * seconds : 10) }
@@ -57,8 +59,11 @@ extension EndToEndRun {
         var floorSide = PlayedSide()
         var workload: URL?
         for round in 0..<rounds {
-            // The floor plays what the session played last: the first round has to start with the session.
-            let sessionFirst = round.isMultiple(of: 2)
+            // The floor plays what the session played last: the first round has to start with the
+            // session. After it, a coin decides: with the order swapping every round, a side's
+            // rounds came back every 2.1 s, and this VM's kernel (kdamond, DAMON's pageout) takes
+            // a CPU for 1 to 10 ms every 0.5 or 1.02 s, so its bursts fell on one side for a whole run.
+            let sessionFirst = round == 0 || Bool.random()
             if sessionFirst { workload = try playSession(round: round, rounds: rounds, control: control, runtime: sessionRuntime, into: &sessionSide) }
             guard let workload else { throw Failure(description: "touch-router bench e2e: no workload for the floor") }
             try playFloor(workload, floor: floor, into: &floorSide)
@@ -80,7 +85,7 @@ extension EndToEndRun {
             throw Failure(description: "touch-router bench e2e: \(client.name) did not exit cleanly at the floor's end: \(client.errors)")
         }
 
-        let (sessionEvents, sessionDropped) = try Self.records(of: sessionClients, runtime: sessionRuntime)
+        let (sessionEvents, sessionDropped) = try Self.records(of: sessionClients, runtime: sessionRuntime, from: measuredFrom)
         let matched = EndToEndAnalysis.touchLatencies(sessionEvents, sent: sessionSide.sent)
         var touchRouter = SideReport(sent: sessionSide.sent.count, received: matched.received, frames: sessionSide.frames, matchedBy: matched.matchedBy,
                                      unmatched: matched.unmatched, dropped: sessionDropped, latency: EndToEndAnalysis.Summary(matched.latencies))
@@ -94,11 +99,28 @@ extension EndToEndRun {
             touchRouter.present = shown
         }
 
-        let (floorEvents, floorDropped) = try Self.records(of: floorClients, runtime: floorRuntime)
+        let (floorEvents, floorDropped) = try Self.records(of: floorClients, runtime: floorRuntime, from: measuredFrom)
         let floorMatched = EndToEndAnalysis.touchLatencies(floorEvents, sent: nil)
         let floorReport = SideReport(sent: floorSide.sent.count, received: floorMatched.received, frames: floorSide.frames, matchedBy: floorMatched.matchedBy,
                                      unmatched: floorMatched.unmatched, dropped: floorDropped, latency: EndToEndAnalysis.Summary(floorMatched.latencies))
         return (touchRouter, floorReport, rounds)
+    }
+
+    /// One round a side before the measured ones, left out of every figure: a side's first
+    /// frames pay its cold start (the session's statistics fault their pages in at their first
+    /// counts, 0.6 ms in its first frame), which a session running for days pays once. Returns
+    /// the monotonic time after it; the clients' records of events stamped before it are
+    /// dropped. None for a recording (played once, whole) or `--present` (whose analysis
+    /// counts every event a client drew).
+    private func warmUp(rounds: Int, control: BenchControl, floor: BenchChild, runtime: URL) throws -> Int64? {
+        guard recording == nil, !present else { return nil }
+        let log = runtime.appendingPathComponent("played-warm-up.txt").path
+        _ = try control.request("play touch \(fingers) \(rate) \(seconds / Double(rounds)) log=\(log)", within: seconds + 60)
+        let workload = work.appendingPathComponent("floor").appendingPathComponent("workload-warm-up.txt")
+        try EndToEndAnalysis.playedLog(URL(fileURLWithPath: log)).floorWorkload.write(to: workload, atomically: true, encoding: .utf8)
+        var unmeasured = PlayedSide()
+        try playFloor(workload, floor: floor, into: &unmeasured)
+        return Stopwatch.now()
     }
 
     /// What one side played over all its rounds.
