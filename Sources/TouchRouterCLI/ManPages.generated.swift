@@ -618,8 +618,9 @@ when it is a terminal).
 	*--fingers*: on each client, 1 to 10, clients times fingers at most 256
 	(default 2). *--rate*: 1 to 1000 (default 1000). *--seconds*: 0.1 to 600
 	(default 2.0). *--size*: each client's buffer (default 200x150).
-	*--rounds*: interleaved rounds (default 10). *--keep*: keep every log in
-	_dir_. *--report-receipts*: the session's clients report when they read
+	*--rounds*: interleaved rounds (default 10), after one warm-up round a
+	side that no figure counts; which side plays first in a round is drawn
+	at random. *--keep*: keep every log in _dir_. *--report-receipts*: the session's clients report when they read
 	each frame, so that *msg stats* gains the received stage. *--present*:
 	the clients answer each input frame with a dot, committed with
 	presentation feedback, and the figure is input to presentation, with the
