@@ -301,21 +301,25 @@ Removes an output; its windows move to the first output that stays.
 
 Errors: an unknown output; the last output.
 
-## output set NAME [mode WxH[@Hz]] [transform T] [scale N]
+## output set NAME [mode WxH[@Hz]] [transform T] [scale N] [frame-margin MS|measured]
 
-Changes an output's mode, transform or scale while it runs, as *swaymsg output* does;
-the settings come in any order, each at most once. The reply gives what the
-output is now (on *drm* the refresh the connector has nearest the one asked).
-What follows, and what a screen may refuse, is as *[[output]]* in
-*touch-router*(5) says; the next reload sets the output as the file says.
+Changes an output's mode, transform, scale or frame margin while it runs, as
+*swaymsg output* does (its *max_render_time* for the margin); the settings come
+in any order, each at most once. *frame-margin* fixes how long before each
+vblank the output composes, in milliseconds (0.1 to 1000), as *frame-margin-ms*
+does; *measured* gives it back to the measured margin. The reply gives what the
+output is now (on *drm* the refresh the connector has nearest the one asked),
+with the margin in effect. What follows, and what a screen may refuse, is as
+*[[output]]* in *touch-router*(5) says; the next reload sets the output as the
+file says.
 
 ```
-{"ok":true,"output":"Virtual-1","mode":"1024x768@60.0","transform":"90","scale":1}
+{"ok":true,"output":"Virtual-1","mode":"1024x768@60.0","transform":"90","scale":1,"frame_margin_us":7500}
 ```
 
-Errors: an unknown output; nothing to set; a setting other than mode, transform
-or scale, or one given twice; a mode, transform or scale (1 to 4) that does not
-parse; a mode the screen refuses, with its reason (*output set: Virtual-1: no
+Errors: an unknown output; nothing to set; a setting other than mode, transform,
+scale or frame-margin, or one given twice; a mode, transform, scale (1 to 4) or
+frame margin that does not parse; a mode the screen refuses, with its reason (*output set: Virtual-1: no
 mode 1234x567: its modes are …; it keeps 1024x768@60.0, transform normal, scale
 1*). Any other word after *output* is the error *output: expected 'create
 WxH[@Hz][,transform=T]', 'remove NAME' or 'set NAME …'*, which spells out the
@@ -1362,7 +1366,9 @@ refuses a mode or a transform, and takes a scale.
 	vblank). A slow composition does not widen it; one that ends past the
 	vblank misses it and counts in *msg tree*'s *late_compositions*. Default:
 	measured, the 99th percentile of the output's last 120 compositions plus
-	0.5 ms, at least 1 ms and at most three quarters of a period.
+	0.5 ms, at least 1 ms and at most three quarters of a period. *msg output
+	set NAME frame-margin MS* sets it while the session runs, until the next
+	reload (*touch-router-msg*(7)).
 
 # TOUCHSCREENS
 

@@ -77,6 +77,10 @@ struct OutputRotationTests {
         try session.wait(for: "the next tap to reach wev") { RunningSession.text(of: wevLog).contains("wl_touch] up") }
         #expect(try Self.outputs(session).first?["rect"] as? [Int] == [0, 0, 1024, 768])
 
+        let margin = try session.msg("output", "set", "HEADLESS-1", "frame-margin", "7.5")
+        #expect(margin.status == 0 && margin.json["frame_margin_us"] as? Int == 7500 && margin.json["mode"] as? String == "1024x768@60.0", "\(margin.json)")
+        #expect(try Self.outputs(session).first?["frame_margin_us"] as? Int == 7500)
+
         let bad = try session.msg("output", "set", "HEADLESS-1", "mode", "1024x")
         #expect(bad.status != 0 && "\(bad.json["error"] ?? "")".contains("mode '1024x': expected WxH or WxH@Hz"), "\(bad.json)")
 
@@ -90,6 +94,7 @@ struct OutputRotationTests {
         let turned = try #require(try Self.outputs(session).first)
         #expect(turned["rect"] as? [Int] == [0, 0, 720, 1280] && turned["mode"] as? String == "1280x720@60.0" && turned["transform"] as? String == "270",
                 "the table over the backend's 1280x720; msg output set's mode is gone: \(turned)")
+        #expect(turned["frame_margin_us"] as? Int != 7500, "and its frame margin, measured again: \(turned)")
         try "".write(to: config, atomically: true, encoding: .utf8)
         #expect(try session.msg("reload").status == 0)
         let back = try #require(try Self.outputs(session).first)

@@ -247,5 +247,17 @@ struct OutputReconfigurationProtocolTests {
         try fixture.server.shell.apply(ServerConfiguration())
         #expect(margin("HEADLESS-1") == FrameSchedule.minimumMargin)
         #expect(margin("HEADLESS-3") == FrameSchedule.minimumMargin)
+
+        // msg output set fixes it at run time, as swaymsg's max_render_time, leaving the mode; measured gives it back.
+        let mode = fixture.server.outputs[0].mode
+        try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(frameMargin: .fixed(nanoseconds: 7_500_000)))
+        #expect(margin("HEADLESS-1") == 7_500_000)
+        #expect(fixture.server.frameMargin(ofOutput: "HEADLESS-1") == 7_500_000)
+        #expect(fixture.server.outputs[0].mode == mode)
+        try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(frameMargin: .measured))
+        #expect(margin("HEADLESS-1") == FrameSchedule.minimumMargin)
+        try fixture.server.setOutput(named: "HEADLESS-1", OutputChange(frameMargin: .fixed(nanoseconds: 2_000_000)))
+        try fixture.server.shell.apply(ServerConfiguration())
+        #expect(margin("HEADLESS-1") == FrameSchedule.minimumMargin, "a reload sets it as the file says, as it does the mode")
     }
 }

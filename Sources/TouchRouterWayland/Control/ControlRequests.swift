@@ -52,7 +52,8 @@ extension ControlServer {
         case .setOutput(let name, let change):
             do {
                 let mode = try server.setOutput(named: name, change)
-                return JSONReply.ok(["output": .string(name), "mode": .string("\(mode)"), "transform": .string(mode.transform.name), "scale": .number(mode.scale)])
+                return JSONReply.ok(["output": .string(name), "mode": .string("\(mode)"), "transform": .string(mode.transform.name), "scale": .number(mode.scale),
+                                     "frame_margin_us": server.frameMargin(ofOutput: name).map { .number($0 / 1000) } ?? .null])
             } catch {
                 return JSONReply.failure("output set: \(error)")
             }

@@ -16,12 +16,18 @@ public struct OutputChange: Sendable, Equatable {
     public var mode: ModeText?
     public var transform: OutputTransform?
     public var scale: Int?
+    /// How long before each vblank the output composes, as sway's `max_render_time`.
+    public var frameMargin: FrameMarginSetting?
 
-    public init(mode: ModeText? = nil, transform: OutputTransform? = nil, scale: Int? = nil) {
+    public init(mode: ModeText? = nil, transform: OutputTransform? = nil, scale: Int? = nil, frameMargin: FrameMarginSetting? = nil) {
         self.mode = mode
         self.transform = transform
         self.scale = scale
+        self.frameMargin = frameMargin
     }
+
+    /// Whether it changes the mode, the transform or the scale, not only the frame margin.
+    public var changesMode: Bool { mode != nil || transform != nil || scale != nil }
 
     public init(rule: OutputRule) {
         if let width = rule.width, let height = rule.height {
@@ -32,7 +38,10 @@ public struct OutputChange: Sendable, Equatable {
         scale = rule.scale
     }
 
-    public static let syntax = "set NAME [mode WxH[@Hz]] [transform \(OutputTransform.names.joined(separator: "|"))] [scale 1-\(OutputMode.maximumScale)]"
+    public static let syntax = "set NAME [mode WxH[@Hz]] [transform \(OutputTransform.names.joined(separator: "|"))] [scale 1-\(OutputMode.maximumScale)] [frame-margin MS|measured]"
+
+    /// `frame-margin`'s milliseconds, as `[[output]]`'s `frame-margin-ms` takes them.
+    public static let frameMarginMilliseconds = 0.1...1000.0
 
     /// `mode WxH[@Hz]`, `transform T` and `scale N`, in any order, each at most once, at least one.
     public static func parse(_ words: [Substring]) throws(OutputOptionError) -> OutputChange {
@@ -57,11 +66,29 @@ public struct OutputChange: Sendable, Equatable {
                     throw OutputOptionError("scale '\(value.prefix(64))': expected a whole number from 1 to \(OutputMode.maximumScale)")
                 }
                 change.scale = scale
+            case "frame-margin":
+                if value == "measured" {
+                    change.frameMargin = .measured
+                } else if let ms = Double(value), frameMarginMilliseconds.contains(ms) {
+                    change.frameMargin = .fixed(nanoseconds: Int64((ms * 1_000_000).rounded()))
+                } else {
+                    throw OutputOptionError("frame-margin '\(value.prefix(64))': expected milliseconds from 0.1 to 1000, or measured")
+                }
             default:
-                throw OutputOptionError("unknown setting '\(key.prefix(32))': expected mode, transform or scale")
+                throw OutputOptionError("unknown setting '\(key.prefix(32))': expected mode, transform, scale or frame-margin")
             }
         }
         return change
+    }
+
+    /// The frame margin `msg output set` fixes, or gives back to measuring.
+    public enum FrameMarginSetting: Sendable, Equatable {
+        case fixed(nanoseconds: Int64)
+        case measured
+
+        var configuredMargin: Int64? {
+            if case .fixed(let nanoseconds) = self { nanoseconds } else { nil }
+        }
     }
 
     /// `base` changed: a mode with no refresh keeps the base's for the base's size, else 60 Hz.
@@ -95,13 +122,21 @@ extension WaylandServer {
         set { protocols.output.modeSetter = newValue }
     }
 
-    /// `msg output set`: changes the output's mode or transform; returns what it is now.
+    /// `msg output set`: changes the output's mode, transform, scale or frame margin; returns
+    /// what it is now. The frame margin holds until the next reload, as the mode does.
     @discardableResult
     public func setOutput(named name: String, _ change: OutputChange) throws(WaylandError) -> OutputMode {
         guard let output = outputs.first(where: { $0.name == name && !$0.retired }) else {
             throw WaylandError("no output '\(name.prefix(64))': the outputs are \(outputs.map(\.name).joined(separator: ", "))")
         }
-        return try setMode(change.applied(to: output.mode), of: output)
+        let mode = change.changesMode ? try setMode(change.applied(to: output.mode), of: output) : output.mode
+        if let margin = change.frameMargin { protocols.output.frameClocks[output.id]?.schedule.configuredMargin = margin.configuredMargin }
+        return mode
+    }
+
+    /// How long before its vblanks `name` composes now, nanoseconds.
+    public func frameMargin(ofOutput name: String) -> Int64? {
+        outputs.first { $0.name == name && !$0.retired }.flatMap { protocols.output.frameClocks[$0.id]?.schedule.margin }
     }
 
     /// From now on `[[output]]` tables apply (the display backend is attached, so that a
