@@ -138,8 +138,8 @@ package final class WorkloadPlayer {
         frames.reserveCapacity(reports + 2)
         for report in 0...(reports + 1) {
             let first = touches.count
-            // Top first: a touch down raises its toplevel (focus on press), which must not
-            // cover the points still to be touched, and raising one that was above them does not.
+            // Top first. The frame's downs are all hit-tested against the stack their points were
+            // chosen on (a press's raise waits for the frame's end), so any order lands the same.
             for (t, down) in downs.enumerated().reversed() {
                 for finger in 0..<fingers {
                     let id = TouchID(Int32(t * fingers + finger))
