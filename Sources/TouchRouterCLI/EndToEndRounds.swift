@@ -64,10 +64,10 @@ extension EndToEndRun {
             // rounds came back every 2.1 s, and this VM's kernel (kdamond, DAMON's pageout) takes
             // a CPU for 1 to 10 ms every 0.5 or 1.02 s, so its bursts fell on one side for a whole run.
             let sessionFirst = round == 0 || Bool.random()
-            if sessionFirst { workload = try playSession(round: round, rounds: rounds, control: control, runtime: sessionRuntime, into: &sessionSide) }
+            if sessionFirst { workload = try playSession(round: String(round), rounds: rounds, control: control, runtime: sessionRuntime, into: &sessionSide) }
             guard let workload else { throw Failure(description: "touch-router bench e2e: no workload for the floor") }
             try playFloor(workload, floor: floor, into: &floorSide)
-            if !sessionFirst { _ = try playSession(round: round, rounds: rounds, control: control, runtime: sessionRuntime, into: &sessionSide) }
+            if !sessionFirst { _ = try playSession(round: String(round), rounds: rounds, control: control, runtime: sessionRuntime, into: &sessionSide) }
         }
         bar.stop()
         // The loop flushes the last frame after the reply; a request later, it has, and the clients have had time to read it.
@@ -114,11 +114,8 @@ extension EndToEndRun {
     /// counts every event a client drew).
     private func warmUp(rounds: Int, control: BenchControl, floor: BenchChild, runtime: URL) throws -> Int64? {
         guard recording == nil, !present else { return nil }
-        let log = runtime.appendingPathComponent("played-warm-up.txt").path
-        _ = try control.request("play touch \(fingers) \(rate) \(seconds / Double(rounds)) log=\(log)", within: seconds + 60)
-        let workload = work.appendingPathComponent("floor").appendingPathComponent("workload-warm-up.txt")
-        try EndToEndAnalysis.playedLog(URL(fileURLWithPath: log)).floorWorkload.write(to: workload, atomically: true, encoding: .utf8)
         var unmeasured = PlayedSide()
+        let workload = try playSession(round: "warm-up", rounds: rounds, control: control, runtime: runtime, into: &unmeasured)
         try playFloor(workload, floor: floor, into: &unmeasured)
         return Stopwatch.now()
     }
@@ -142,7 +139,8 @@ extension EndToEndRun {
     }
 
     /// One round through the session, as a device's input (`msg play`); the floor's workload for the same frames.
-    private func playSession(round: Int, rounds: Int, control: BenchControl, runtime: URL, into side: inout PlayedSide) throws -> URL {
+    /// `round` names its files (`played-ROUND.txt`, `workload-ROUND.txt`).
+    private func playSession(round: String, rounds: Int, control: BenchControl, runtime: URL, into side: inout PlayedSide) throws -> URL {
         let log = runtime.appendingPathComponent("played-\(round).txt").path
         let request = recording.map { "play recording \($0) log=\(log)" } ?? "play touch \(fingers) \(rate) \(seconds / Double(rounds)) log=\(log)"
         let played = try control.request(request, within: (recording == nil ? seconds : 3600) + 60)

@@ -19,6 +19,9 @@ public struct OutputRule: Hashable, Sendable {
     /// Where its table starts, for errors that only the session finds (a mode the screen lacks).
     public var position: SourcePosition
 
+    /// The milliseconds `frame-margin-ms` (and `msg output set`'s `frame-margin`) takes.
+    public static let frameMarginMilliseconds = 0.1...1000.0
+
     public init(name: String, width: Int? = nil, height: Int? = nil, refreshMilliHertz: Int? = nil, transform: OutputTransform? = nil,
                 scale: Int? = nil, frameMargin: Int64? = nil, position: SourcePosition = SourcePosition(line: 1, column: 1)) {
         self.name = name
@@ -64,7 +67,7 @@ enum OutputReader {
                 rule.transform = transform
             }
             rule.scale = try reader.integer("scale", in: 1...4)
-            rule.frameMargin = try reader.milliseconds("frame-margin-ms", in: 0.1...1000)
+            rule.frameMargin = try reader.milliseconds("frame-margin-ms", in: OutputRule.frameMarginMilliseconds)
             try reader.finish(allowed: keys)
             if let earlier = seen[name] {
                 throw document.error(value: path + [.key("name")], "\(pathText(path + [.key("name")])): \"\(name)\" has a table already at line \(earlier.line): expected each output once")

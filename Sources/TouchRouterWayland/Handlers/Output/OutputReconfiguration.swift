@@ -40,10 +40,8 @@ public struct OutputChange: Sendable, Equatable {
 
     public static let syntax = "set NAME [mode WxH[@Hz]] [transform \(OutputTransform.names.joined(separator: "|"))] [scale 1-\(OutputMode.maximumScale)] [frame-margin MS|measured]"
 
-    /// `frame-margin`'s milliseconds, as `[[output]]`'s `frame-margin-ms` takes them.
-    public static let frameMarginMilliseconds = 0.1...1000.0
-
-    /// `mode WxH[@Hz]`, `transform T` and `scale N`, in any order, each at most once, at least one.
+    /// `mode WxH[@Hz]`, `transform T`, `scale N` and `frame-margin MS|measured`, in any order,
+    /// each at most once, at least one.
     public static func parse(_ words: [Substring]) throws(OutputOptionError) -> OutputChange {
         var change = OutputChange()
         var seen: Set<Substring> = []
@@ -69,7 +67,7 @@ public struct OutputChange: Sendable, Equatable {
             case "frame-margin":
                 if value == "measured" {
                     change.frameMargin = .measured
-                } else if let ms = Double(value), frameMarginMilliseconds.contains(ms) {
+                } else if let ms = Double(value), OutputRule.frameMarginMilliseconds.contains(ms) {
                     change.frameMargin = .fixed(nanoseconds: Int64((ms * 1_000_000).rounded()))
                 } else {
                     throw OutputOptionError("frame-margin '\(value.prefix(64))': expected milliseconds from 0.1 to 1000, or measured")
