@@ -632,7 +632,11 @@ when it is a terminal).
 	*--plot*: with *--present*, an HDR percentile plot of it (matplotlib).
 	*--refresh*: the session's headless output refresh, 1 to 1000 Hz (default
 	60); sway's headless output, asked for 60 Hz, draws every 16 ms, so
-	*--refresh 62.5* compares the two at one frame rate.
+	*--refresh 62.5* compares the two at one frame rate. A frame's events are
+	late together, so a p99.9 whose slowest 0.1% of events can all come from
+	fewer than ten touch frames is one slow moment's figure: the report says
+	so, and how much longer a run gives it ten (*p99_9_tail_frames* in
+	*--json*). At 1 kHz that takes *--seconds 10*.
 
 # HELP
 
