@@ -106,8 +106,11 @@ let package = Package(
         // The backends of `touch-router run` wired to the session: drm, wayland (nested) and
         // headless displays, libinput and the libseat seat, every input through one InputSource.
         .target(name: "TouchRouterBackends", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterReplay", "TouchRouterWayland", "TouchRouterXWayland", "TouchRouterLibinput", "TouchRouterDRM", "TouchRouterNested", "TouchRouterLibseat"]),
+        // The C grid floor `bench hit-test` runs beside the index on the same scene and points
+        // (Sources/Benchmarks/c-grid-floor runs it alone).
+        .target(name: "CGridFloor", cSettings: [.unsafeFlags(["-O2"])]),
         // Synthetic scenes and the hit-test measurement loop shared by the CLI and the benchmarks.
-        .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay"]),
+        .target(name: "TouchRouterBench", dependencies: ["TouchRouterCore", "TouchRouterReplay", "CGridFloor"]),
         // Every command of `touch-router` (ArgumentParser), entered through touch_router_cli_main.
         .target(
             name: "TouchRouterCLI",

@@ -33,6 +33,19 @@ public struct HitTestBenchmark {
         public var moveDrag: Percentiles
         /// Every point checked after the moves gave the same answer from both.
         public var agreed: Bool
+        /// The index beside the C grid floor on the random points; nil where the floor cannot
+        /// stand in (see `GridFloor`).
+        public var floor: FloorComparison?
+    }
+
+    /// The index and the C grid floor on the same random points, a whole run of each in turn
+    /// (which goes first alternating), each after an untimed run of its own, so that both
+    /// medians come from the same minutes and each is its steady state.
+    public struct FloorComparison: Sendable {
+        public var windows: Int
+        public var floorMedianNanoseconds: Double
+        public var indexMedianNanoseconds: Double
+        public var ratio: Double { indexMedianNanoseconds / floorMedianNanoseconds }
     }
 
     public static let batch = 32
@@ -63,9 +76,13 @@ public struct HitTestBenchmark {
         var index: [String: Percentiles] = [:]
         var answerCounts = (current: 0, mixed: 0)
         var reference: [String: Percentiles] = [:]
+        var floor: FloorComparison?
         for (name, points) in pointSets {
             index[name] = Self.measure(points: points, runs: runs) { tree.hitTest($0)?.surface.raw ?? 0 }
-            if name == "random" { answerCounts = tree.cachedHitTestCounts() }
+            if name == "random" {
+                answerCounts = tree.cachedHitTestCounts()
+                floor = GridFloor(tree: tree).flatMap { Self.besideFloor(points: points, runs: runs, floor: $0) { tree.hitTest($0)?.surface.raw ?? 0 } }
+            }
             index["\(name)-uncached"] = Self.measure(points: points, runs: runs, beforeEachBatch: tree.forgetCachedHitTests) {
                 tree.hitTest($0)?.surface.raw ?? 0
             }
@@ -96,7 +113,41 @@ public struct HitTestBenchmark {
             cellSize: 1 << tree.cellShift, buildMilliseconds: Double(buildNanoseconds) / 1e6,
             index: index, reference: reference, missPointsOnOutput: misses.count,
             answerCells: answerCounts.current, mixedAnswerCells: answerCounts.mixed,
-            moveRandom: moveRandom, moveDrag: moveDrag, agreed: agreed)
+            moveRandom: moveRandom, moveDrag: moveDrag, agreed: agreed, floor: floor)
+    }
+
+    /// `query` over every point and the floor over the same points, `runs` rounds of one whole
+    /// run each; nil if a point is off the floor's output.
+    static func besideFloor(points: [Point<GlobalSpace>], runs: Int, floor: GridFloor, _ query: (Point<GlobalSpace>) -> UInt32) -> FloorComparison? {
+        guard !points.isEmpty, floor.covers(points) else { return nil }
+        let copy = floor.prepared(points)
+        var indexMeans: [Double] = [], floorMeans: [Double] = []
+        var sink: UInt32 = 0
+        var floorSink: UInt64 = 0
+        points.withUnsafeBufferPointer { buffer in
+            for round in 0..<max(runs, 1) {
+                // Each timed run follows an untimed one of its own side, as each side's runs
+                // follow one another when it is timed alone: the other's run would have left
+                // the caches and the branch predictors to it.
+                for side in round % 2 == 0 ? [0, 1] : [1, 0] {
+                    var start: Int64 = 0
+                    if side == 0 {
+                        for pass in 0..<2 {
+                            if pass == 1 { start = Stopwatch.now() }
+                            for i in 0..<buffer.count { sink &+= query(buffer[i]) }
+                        }
+                        indexMeans.append(Double(Stopwatch.now() - start) / Double(buffer.count))
+                    } else {
+                        floorSink &+= floor.run(buffer, prepared: copy)
+                        start = Stopwatch.now()
+                        floorSink &+= floor.run(buffer, prepared: copy)
+                        floorMeans.append(Double(Stopwatch.now() - start) / Double(buffer.count))
+                    }
+                }
+            }
+        }
+        Stopwatch.keep(sink &+ UInt32(truncatingIfNeeded: floorSink))
+        return FloorComparison(windows: floor.windows, floorMedianNanoseconds: percentile(floorMeans, 0.5), indexMedianNanoseconds: percentile(indexMeans, 0.5))
     }
 
     static func randomPoint(on outputs: [OutputSnapshot], using generator: inout SeededGenerator) -> Point<GlobalSpace> {

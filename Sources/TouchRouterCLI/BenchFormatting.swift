@@ -18,10 +18,13 @@ enum BenchFormatting {
                 + "\"index\":\(sets(r.index)),\"reference\":\(sets(r.reference)),"
                 + "\"miss_points_on_output\":\(r.missPointsOnOutput),"
                 + "\"answer_cells\":{\"cached\":\(r.answerCells),\"mixed\":\(r.mixedAnswerCells)},"
-                + "\"move_window\":{\"random\":\(move(r.moveRandom)),\"drag\":\(move(r.moveDrag))},\"agreed\":\(r.agreed)}"
+                + "\"move_window\":{\"random\":\(move(r.moveRandom)),\"drag\":\(move(r.moveDrag))},\"agreed\":\(r.agreed),"
+                + "\"c_grid\":\(r.floor.map { "{\"windows\":\($0.windows),\"c_grid_random_median_ns\":\(number($0.floorMedianNanoseconds)),\"index_random_median_ns\":\(number($0.indexMedianNanoseconds)),\"ratio\":\(String(format: $0.ratio, digits: 3))}" } ?? "null")}"
         }
         return rows.count == 1 ? rows[0] : "[" + rows.joined(separator: ",\n") + "]"
     }
+
+    static let targetLeaves = 10_000, targetNanoseconds = 15.0, targetRatio = 0.7
 
     static func table(_ reports: [HitTestBenchmark.Report]) -> String {
         var lines: [String] = []
@@ -49,6 +52,16 @@ enum BenchFormatting {
              r.agreed ? "yes" : "NO"]
         }
         lines += align([moveHeader] + moveRows)
+        for r in reports {
+            guard let floor = r.floor else { continue }
+            lines.append("")
+            lines.append("\(r.leaves) leaves, random points, a run of each in turn: index \(String(format: floor.indexMedianNanoseconds, digits: 1)) ns, "
+                + "C grid floor (\(floor.windows) window rectangles, 128-px cells) \(String(format: floor.floorMedianNanoseconds, digits: 1)) ns: \(String(format: floor.ratio, digits: 2))×")
+            if r.label == "synthetic", r.leaves == targetLeaves {
+                let met = floor.indexMedianNanoseconds <= targetNanoseconds && floor.ratio <= targetRatio
+                lines.append("target (issue 27): ≤ \(String(format: targetNanoseconds, digits: 0)) ns and ≤ \(targetRatio)× the C grid at \(targetLeaves) leaves: \(met ? "met" : "not met")")
+            }
+        }
         return lines.joined(separator: "\n")
     }
 

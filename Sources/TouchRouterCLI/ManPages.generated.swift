@@ -599,7 +599,11 @@ when it is a terminal).
 	surfaces, 100 to 100000 (default 10000; several give one result each).
 	*--seed*: default 1. *--scene*: a scene file instead of a synthetic one.
 	*--cell-shift*: the index's cell size as a power of two (default 9, 512
-	px). *--runs*: default 7. *--index-only*: skip the reference walk.
+	px). *--runs*: default 7. *--index-only*: skip the reference walk. On a
+	scene of one output it also times a C grid floor (each window one
+	rectangle, 128-px cells) on the same windows and random points, a run of
+	each in turn after an untimed one of its own, and prints the index's
+	figure beside it (*c_grid* in *--json*).
 
 *bench route* [*--leaves* _N_...] [*--seed* _N_] [*--fingers* _N_] [*--rate* _N_] [*--instructions*] [*--recording* _file.yml_] [*--plot* _file.svg_] [*--json*]
 	Times routing steps on the synthetic scene, then a multi-finger workload.

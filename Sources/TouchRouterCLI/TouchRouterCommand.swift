@@ -118,7 +118,9 @@ struct HitTest: ParsableCommand {
         discussion: """
             Synthetic scenes hold N leaf surfaces: ⌈N/3⌉ windows of 400×300 at seeded random \
             positions on a 3840×2160 output, each with three subsurfaces. Per query: the median \
-            over runs, and p50/p99 over batches of \(HitTestBenchmark.batch) queries.
+            over runs, and p50/p99 over batches of \(HitTestBenchmark.batch) queries. On a scene of one \
+            output, a C grid floor (each window one rectangle, 128-px cells) is timed on the same \
+            windows and random points, a run of each in turn, beside the index.
             """)
 
     @OptionGroup var synthetic: SyntheticSceneOptions

@@ -155,6 +155,14 @@ struct CommandLineTests {
         }
         #expect(object["agreed"] as? Bool == true)
         #expect(object["leaves"] as? Int == 100)
+        // The C grid floor ran on the scene's 34 windows, beside the index, on the same points.
+        let floor = try #require(object["c_grid"] as? [String: Any], "\(object.keys)")
+        #expect(floor["windows"] as? Int == object["toplevels"] as? Int && floor["windows"] as? Int == 34, "\(floor)")
+        let floorNanoseconds = (floor["c_grid_random_median_ns"] as? NSNumber)?.doubleValue ?? 0
+        let indexNanoseconds = (floor["index_random_median_ns"] as? NSNumber)?.doubleValue ?? 0
+        let ratio = (floor["ratio"] as? NSNumber)?.doubleValue ?? 0
+        #expect(floorNanoseconds > 0 && indexNanoseconds > 0, "\(floor)")
+        #expect(abs(ratio - indexNanoseconds / floorNanoseconds) < 0.01, "\(floor)")
     }
 
     @Test("bench rejects leaf counts outside 100 to 100000")
