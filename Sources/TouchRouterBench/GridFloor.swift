@@ -46,8 +46,8 @@ public final class GridFloor {
     /// a copy, made before the clock starts by `prepared(_:)`.
     public func run(_ points: UnsafeBufferPointer<Point<GlobalSpace>>, prepared copy: [Double]?) -> UInt64 {
         if let copy { return grid_floor_run(floor, copy, copy.count / 2, 1) }
-        let raw = UnsafeRawPointer(points.baseAddress!)
-        return grid_floor_run(floor, raw.assumingMemoryBound(to: Double.self), points.count, 1)
+        guard let base = points.baseAddress else { return 0 }
+        return grid_floor_run(floor, UnsafeRawPointer(base).assumingMemoryBound(to: Double.self), points.count, 1)
     }
 
     /// Nil where `run` can read the points themselves; else the copy it reads.

@@ -104,7 +104,9 @@ public final class HitTestIndex {
 
     /// What the points of one answer cell hit: those inside `front`'s rectangle (relative
     /// to the answer cell; empty when none) hit `front`; the others hit the surface in
-    /// `Grid.answersBehind`, or nothing. A mixed cell is one that needs the grid's walk.
+    /// `Grid.answersBehind`, or nothing. `front` is the topmost surface there, or, where a
+    /// window's edge crosses the cell over a surface that covers it, the larger side's
+    /// surface (`largerSideFirst`). A mixed cell is one that needs the grid's walk.
     /// `stamp` is the grid cell's stamp when the answer was found, shifted left by two,
     /// with what lies behind the front in the low two bits. A mixed answer's front is empty,
     /// and its `front.surface` is the slot of its list (HitTestIndexMixedCells.swift).
@@ -159,18 +161,19 @@ public final class HitTestIndex {
         var flattenings = 0
     }
 
-    public static let cellShifts = 6...12
+    /// 128 to 4096 px: a grid cell's sub-cells (an eighth of it) hold whole answer cells.
+    public static let cellShifts = 7...12
 
     let cellShift: Int
-    /// Answer cells are 16 px, or a grid cell's sub-cell where that is smaller, so that an
-    /// answer cell lies in one sub-cell.
-    let answerShift: Int
+    /// Answer cells are 16 px, so that one lies in one sub-cell of its grid cell. A constant,
+    /// so that a query's shifts and mask are immediates.
+    static let answerShift = 4
+    var answerShift: Int { Self.answerShift }
     let state = UncheckedState(State())
 
     init(cellShift: Int) {
-        precondition(Self.cellShifts.contains(cellShift), "cell size must be 64 to 4096 pixels")
+        precondition(Self.cellShifts.contains(cellShift), "cell size must be 128 to 4096 pixels")
         self.cellShift = cellShift
-        self.answerShift = min(4, cellShift - 3)
         state.pointee.stale.reserveCapacity(16)
     }
 
@@ -326,6 +329,8 @@ public final class HitTestIndex {
     @inline(never)
     func findAnswer(grid: UnsafeMutablePointer<Grid>, cell: Int, column: Int, row: Int) -> (CachedAnswer, behind: AnswerTarget) {
         let stamp = grid.pointee.stamps[cell] &<< 2
+        let width = min(1 << answerShift, grid.pointee.width - (column << answerShift))
+        let height = min(1 << answerShift, grid.pointee.height - (row << answerShift))
         let mixed = (CachedAnswer(stamp: stamp | CachedAnswer.mixed), AnswerTarget())
         var answer: CachedAnswer? = nil
         var result: (CachedAnswer, AnswerTarget)? = nil
@@ -350,11 +355,34 @@ public final class HitTestIndex {
                 return false
             }
             found.stamp = stamp | CachedAnswer.surfaceBehind
-            result = (found, target)
+            result = Self.largerSideFirst(found, behind: target, width: width, height: height)
             return false
         }
         if let result { return result }
         return (answer ?? CachedAnswer(stamp: stamp | CachedAnswer.nothingBehind), AnswerTarget())
+    }
+
+    /// A front surface's part of a cell with a surface behind covering the rest: where that
+    /// part runs from one side of the cell across it (a window's edge crossing the cell), the
+    /// rest is a rectangle too, and whichever of the two is larger is the one the answer holds
+    /// (the other's surface goes behind), so that more random points end on the query's
+    /// common path. Corners and strips touching neither side stay as they are.
+    static func largerSideFirst(_ answer: CachedAnswer, behind: AnswerTarget, width: Int, height: Int) -> (CachedAnswer, behind: AnswerTarget) {
+        let minX = Int(answer.frontMinX), minY = Int(answer.frontMinY), maxX = Int(answer.frontMaxX), maxY = Int(answer.frontMaxY)
+        var rest: (minX: Int, minY: Int, maxX: Int, maxY: Int)? = nil
+        if minY == 0, maxY == height {
+            if minX == 0, maxX < width { rest = (maxX, 0, width, height) } else if maxX == width, minX > 0 { rest = (0, 0, minX, height) }
+        } else if minX == 0, maxX == width {
+            if minY == 0, maxY < height { rest = (0, maxY, width, height) } else if maxY == height, minY > 0 { rest = (0, 0, width, minY) }
+        }
+        guard let rest, (rest.maxX - rest.minX) * (rest.maxY - rest.minY) > (maxX - minX) * (maxY - minY) else { return (answer, behind) }
+        var swapped = answer
+        swapped.frontMinX = UInt8(rest.minX)
+        swapped.frontMinY = UInt8(rest.minY)
+        swapped.frontMaxX = UInt8(rest.maxX)
+        swapped.frontMaxY = UInt8(rest.maxY)
+        swapped.front = behind
+        return (swapped, answer.front)
     }
 
     /// An item's rectangle clipped to an answer cell, relative to the cell's corner, and

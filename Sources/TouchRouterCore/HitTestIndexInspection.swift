@@ -1,5 +1,19 @@
 // What tests and benchmarks ask of the index (HitTestIndex.swift): its cached answers
-// counted or dropped, and a full check of its invariants.
+// counted, shown or dropped, and a full check of its invariants.
+
+/// A cached answer as a test sees it: the points of `rect` (relative to the 16-px answer cell)
+/// hit `held`; the cell's other points hit `behind`, or nothing.
+public struct CachedAnswerSummary: Equatable, Sendable {
+    public var held: SurfaceID
+    public var rect: Rect<SurfaceSpace>
+    public var behind: SurfaceID?
+
+    public init(held: SurfaceID, rect: Rect<SurfaceSpace>, behind: SurfaceID?) {
+        self.held = held
+        self.rect = rect
+        self.behind = behind
+    }
+}
 
 extension HitTestIndex {
     /// How many answer cells hold a current answer, and how many of those are mixed.
@@ -12,6 +26,29 @@ extension HitTestIndex {
             return true
         }
         return (current, mixed)
+    }
+
+    /// The current, not mixed, answer of the answer cell holding `point`: the surface its
+    /// rectangle holds, the rectangle (relative to the cell), and the surface behind (nil for
+    /// none). Nil where the cell has no current answer or a mixed one.
+    func cachedAnswer(at point: Point<GlobalSpace>) -> CachedAnswerSummary? {
+        flattenStale()
+        for o in 0..<state.pointee.outputs.count {
+            let output = state.pointee.outputs[o]
+            guard point.x >= output.minX, point.x < output.maxX, point.y >= output.minY, point.y < output.maxY else { continue }
+            let grid = grids.pointer(at: Int(output.grid))
+            let ix = Int(point.x - output.originX), iy = Int(point.y - output.originY)
+            let at = (iy >> answerShift) * grid.pointee.answerColumns + (ix >> answerShift)
+            let cell = (iy >> cellShift) * grid.pointee.columns + (ix >> cellShift)
+            let cached = grid.pointee.answers[at]
+            guard cached.stamp >> 2 == grid.pointee.stamps[cell], cached.stamp & 3 != CachedAnswer.mixed else { return nil }
+            return CachedAnswerSummary(
+                held: SurfaceID(cached.front.surface),
+                rect: Rect(x: Int(cached.frontMinX), y: Int(cached.frontMinY),
+                           width: Int(cached.frontMaxX) - Int(cached.frontMinX), height: Int(cached.frontMaxY) - Int(cached.frontMinY)),
+                behind: cached.stamp & 3 == CachedAnswer.surfaceBehind ? SurfaceID(grid.pointee.answersBehind[at].surface) : nil)
+        }
+        return nil
     }
 
     /// Calls `body` with each answer cell whose answer is current: its grid and grid index,

@@ -64,6 +64,10 @@ public final class SurfaceTree {
     /// are mixed (their queries walk the grid).
     public func cachedHitTestCounts() -> (current: Int, mixed: Int) { index.answerCounts() }
 
+    /// The index's cached answer for the 16-px cell holding `point`, if it has a current one
+    /// and it is not mixed: for tests of what the answers hold.
+    public func cachedHitTestAnswer(at point: Point<GlobalSpace>) -> CachedAnswerSummary? { index.cachedAnswer(at: point) }
+
     public var allSurfaces: [SurfaceID] { nodes.keys.sorted() }
 
     public func contains(_ id: SurfaceID) -> Bool { nodes[id] != nil }
