@@ -48,6 +48,9 @@ package final class RecordedRequests: X11Requests {
     package func watchWindow(_ window: X11Window) { requests.append(.watch(window)) }
     package func flush() {}
     package func setSelectionOwner(_ selection: X11Atom, owner: X11Window) { requests.append(.selectionOwner(selection, owner)) }
+    /// What GetSelectionOwner answers, by selection (none when absent).
+    package var selectionOwners: [X11Atom: X11Window] = [:]
+    package func selectionOwner(_ selection: X11Atom) -> X11Window { selectionOwners[selection] ?? 0 }
     package func convertSelection(_ selection: X11Atom, target: X11Atom, property: X11Atom, requestor: X11Window) {
         requests.append(.convert(selection, target: target, property: property))
     }

@@ -66,4 +66,6 @@ package protocol X11Requests: AnyObject {
     func takeSelectionData(_ property: X11Atom) -> X11PropertyValue?
     /// XFIXES' selection owner events for CLIPBOARD and PRIMARY, on the manager's own window.
     func watchSelections()
+    /// The selection's owner now (0 for none): a round trip, asked once as the manager starts.
+    func selectionOwner(_ selection: X11Atom) -> X11Window
 }

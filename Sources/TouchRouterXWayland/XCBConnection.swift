@@ -195,6 +195,12 @@ package final class XCBConnection: X11Requests {
 
     package func setSelectionOwner(_ selection: X11Atom, owner: X11Window) { xcb_set_selection_owner(connection, owner, selection, 0) }
 
+    package func selectionOwner(_ selection: X11Atom) -> X11Window {
+        guard let reply = xcb_get_selection_owner_reply(connection, xcb_get_selection_owner(connection, selection), nil) else { return 0 }
+        defer { free(reply) }
+        return reply.pointee.owner
+    }
+
     package func convertSelection(_ selection: X11Atom, target: X11Atom, property: X11Atom, requestor: X11Window) {
         xcb_convert_selection(connection, requestor, selection, target, property, 0)
     }

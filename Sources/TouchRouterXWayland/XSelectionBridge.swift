@@ -38,6 +38,13 @@ final class XSelectionBridge {
         self.handler = handler
         self.ownWindow = ownWindow
         requests.watchSelections()
+        // Xwayland serves X11 clients from the moment it is ready, and the manager connects
+        // only after that: a client may own a selection before the watch began, and no event
+        // would ever say so (xclip, started with the session, did).
+        for kind in [SelectionKind.clipboard, .primary] {
+            let owner = requests.selectionOwner(atom(kind))
+            if owner != 0 { ownerChanged(owner, atom(kind)) }
+        }
     }
 
     private func atom(_ kind: SelectionKind) -> X11Atom { kind == .clipboard ? atoms[.CLIPBOARD] : atoms[.PRIMARY] }

@@ -16,11 +16,13 @@ struct XWindowManagerTests {
         let requests = RecordedRequests()
         let manager: XWindowManager
 
-        init(kiosk: Bool = false) throws {
+        /// `owners`: the X11 selections' owners before the manager starts.
+        init(kiosk: Bool = false, owners: [AtomName: X11Window] = [:]) throws {
             fixture = try ProtocolFixture { $0.kiosk = kiosk }
             xwayland = try fixture.connect("xwayland")
             let server = fixture.server
             server.protocols.xwayland.client = server.clientsByID[xwayland.coreID]?.client
+            for (selection, owner) in owners { requests.selectionOwners[requests.atoms[selection]] = owner }
             manager = XWindowManager(requests: requests, handler: server, ownWindow: 0x1)
             server.protocols.xwayland.windowManager = manager
         }
@@ -39,6 +41,22 @@ struct XWindowManagerTests {
         }
 
         func end() { fixture.end() }
+    }
+
+    @Test("a selection an X11 client owned before the manager started is bridged: its TARGETS asked for at once, and once they come, the seat's primary selection is X11's; the clipboard, owned by nobody, is left alone")
+    func selectionOwnedBeforeStart() throws {
+        let setup = try Setup(owners: [.PRIMARY: 0x400001])
+        defer { setup.end() }
+        let atoms = setup.atoms
+        #expect(setup.requests.requests.contains(.convert(atoms[.PRIMARY], target: atoms[.TARGETS], property: atoms[._TOUCH_ROUTER_SELECTION])), "\(setup.requests.requests)")
+        #expect(!setup.requests.requests.contains { if case .convert(atoms[.CLIPBOARD], _, _) = $0 { return true } else { return false } })
+        #expect(setup.fixture.server.selection(.primary) == nil)
+        let targets = [atoms[.UTF8_STRING]].flatMap { word in (0..<4).map { UInt8(truncatingIfNeeded: word >> (8 * $0)) } }
+        setup.requests.selectionData = X11PropertyValue(type: atoms[.ATOM], format: 32, bytes: targets)
+        setup.manager.handle(.selectionNotify(time: 0, requestor: 0x1, selection: atoms[.PRIMARY], target: atoms[.TARGETS], property: atoms[._TOUCH_ROUTER_SELECTION]))
+        let primary = try #require(setup.fixture.server.selection(.primary))
+        #expect(primary.mimeTypes.contains("text/plain;charset=utf-8"), "\(primary.mimeTypes)")
+        #expect(setup.fixture.server.selection(.clipboard) == nil)
     }
 
     @Test("events decode from their wire bytes field by field; a short or unknown one is .other")
