@@ -125,24 +125,28 @@ public struct HitTestBenchmark {
         var sink: UInt32 = 0
         var floorSink: UInt64 = 0
         points.withUnsafeBufferPointer { buffer in
+            // Each timed run follows an untimed one of its own side, as each side's runs follow
+            // one another when it is timed alone: the other's run would have left the caches
+            // and the branch predictors to it.
+            func timeIndex() {
+                for i in 0..<buffer.count { sink &+= query(buffer[i]) }
+                let start = Stopwatch.now()
+                for i in 0..<buffer.count { sink &+= query(buffer[i]) }
+                indexMeans.append(Double(Stopwatch.now() - start) / Double(buffer.count))
+            }
+            func timeFloor() {
+                floorSink &+= floor.run(buffer, prepared: copy)
+                let start = Stopwatch.now()
+                floorSink &+= floor.run(buffer, prepared: copy)
+                floorMeans.append(Double(Stopwatch.now() - start) / Double(buffer.count))
+            }
             for round in 0..<max(runs, 1) {
-                // Each timed run follows an untimed one of its own side, as each side's runs
-                // follow one another when it is timed alone: the other's run would have left
-                // the caches and the branch predictors to it.
-                for side in round % 2 == 0 ? [0, 1] : [1, 0] {
-                    var start: Int64 = 0
-                    if side == 0 {
-                        for pass in 0..<2 {
-                            if pass == 1 { start = Stopwatch.now() }
-                            for i in 0..<buffer.count { sink &+= query(buffer[i]) }
-                        }
-                        indexMeans.append(Double(Stopwatch.now() - start) / Double(buffer.count))
-                    } else {
-                        floorSink &+= floor.run(buffer, prepared: copy)
-                        start = Stopwatch.now()
-                        floorSink &+= floor.run(buffer, prepared: copy)
-                        floorMeans.append(Double(Stopwatch.now() - start) / Double(buffer.count))
-                    }
+                if round % 2 == 0 {
+                    timeIndex()
+                    timeFloor()
+                } else {
+                    timeFloor()
+                    timeIndex()
                 }
             }
         }
