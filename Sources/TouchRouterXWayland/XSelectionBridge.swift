@@ -40,7 +40,7 @@ final class XSelectionBridge {
         requests.watchSelections()
         // Xwayland serves X11 clients from the moment it is ready, and the manager connects
         // only after that: a client may own a selection before the watch began, and no event
-        // would ever say so (xclip, started with the session, did).
+        // would ever say so (an xclip started as the session came up could).
         for kind in [SelectionKind.clipboard, .primary] {
             let owner = requests.selectionOwner(atom(kind))
             if owner != 0 { ownerChanged(owner, atom(kind)) }
