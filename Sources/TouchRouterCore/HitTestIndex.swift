@@ -329,8 +329,7 @@ public final class HitTestIndex {
     @inline(never)
     func findAnswer(grid: UnsafeMutablePointer<Grid>, cell: Int, column: Int, row: Int) -> (CachedAnswer, behind: AnswerTarget) {
         let stamp = grid.pointee.stamps[cell] &<< 2
-        let width = min(1 << answerShift, grid.pointee.width - (column << answerShift))
-        let height = min(1 << answerShift, grid.pointee.height - (row << answerShift))
+        let (width, height) = answerCellSize(grid: grid, column: column, row: row)
         let mixed = (CachedAnswer(stamp: stamp | CachedAnswer.mixed), AnswerTarget())
         var answer: CachedAnswer? = nil
         var result: (CachedAnswer, AnswerTarget)? = nil
@@ -385,6 +384,13 @@ public final class HitTestIndex {
         return (swapped, answer.front)
     }
 
+    /// Answer cell (column, row)'s width and height: 16 px, less in the last column and row
+    /// where the output's size is not a multiple of it.
+    @inline(__always)
+    func answerCellSize(grid: UnsafeMutablePointer<Grid>, column: Int, row: Int) -> (width: Int, height: Int) {
+        (min(1 << answerShift, grid.pointee.width - (column << answerShift)), min(1 << answerShift, grid.pointee.height - (row << answerShift)))
+    }
+
     /// An item's rectangle clipped to an answer cell, relative to the cell's corner, and
     /// what it hits (nil where its origin does not fit in 16 bits).
     struct ClippedItem {
@@ -400,7 +406,7 @@ public final class HitTestIndex {
     @inline(__always)
     func forEachClippedItem(grid: UnsafeMutablePointer<Grid>, cell: Int, column: Int, row: Int, _ body: (ClippedItem) -> Bool) {
         let x0 = column << answerShift, y0 = row << answerShift
-        let width = min(1 << answerShift, grid.pointee.width - x0), height = min(1 << answerShift, grid.pointee.height - y0)
+        let (width, height) = answerCellSize(grid: grid, column: column, row: row)
         let subShift = cellShift - 3
         let bit: UInt64 = 1 << UInt64((((y0 >> subShift) & 7) << 3) | ((x0 >> subShift) & 7))
         let list = grid.pointee.cells.pointer(at: cell).pointee

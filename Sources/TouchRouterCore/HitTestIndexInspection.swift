@@ -175,8 +175,9 @@ extension HitTestIndex {
             let list = grid.pointee.mixedLists[slot]
             guard list.cell == Int32(truncatingIfNeeded: at), list.stamp == grid.pointee.stamps[cell], !list.overflows else { return true }
             let x0 = column << answerShift, y0 = row << answerShift
-            for ay in 0..<min(1 << answerShift, grid.pointee.height - y0) {
-                for ax in 0..<min(1 << answerShift, grid.pointee.width - x0) {
+            let (width, height) = answerCellSize(grid: grid, column: column, row: row)
+            for ay in 0..<height {
+                for ax in 0..<width {
                     let x = Double(x0 + ax) + 0.5, y = Double(y0 + ay) + 0.5
                     let walked = walk(grid: grid, cell: cell, x: x, y: y, output: OutputID(0))
                     let listed = mixedAnswer(grid: grid, cell: cell, at: at, slot: slot, ax: UInt8(ax), ay: UInt8(ay))

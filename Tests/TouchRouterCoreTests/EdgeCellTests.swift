@@ -6,24 +6,11 @@ import TouchRouterCore
 /// on the query's common path, and every pixel still hits what the reference walk says.
 @Suite("Hit testing where a window's edge crosses an answer cell over another window")
 struct EdgeCellTests {
-    /// Each pixel centre of the 16-px cell at (x0, y0) against the reference walk.
-    func agreesEverywhere(_ tree: SurfaceTree, _ x0: Int, _ y0: Int, sourceLocation: SourceLocation = #_sourceLocation) {
-        for y in y0..<(y0 + 16) {
-            for x in x0..<(x0 + 16) {
-                let point = Point<GlobalSpace>(x: Double(x) + 0.5, y: Double(y) + 0.5)
-                let fast = tree.hitTest(point), slow = tree.referenceHitTest(point)
-                guard fast == slow else {
-                    Issue.record("at \(point) the index says \(String(describing: fast)), the reference \(String(describing: slow))", sourceLocation: sourceLocation)
-                    return
-                }
-            }
-        }
-    }
-
     func answer(_ tree: SurfaceTree, _ x0: Int, _ y0: Int) -> CachedAnswerSummary? {
         // The cell's first pixel: cells at the output's edges may be cut short.
-        _ = tree.hitTest(Point(x: Double(x0) + 0.5, y: Double(y0) + 0.5))
-        return tree.cachedHitTestAnswer(at: Point(x: Double(x0) + 0.5, y: Double(y0) + 0.5))
+        let point = Point<GlobalSpace>(x: Double(x0) + 0.5, y: Double(y0) + 0.5)
+        _ = tree.hitTest(point)
+        return tree.cachedHitTestAnswer(at: point)
     }
 
     @Test("an edge 2 px into a cell: the answer holds the 14 px behind it; 14 px in: the front window's; each side of a cell alike; a corner as before; every pixel as the reference says")

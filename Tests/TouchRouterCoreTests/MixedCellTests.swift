@@ -5,20 +5,6 @@ import TouchRouterCore
 /// 16-px answer cell, the cell's short list answers every pixel as the reference walk does.
 @Suite("Hit testing in mixed answer cells: the short list agrees with the reference at every pixel")
 struct MixedCellTests {
-    /// Every pixel centre of the 16-px cell at (x0, y0) against the reference walk.
-    func agreesEverywhere(_ tree: SurfaceTree, _ x0: Int, _ y0: Int, sourceLocation: SourceLocation = #_sourceLocation) {
-        for y in y0..<(y0 + 16) {
-            for x in x0..<(x0 + 16) {
-                let point = Point<GlobalSpace>(x: Double(x) + 0.5, y: Double(y) + 0.5)
-                let fast = tree.hitTest(point), slow = tree.referenceHitTest(point)
-                guard fast == slow else {
-                    Issue.record("at \(point) the index says \(String(describing: fast)), the reference \(String(describing: slow))", sourceLocation: sourceLocation)
-                    return
-                }
-            }
-        }
-    }
-
     @Test("three windows' corners and a gap in one cell: each pixel hits the right window or nothing; after a move and a restack too; the cell is mixed and its list checked")
     func cornersMeet() throws {
         let harness = Harness()

@@ -1,5 +1,21 @@
+import Testing
 import TouchRouterCore
 import TouchRouterReplay
+
+/// Every pixel centre of the 16-px answer cell at (x0, y0) against the reference walk: an
+/// issue at the first that differs.
+func agreesEverywhere(_ tree: SurfaceTree, _ x0: Int, _ y0: Int, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    for y in y0..<(y0 + 16) {
+        for x in x0..<(x0 + 16) {
+            let point = Point<GlobalSpace>(x: Double(x) + 0.5, y: Double(y) + 0.5)
+            let fast = tree.hitTest(point), slow = tree.referenceHitTest(point)
+            guard fast == slow else {
+                Issue.record("at \(point) the index says \(String(describing: fast)), the reference \(String(describing: slow))", sourceLocation: sourceLocation)
+                return
+            }
+        }
+    }
+}
 
 /// A router over a fresh tree with one 1000×1000 output, recording every delivery and outcome.
 final class Harness {
