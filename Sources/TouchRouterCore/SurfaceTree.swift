@@ -5,7 +5,7 @@
 /// Every change updates the hit-test index in place, so `hitTest` and
 /// `referenceHitTest` always agree.
 public final class SurfaceTree {
-    private let tables = UncheckedState<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode], geometryStamp: UInt64, hitTests: UInt64)>(([:], [], 0, 0))
+    private let tables = UncheckedState<(nodes: [SurfaceID: SurfaceNode], outputs: [OutputNode], geometryStamp: UInt64, changeStamp: UInt64, hitTests: UInt64)>(([:], [], 0, 0, 0))
     private var nodes: [SurfaceID: SurfaceNode] { _read { yield tables.pointee.nodes } _modify { yield &tables.pointee.nodes } }
     private var outputNodes: [OutputNode] { _read { yield tables.pointee.outputs } _modify { yield &tables.pointee.outputs } }
 
@@ -14,6 +14,10 @@ public final class SurfaceTree {
     /// `globalOrigin(of:)` said stands as long as this stays the same.
     public var geometryStamp: UInt64 { tables.pointee.geometryStamp }
     private func geometryChanged() { tables.pointee.geometryStamp &+= 1 }
+    /// Changes with every call that may change the tree, whatever it changed: what was read
+    /// of the tree stands as long as this stays the same.
+    public var changeStamp: UInt64 { tables.pointee.changeStamp }
+    private func treeChanged() { tables.pointee.changeStamp &+= 1 }
     /// How many times `hitTest` was asked, for the tests that hold an event to one.
     public var hitTestCount: UInt64 { tables.pointee.hitTests }
 
@@ -233,6 +237,7 @@ public final class SurfaceTree {
     // MARK: Outputs
 
     public func addOutput(_ id: OutputID, name: String, rect: Rect<GlobalSpace>) throws(SurfaceTreeError) {
+        treeChanged()
         geometryChanged()
         guard outputNode(id) == nil else { throw .duplicateOutput(id) }
         guard rect.width >= 0, rect.height >= 0 else { throw .negativeSize(Size(width: rect.width, height: rect.height)) }
@@ -243,6 +248,7 @@ public final class SurfaceTree {
     /// Gives an output a new place or size (a mode, transform or scale set while it runs).
     /// Its toplevels keep their positions in it; the index is rebuilt for them.
     public func setOutputRect(_ id: OutputID, _ rect: Rect<GlobalSpace>) throws(SurfaceTreeError) {
+        treeChanged()
         guard let output = outputNode(id) else { throw .unknownOutput(id) }
         guard rect.width >= 0, rect.height >= 0 else { throw .negativeSize(Size(width: rect.width, height: rect.height)) }
         guard rect != output.rect else { return }
@@ -256,6 +262,7 @@ public final class SurfaceTree {
     /// Moves a toplevel, with everything on it, to the top of another output's stack, at
     /// `position` relative to that output (an output going away hands its windows on).
     public func moveToplevel(_ id: SurfaceID, to output: OutputID, position: Offset) throws(SurfaceTreeError) {
+        treeChanged()
         geometryChanged()
         let node = try node(id)
         guard node.parent == nil, let source = node.output else { throw .wrongRole(id, expected: .toplevel) }
@@ -272,6 +279,7 @@ public final class SurfaceTree {
 
     /// Removes an output and everything on it.
     public func removeOutput(_ id: OutputID) throws(SurfaceTreeError) {
+        treeChanged()
         geometryChanged()
         guard let i = outputNodes.firstIndex(where: { $0.id == id }) else { throw .unknownOutput(id) }
         for top in outputNodes[i].toplevels.reversed() { try remove(top.id) }
@@ -286,6 +294,7 @@ public final class SurfaceTree {
         _ id: SurfaceID, client: ClientID, output: OutputID, position: Offset, size: Size,
         properties: SurfaceProperties = SurfaceProperties(), label: String? = nil, layer: StackingLayer = .windows
     ) throws(SurfaceTreeError) {
+        treeChanged()
         geometryChanged()
         guard nodes[id] == nil else { throw .duplicateSurface(id) }
         guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
@@ -309,6 +318,7 @@ public final class SurfaceTree {
 
     /// Moves a toplevel to another layer, on top of it (layer-shell's set_layer).
     public func setLayer(_ id: SurfaceID, _ layer: StackingLayer) throws(SurfaceTreeError) {
+        treeChanged()
         let node = try node(id)
         guard node.parent == nil, let output = node.output else { throw .wrongRole(id, expected: .toplevel) }
         guard node.layer != layer else { return }
@@ -327,6 +337,7 @@ public final class SurfaceTree {
     public private(set) var isLocked = false
 
     public func setLocked(_ locked: Bool) {
+        treeChanged()
         guard locked != isLocked else { return }
         isLocked = locked
         for output in outputNodes {
@@ -348,6 +359,7 @@ public final class SurfaceTree {
         _ id: SurfaceID, client: ClientID, parent: SurfaceID, position: Offset, size: Size, below: Bool = false,
         properties: SurfaceProperties = SurfaceProperties(), label: String? = nil
     ) throws(SurfaceTreeError) {
+        treeChanged()
         try addChild(id, role: .subsurface, client: client, parent: parent, position: position, size: size, properties: properties, label: label) { parent, node in
             if below { parent.below.insert(node, at: 0) } else { parent.above.append(node) }
         }
@@ -358,6 +370,7 @@ public final class SurfaceTree {
         _ id: SurfaceID, client: ClientID, parent: SurfaceID, position: Offset, size: Size,
         properties: SurfaceProperties = SurfaceProperties(), label: String? = nil
     ) throws(SurfaceTreeError) {
+        treeChanged()
         try addChild(id, role: .popup, client: client, parent: parent, position: position, size: size, properties: properties, label: label) { parent, node in
             parent.popups.append(node)
         }
@@ -384,6 +397,7 @@ public final class SurfaceTree {
     /// Removes a surface with everything stacked on it (its subsurfaces and popups).
     @discardableResult
     public func remove(_ id: SurfaceID) throws(SurfaceTreeError) -> [SurfaceID] {
+        treeChanged()
         geometryChanged()
         let node = try node(id)
         var removed: [SurfaceID] = []
@@ -428,6 +442,7 @@ public final class SurfaceTree {
 
     /// Moves a surface: relative to its parent, or for a toplevel relative to its output.
     public func move(_ id: SurfaceID, to position: Offset) throws(SurfaceTreeError) {
+        treeChanged()
         geometryChanged()
         let node = try node(id)
         guard node.position != position else { return }
@@ -440,6 +455,7 @@ public final class SurfaceTree {
     }
 
     public func resize(_ id: SurfaceID, to size: Size) throws(SurfaceTreeError) {
+        treeChanged()
         guard size.width >= 0, size.height >= 0 else { throw .negativeSize(size) }
         let node = try node(id)
         guard node.size != size else { return }
@@ -449,12 +465,14 @@ public final class SurfaceTree {
 
     /// Sets the input region; nil means the whole surface.
     public func setInputRegion(_ id: SurfaceID, _ region: Region<SurfaceSpace>?) throws(SurfaceTreeError) {
+        treeChanged()
         let node = try node(id)
         node.inputRegion = region
         index.refreshToplevel(node.toplevel)
     }
 
     public func setProperties(_ id: SurfaceID, _ properties: SurfaceProperties) throws(SurfaceTreeError) {
+        treeChanged()
         let node = try node(id)
         var properties = properties
         properties.lockedOut = node.properties.lockedOut
@@ -467,12 +485,14 @@ public final class SurfaceTree {
     }
 
     public func updateProperties(_ id: SurfaceID, _ change: (inout SurfaceProperties) -> Void) throws(SurfaceTreeError) {
+        treeChanged()
         var properties = try node(id).properties
         change(&properties)
         try setProperties(id, properties)
     }
 
     public func setLabel(_ id: SurfaceID, _ label: String) throws(SurfaceTreeError) {
+        treeChanged()
         try node(id).label = label
     }
 
@@ -480,6 +500,7 @@ public final class SurfaceTree {
 
     /// To the top of its siblings: toplevels on their output (within their layer), subsurfaces over their parent, popups among popups.
     public func raise(_ id: SurfaceID) throws(SurfaceTreeError) {
+        treeChanged()
         let node = try node(id)
         if node.role == .subsurface, let parent = node.parent {
             parent.above.removeAll { $0 === node }
@@ -496,6 +517,7 @@ public final class SurfaceTree {
 
     /// To the bottom of its siblings; a subsurface goes to the bottom of those below its parent.
     public func lower(_ id: SurfaceID) throws(SurfaceTreeError) {
+        treeChanged()
         let node = try node(id)
         if node.role == .subsurface, let parent = node.parent {
             parent.above.removeAll { $0 === node }
@@ -513,11 +535,13 @@ public final class SurfaceTree {
     /// Directly above `sibling`. For a subsurface, `sibling` may be its parent,
     /// as wl_subsurface.place_above allows.
     public func place(_ id: SurfaceID, above sibling: SurfaceID) throws(SurfaceTreeError) {
+        treeChanged()
         try place(id, relativeTo: sibling, above: true)
     }
 
     /// Directly below `sibling`. For a subsurface, `sibling` may be its parent.
     public func place(_ id: SurfaceID, below sibling: SurfaceID) throws(SurfaceTreeError) {
+        treeChanged()
         try place(id, relativeTo: sibling, above: false)
     }
 

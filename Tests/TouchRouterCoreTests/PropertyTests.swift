@@ -326,3 +326,39 @@ struct PropertyTests {
         return problems
     }
 }
+
+@Suite("The tree's change stamp")
+struct ChangeStampTests {
+    /// Everything the tree tells about itself, as text: outputs and their stacks, and each
+    /// surface's snapshot, properties, parent and label.
+    static func state(of tree: SurfaceTree) -> String {
+        var text = "\(tree.outputs)"
+        for id in tree.allSurfaces {
+            text += "\n\(id) \(String(describing: tree.surface(id))) \(String(describing: tree.properties(of: id))) \(String(describing: tree.parent(of: id))) \(String(describing: tree.label(of: id)))"
+        }
+        return text
+    }
+
+    @Test("over 6,000 random tree operations, whatever changed what the tree tells changed its change stamp", arguments: [UInt64(3), 4])
+    func stampFollowsEveryChange(seed: UInt64) throws {
+        let tree = SurfaceTree()
+        var fuzzer = TreeFuzzer(seed: seed, tree: tree)
+        try tree.addOutput(OutputID(999), name: "BASE", rect: Rect(x: 0, y: 0, width: 1000, height: 1000))
+        var before = Self.state(of: tree), stamp = tree.changeStamp
+        var changes = 0
+        for step in 0..<3_000 {
+            fuzzer.step()
+            let after = Self.state(of: tree)
+            if after != before {
+                changes += 1
+                guard tree.changeStamp != stamp else {
+                    Issue.record("seed \(seed) step \(step): the tree changed and its stamp did not; last operations:\n\(fuzzer.log.suffix(3).joined(separator: "\n"))")
+                    return
+                }
+            }
+            before = after
+            stamp = tree.changeStamp
+        }
+        #expect(changes > 1_000, "the operations changed the tree")
+    }
+}
