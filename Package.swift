@@ -154,7 +154,7 @@ let package = Package(
                                                            .product(name: "Histogram", package: "hdrhistogram-swift")]),
         .testTarget(name: "TouchRouterConfigTests", dependencies: ["TouchRouterCore", "TouchRouterConfig"]),
         .testTarget(name: "TouchRouterLibseatTests", dependencies: ["TouchRouterLibseat", "TouchRouterLibinput", "TouchRouterCore"]),
-        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterXWayland", "TouchRouterDRM", "CWaylandShim", "CWaylandClientShim"]),
+        .testTarget(name: "TouchRouterWaylandTests", dependencies: ["TouchRouterCore", "TouchRouterConfig", "TouchRouterWayland", "TouchRouterProtocols", "TouchRouterXWayland", "TouchRouterDRM", "CWaylandShim", "CWaylandClientShim"]),
         // Runs the built `touch-router` as a person would.
         .testTarget(name: "TouchRouterCLITests", dependencies: ["TouchRouterLauncher", "TouchRouterCLI", "touch-router-bench-client", "touch-router-bench-floor", "touch-router-bench-injector"], exclude: ["Clients"]),
     ],

@@ -30,11 +30,23 @@ package final class WaylandDisplay {
     /// Runs right after clients are flushed: the timelines of the events sent since the
     /// last flush get their `flushed` stage.
     package var afterFlush: (() -> Void)?
+    /// Told when a settle ends, and asked after a round of input alone whether to settle.
+    package var settleWatch: (any SettleWatch)?
+    /// Input sources, read ahead of the loop's other sources (LoopRounds.swift).
+    package let inputs: InputWatches
+    /// The last round was input alone and changed nothing settling reads.
+    var skipNextSettle = false
+    /// Something the settle watch does not read changed in this round (a shell binding ran).
+    var settleAsked = false
+    /// How many times the session settled: rounds of input alone that changed nothing
+    /// settling reads do not count.
+    package private(set) var settles: UInt64 = 0
 
     package init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
         self.display = display
         loop = wl_display_get_event_loop(display)
+        inputs = InputWatches(loopFD: wl_event_loop_get_fd(loop))
     }
 
     /// Listens on the first free wayland-N socket in XDG_RUNTIME_DIR, as every compositor does.
@@ -120,13 +132,12 @@ package final class WaylandDisplay {
         sources.append(source)
     }
 
-    /// Dispatches until `stop()`; flushes clients after each round, since events sent from
-    /// outside a libwayland callback are not flushed for us.
+    /// Runs rounds (`round(timeout:)`) until `stop()`; each flushes clients, since events
+    /// sent from outside a libwayland callback are not flushed for us.
     package func run() {
         running = true
         while running {
-            settleAndFlush()
-            if wl_event_loop_dispatch(loop, -1) < 0, Glibc.errno != EINTR { break }
+            if round(timeout: -1) == .failed { break }
         }
         wl_display_flush_clients(display)
         afterFlush?()
@@ -135,8 +146,10 @@ package final class WaylandDisplay {
     /// What ends each round of the loop: the session settles what the round changed, and
     /// clients hear it.
     package func settleAndFlush() {
+        settles &+= 1
         beforeFlush?()
         afterSettle?()
+        settleWatch?.settleEnded()
         wl_display_flush_clients(display)
         afterFlush?()
     }

@@ -83,18 +83,16 @@ extension WaylandServer {
             self.router.dispatchAll()
             self.flushRoutedInput()
         }
-        _ = try display.watch(fd: fd) { _ in drain() }
+        display.watchInput(fd: fd, drain)
         drain()
     }
 
-    /// A device's events reach clients as soon as they are routed, not at the end of the
-    /// loop's round, where other sources ready in the same round (clients' requests, timers)
-    /// would stand between a touch and its delivery; and before the settling (the index,
-    /// pointer focus, the activated toplevel), which sends nothing that could go before them:
-    /// a client's events are written in the order they were sent, whenever the flush.
+    /// A device's events reach clients as soon as they are routed, ahead of the settling
+    /// (the index, pointer focus, the activated toplevel) that ends the round, which sends
+    /// nothing that could go before them: a client's events are written in the order they
+    /// were sent, whenever the flush.
     package func flushRoutedInput() {
         display.write(clients.keys)
-        display.settleAndFlush()
     }
 
     /// Queues an event of a device, as libinput's are queued: a key waits for the keys before

@@ -12,12 +12,8 @@ extension WaylandServer {
     /// itself busy).
     @discardableResult
     public func dispatchPendingWork(maximumRounds: Int = 10_000) -> Bool {
-        let fd = wl_event_loop_get_fd(display.loop)
         for _ in 0..<maximumRounds {
-            display.settleAndFlush()
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 0) > 0 else { return true }
-            if wl_event_loop_dispatch(display.loop, 0) < 0, Glibc.errno != EINTR { return true }
+            guard display.round(timeout: 0) == .dispatched else { return true }
         }
         return false
     }

@@ -144,6 +144,7 @@ public final class WaylandServer {
             self.router.refreshPointerFocus()
             if !self.protocols.seat.pointerConstraints.isEmpty || self.router.pointerConstraint != nil { self.updatePointerConstraint() }
         }
+        display.settleWatch = SettledReading(router: router, tree: tree, seat: protocols.seat, layerShell: protocols.layerShell)
         // One stamp per flush, for every event delivered since the last one.
         display.afterFlush = { [unowned self] in
             guard self.stats.awaitingFlush || self.hooks.onFlushed != nil else { return }
@@ -188,6 +189,9 @@ public final class WaylandServer {
         try display.runOffLoop(what, work, then: deliver)
     }
     package func unwatch(fd: Int32, source: OpaquePointer) { display.unwatch(fd: fd, source: source) }
+    /// Watches an input source's descriptor, read ahead of the loop's other sources.
+    package func watchInput(fd: Int32, _ callback: @escaping () -> Void) { display.watchInput(fd: fd, callback) }
+    package func unwatchInput(fd: Int32) { display.unwatchInput(fd: fd) }
 
     // MARK: Frames
 

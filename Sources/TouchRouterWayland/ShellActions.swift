@@ -35,6 +35,8 @@ extension ServerShell {
     }
 
     package func run(_ binding: Binding) {
+        // An action may change anything: a round of input that ran one settles.
+        server.display.settleThisRound()
         publish(.action) { "{\"type\":\"action\",\"action\":\(jsonString(binding.action.name)),\"trigger\":\(jsonString(binding.trigger.description))\(self.actionDetail(binding.action))}" }
         perform(binding.action)
     }

@@ -74,7 +74,7 @@ package final class WorkloadPlayer {
     private let logPath: String?
     private let completion: (Result<[JSONValue.Member], WaylandError>) -> Void
     private var timerFD: Int32 = -1
-    private var source: OpaquePointer?
+    private var watching = false
     private var origin: Int64 = 0
     private var next = 0
     private var late = 0
@@ -209,7 +209,8 @@ package final class WorkloadPlayer {
     package func start() throws(WaylandError) {
         timerFD = tr_timerfd_create(CLOCK_MONOTONIC, O_CLOEXEC | O_NONBLOCK)
         guard timerFD >= 0 else { throw WaylandError.errno("play: timerfd_create") }
-        source = try server.watch(fd: timerFD) { [unowned self] _ in self.fire() }
+        server.watchInput(fd: timerFD) { [unowned self] in self.fire() }
+        watching = true
         server.router.enqueue(.deviceAdded(device: device, time: server.clock.now(), capabilities: [.touch]))
         server.router.nameDevice(device, "touch-router play")
         server.router.dispatchAll()
@@ -280,8 +281,8 @@ package final class WorkloadPlayer {
     }
 
     private func finish() {
-        if let source { server.unwatch(fd: timerFD, source: source) }
-        source = nil
+        if watching { server.unwatchInput(fd: timerFD) }
+        watching = false
         close(timerFD)
         server.router.enqueue(.deviceRemoved(device: device, time: server.clock.now()))
         server.router.dispatchAll()
