@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <string.h>
 #include <linux/sockios.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -150,4 +151,25 @@ int tr_peer_uid(int fd, unsigned int *uid) {
     if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) < 0) return -1;
     *uid = credentials.uid;
     return 0;
+}
+
+int tr_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int tr_epoll_add(int set, int fd) {
+    struct epoll_event event = { .events = EPOLLIN, .data.fd = fd };
+    return epoll_ctl(set, EPOLL_CTL_ADD, fd, &event);
+}
+
+int tr_epoll_remove(int set, int fd) {
+    return epoll_ctl(set, EPOLL_CTL_DEL, fd, NULL);
+}
+
+int tr_epoll_wait(int set, int *ready, int capacity, int timeout) {
+    struct epoll_event events[16];
+    if (capacity > 16) capacity = 16;
+    int count = epoll_wait(set, events, capacity, timeout);
+    for (int i = 0; i < count; i++) ready[i] = events[i].data.fd;
+    return count;
 }

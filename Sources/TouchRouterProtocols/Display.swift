@@ -10,7 +10,8 @@ public struct WaylandError: Error, CustomStringConvertible {
 }
 
 /// libwayland-server's display and its event loop, which is the session's only loop:
-/// client sockets, the control socket, frame timers and signals all wait in it.
+/// client sockets, the control socket, frame timers and signals all wait in it, and input
+/// sources beside it, read first in each round (LoopRounds.swift).
 package final class WaylandDisplay {
     package let display: OpaquePointer
     package let loop: OpaquePointer
@@ -32,7 +33,8 @@ package final class WaylandDisplay {
     package var afterFlush: (() -> Void)?
     /// Told when a settle ends, and asked after a round of input alone whether to settle.
     package var settleWatch: (any SettleWatch)?
-    /// Input sources, read ahead of the loop's other sources (LoopRounds.swift).
+    /// Input sources, read ahead of the loop's other sources (LoopRounds.swift); the set the
+    /// loop waits in.
     package let inputs: InputWatches
     /// The last round was input alone and changed nothing settling reads.
     var skipNextSettle = false
@@ -46,7 +48,12 @@ package final class WaylandDisplay {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
         self.display = display
         loop = wl_display_get_event_loop(display)
-        inputs = InputWatches(loopFD: wl_event_loop_get_fd(loop))
+        do {
+            inputs = try InputWatches(loopFD: wl_event_loop_get_fd(loop))
+        } catch {
+            wl_display_destroy(display)
+            throw error
+        }
     }
 
     /// Listens on the first free wayland-N socket in XDG_RUNTIME_DIR, as every compositor does.

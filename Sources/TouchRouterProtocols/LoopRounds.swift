@@ -17,35 +17,52 @@ package protocol SettleWatch: AnyObject {
     func needsSettling() -> Bool
 }
 
-/// Input sources (libinput, `msg play`), polled together with the libwayland loop's own
-/// descriptor and read ahead of it: each round routes what input is ready first, then
-/// dispatches the loop's sources (clients' requests, timers) if any is ready.
+/// Input sources (libinput, `msg play`) in one epoll set with the libwayland loop's own
+/// descriptor, read ahead of it: each round routes what input is ready first, then
+/// dispatches the loop's sources (clients' requests, timers) if any is ready. One wait a
+/// round, as the loop's own was: a round of input alone makes no other call to wait.
 package final class InputWatches {
+    fileprivate let set: Int32
+    fileprivate let loopFD: Int32
+    fileprivate static let capacity = 16
     // Behind one pointer: a class's stored vars pay an exclusivity check on every access.
-    /// The loop's descriptor first, then each input source's, with its callback.
-    fileprivate let watched: UncheckedState<(polled: [pollfd], callbacks: [() -> Void])>
+    /// Each input source's descriptor with its callback, and the last wait's ready descriptors.
+    fileprivate let watched = UncheckedState<(fds: [Int32], callbacks: [() -> Void], ready: [Int32])>(([], [], Array(repeating: -1, count: InputWatches.capacity)))
 
-    init(loopFD: Int32) {
-        watched = UncheckedState(([pollfd(fd: loopFD, events: Int16(POLLIN), revents: 0)], [{}]))
+    init(loopFD: Int32) throws(WaylandError) {
+        set = tr_epoll_create()
+        guard set >= 0 else { throw WaylandError.errno("cannot make the loop's epoll set (epoll_create1)") }
+        self.loopFD = loopFD
+        guard tr_epoll_add(set, loopFD) == 0 else {
+            let error = WaylandError.errno("cannot watch the libwayland loop's descriptor (epoll_ctl)")
+            close(set)
+            throw error
+        }
     }
 
-    deinit { watched.release() }
+    deinit {
+        close(set)
+        watched.release()
+    }
 
-    fileprivate func add(fd: Int32, _ callback: @escaping () -> Void) {
-        watched.pointee.polled.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+    fileprivate func add(fd: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
+        guard tr_epoll_add(set, fd) == 0 else { throw WaylandError.errno("cannot watch input descriptor \(fd) (epoll_ctl)") }
+        watched.pointee.fds.append(fd)
         watched.pointee.callbacks.append(callback)
     }
 
     fileprivate func remove(fd: Int32) {
         guard let i = index(of: fd) else { return }
-        watched.pointee.polled.remove(at: i)
+        // Fails only if the descriptor was closed first, which took it out of the set anyway.
+        _ = tr_epoll_remove(set, fd)
+        watched.pointee.fds.remove(at: i)
         watched.pointee.callbacks.remove(at: i)
     }
 
     fileprivate func index(of fd: Int32) -> Int? {
-        var i = 1
-        while i < watched.pointee.polled.count {
-            if watched.pointee.polled[i].fd == fd { return i }
+        var i = 0
+        while i < watched.pointee.fds.count {
+            if watched.pointee.fds[i] == fd { return i }
             i += 1
         }
         return nil
@@ -65,8 +82,8 @@ package enum LoopRound {
 extension WaylandDisplay {
     /// Reads `fd` whenever it is readable, ahead of the loop's other sources, in rounds that
     /// settle only if the routing changed what settling reads (`SettleWatch`).
-    package func watchInput(fd: Int32, _ callback: @escaping () -> Void) {
-        inputs.add(fd: fd, callback)
+    package func watchInput(fd: Int32, _ callback: @escaping () -> Void) throws(WaylandError) {
+        try inputs.add(fd: fd, callback)
     }
 
     package func unwatchInput(fd: Int32) {
@@ -91,20 +108,23 @@ extension WaylandDisplay {
             settleAndFlush()
         }
         wl_event_loop_dispatch_idle(loop)
-        let ready = inputs.watched.pointee.polled.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), timeout) }
+        let ready = inputs.watched.pointee.ready.withUnsafeMutableBufferPointer { tr_epoll_wait(inputs.set, $0.baseAddress, Int32($0.count), timeout) }
         guard ready > 0 else {
             if ready == 0 { return .idle }
             return Glibc.errno == EINTR ? .dispatched : .failed
         }
-        let polled = inputs.watched.pointee.polled
-        var inputRan = false
-        for entry in polled.dropFirst() where entry.revents != 0 {
+        var inputRan = false, loopReady = false
+        for r in 0..<Int(ready) {
+            let fd = inputs.watched.pointee.ready[r]
+            if fd == inputs.loopFD {
+                loopReady = true
+                continue
+            }
             // An earlier callback of this round may have stopped watching it.
-            guard let i = inputs.index(of: entry.fd) else { continue }
+            guard let i = inputs.index(of: fd) else { continue }
             inputs.watched.pointee.callbacks[i]()
             inputRan = true
         }
-        let loopReady = polled[0].revents != 0
         if loopReady, wl_event_loop_dispatch(loop, 0) < 0, Glibc.errno != EINTR { return .failed }
         skipNextSettle = inputRan && !loopReady && !settleAsked && settleWatch?.needsSettling() == false
         settleAsked = false

@@ -83,7 +83,7 @@ extension WaylandServer {
             self.router.dispatchAll()
             self.flushRoutedInput()
         }
-        display.watchInput(fd: fd, drain)
+        try display.watchInput(fd: fd, drain)
         drain()
     }
 

@@ -198,7 +198,7 @@ public final class WaylandServer {
     }
     package func unwatch(fd: Int32, source: OpaquePointer) { display.unwatch(fd: fd, source: source) }
     /// Watches an input source's descriptor, read ahead of the loop's other sources.
-    package func watchInput(fd: Int32, _ callback: @escaping () -> Void) { display.watchInput(fd: fd, callback) }
+    package func watchInput(fd: Int32, _ callback: @escaping () -> Void) throws(WaylandError) { try display.watchInput(fd: fd, callback) }
     package func unwatchInput(fd: Int32) { display.unwatchInput(fd: fd) }
 
     // MARK: Frames

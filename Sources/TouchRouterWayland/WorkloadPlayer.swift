@@ -209,7 +209,12 @@ package final class WorkloadPlayer {
     package func start() throws(WaylandError) {
         timerFD = tr_timerfd_create(CLOCK_MONOTONIC, O_CLOEXEC | O_NONBLOCK)
         guard timerFD >= 0 else { throw WaylandError.errno("play: timerfd_create") }
-        server.watchInput(fd: timerFD) { [unowned self] in self.fire() }
+        do throws(WaylandError) {
+            try server.watchInput(fd: timerFD) { [unowned self] in self.fire() }
+        } catch {
+            close(timerFD)
+            throw error
+        }
         watching = true
         server.router.enqueue(.deviceAdded(device: device, time: server.clock.now(), capabilities: [.touch]))
         server.router.nameDevice(device, "touch-router play")

@@ -79,4 +79,15 @@ int tr_socket_unread_bytes(int fd);
 // 0 when it can, -1 with errno on failure.
 int tr_socket_is_full(int fd);
 
+// epoll, which Swift's Glibc module does not include; its event struct is packed on x86-64,
+// so only descriptors cross. -1 with errno on failure.
+// A close-on-exec epoll set.
+int tr_epoll_create(void);
+// Watches `fd` in `set` for reading.
+int tr_epoll_add(int set, int fd);
+int tr_epoll_remove(int set, int fd);
+// Waits up to `timeout` ms (-1: no limit); fills `ready` with up to `capacity` (at most 16)
+// readable descriptors and gives their count, 0 when the time ran out.
+int tr_epoll_wait(int set, int *ready, int capacity, int timeout);
+
 #endif
