@@ -46,13 +46,14 @@ struct InputRoundTests {
     /// Two clients' windows, the second mapped last, and a point only the first covers.
     struct Session {
         let fixture: ProtocolFixture
-        let device = try! PipeDevice()
+        let device: PipeDevice
         let first: WireClient, second: WireClient
         let firstWindow: Window, secondWindow: Window
         let firstTouch: Proxy
         let pointOnFirst: Point<GlobalSpace>
 
         init() throws {
+            device = try PipeDevice()
             fixture = try ProtocolFixture()
             first = try fixture.connect("first")
             second = try fixture.connect("second")
