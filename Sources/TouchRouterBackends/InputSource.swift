@@ -19,13 +19,20 @@ public protocol InputSource: AnyObject {
     func name(of device: DeviceID) -> String?
     /// Hands over, in order, every event the source has now, without blocking.
     func read(_ deliver: (InputEvent) -> Void)
+    /// True when reading it does nothing but deliver devices' events, so that a round that
+    /// changed nothing the session settles can skip settling; false when it does more.
+    var onlyDevices: Bool { get }
+}
+
+extension InputSource {
+    public var onlyDevices: Bool { true }
 }
 
 extension WaylandServer {
     /// Registers `source` with the session, which keeps it for its life. It is read once at
     /// once: libinput queues its devices' added events before its descriptor is readable.
     public func addInputSource(_ source: some InputSource) throws(WaylandError) {
-        try addInputSource(fd: source.fd, name: { source.name(of: $0) }, read: { source.read($0) })
+        try addInputSource(fd: source.fd, onlyDevices: source.onlyDevices, name: { source.name(of: $0) }, read: { source.read($0) })
     }
 }
 
@@ -35,7 +42,11 @@ extension LibinputBackend: InputSource {
 }
 
 /// The host seat's pointer, keyboard and touch of `--backend wayland` (TouchRouterNested).
-extension NestedBackend: InputSource {}
+/// Its descriptor is the host connection, which also brings frame callbacks, buffer
+/// releases and the window's close.
+extension NestedBackend: InputSource {
+    public var onlyDevices: Bool { false }
+}
 
 /// The seat manager's messages (enables and disables, a VT switch), dispatched from the
 /// session's loop like any input; the seat delivers no events of its own. libinput's udev
@@ -46,4 +57,6 @@ public final class SeatMessages: InputSource {
     public var fd: Int32 { seat.fd }
     public func name(of device: DeviceID) -> String? { nil }
     public func read(_ deliver: (InputEvent) -> Void) { seat.dispatch() }
+    /// Enabling and disabling the seat pauses and resumes the outputs and devices.
+    public var onlyDevices: Bool { false }
 }

@@ -43,6 +43,8 @@ package final class WaylandDisplay {
     /// How many times the session settled: rounds of input alone that changed nothing
     /// settling reads do not count.
     package private(set) var settles: UInt64 = 0
+    /// The last round dispatched the libwayland loop (it settles after it, whatever the input).
+    package internal(set) var loopDispatchedLastRound = false
 
     package init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }

@@ -125,6 +125,7 @@ extension WaylandDisplay {
             inputs.watched.pointee.callbacks[i]()
             inputRan = true
         }
+        loopDispatchedLastRound = loopReady
         if loopReady, wl_event_loop_dispatch(loop, 0) < 0, Glibc.errno != EINTR { return .failed }
         skipNextSettle = inputRan && !loopReady && !settleAsked && settleWatch?.needsSettling() == false
         settleAsked = false

@@ -74,8 +74,12 @@ extension WaylandServer {
     /// routed at once. `name` names a device the first time it is added, for traces and `msg`.
     /// It is also read once at once: libinput queues its devices' added events before its
     /// descriptor is readable, and a touchscreen's mapping is chosen when it is added.
-    public func addInputSource(fd: Int32, name: @escaping (DeviceID) -> String?, read: @escaping (_ deliver: (InputEvent) -> Void) -> Void) throws(WaylandError) {
+    /// A round that read only devices settles only if the routing changed what settling
+    /// reads; a source that does more than deliver events (`onlyDevices` false: the seat
+    /// manager's messages, a host compositor's connection) settles every round it is read.
+    public func addInputSource(fd: Int32, onlyDevices: Bool = true, name: @escaping (DeviceID) -> String?, read: @escaping (_ deliver: (InputEvent) -> Void) -> Void) throws(WaylandError) {
         let drain = { [unowned self] in
+            if !onlyDevices { self.display.settleThisRound() }
             read { event in
                 if case .deviceAdded(let device, _, _) = event, let deviceName = name(device) { self.router.nameDevice(device, deviceName) }
                 self.enqueueAsDevice(event)

@@ -40,11 +40,12 @@ final class SettledReading: SettleWatch {
         }
     }
 
-    /// Settling's work that waits on more than the router and the tree: while a pointer
-    /// constraint exists or a layer waits to be arranged, every round settles.
+    /// Settling's work that is waiting whatever the reading: the pointer to be given again
+    /// (a popup grab's end asks for it without changing the tree), a pointer constraint,
+    /// a layer to arrange.
     private var workWaits: Bool {
-        seat._withUnsafeGuaranteedRef { !$0.pointerConstraints.isEmpty }
-            || router._withUnsafeGuaranteedRef { $0.pointerConstraint != nil }
+        router._withUnsafeGuaranteedRef { $0.pointerFocusStale || $0.pointerConstraint != nil }
+            || seat._withUnsafeGuaranteedRef { !$0.pointerConstraints.isEmpty }
             || layerShell._withUnsafeGuaranteedRef { !$0.outputsToArrange.isEmpty }
     }
 

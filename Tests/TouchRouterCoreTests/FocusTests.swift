@@ -300,9 +300,12 @@ struct PointerFocusTests {
         _ = h.delivery.take()
         h.router.refreshPointerFocus()
         #expect(h.delivery.take().isEmpty, "nothing changed, nothing is sent")
+        #expect(!h.router.pointerFocusStale)
         try h.tree.move(SurfaceID(1), to: Offset(dx: 500, dy: 0))
         try h.tree.move(SurfaceID(2), to: Offset(dx: 40, dy: 40))
+        #expect(h.router.pointerFocusStale, "the session's settle has work: the scene moved under the pointer")
         h.router.refreshPointerFocus()
+        #expect(!h.router.pointerFocusStale)
         let (c1, c2) = (h.client(1), h.client(2))
         #expect(h.delivery.take() == [
             .pointerLeave(SurfaceID(1)), .pointerEnter(SurfaceID(2), Point(10, 10)), .pointerFrame(c1), .pointerFrame(c2),

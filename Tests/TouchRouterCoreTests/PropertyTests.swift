@@ -332,14 +332,14 @@ struct ChangeStampTests {
     /// Everything the tree tells about itself, as text: outputs and their stacks, and each
     /// surface's snapshot, properties, parent and label.
     static func state(of tree: SurfaceTree) -> String {
-        var text = "\(tree.outputs)"
+        var text = "locked \(tree.isLocked) \(tree.outputs)"
         for id in tree.allSurfaces {
             text += "\n\(id) \(String(describing: tree.surface(id))) \(String(describing: tree.properties(of: id))) \(String(describing: tree.parent(of: id))) \(String(describing: tree.label(of: id)))"
         }
         return text
     }
 
-    @Test("over 6,000 random tree operations, whatever changed what the tree tells changed its change stamp", arguments: [UInt64(3), 4])
+    @Test("over 6,000 random tree operations and the lock, layers, properties and labels between them, whatever changed what the tree tells changed its change stamp", arguments: [UInt64(3), 4])
     func stampFollowsEveryChange(seed: UInt64) throws {
         let tree = SurfaceTree()
         var fuzzer = TreeFuzzer(seed: seed, tree: tree)
@@ -348,6 +348,17 @@ struct ChangeStampTests {
         var changes = 0
         for step in 0..<3_000 {
             fuzzer.step()
+            // What the fuzzer never calls, now and then: the lock, layers, properties, labels.
+            let surfaces = tree.allSurfaces
+            if step % 5 == 0, !surfaces.isEmpty {
+                let id = surfaces[(step / 5) % surfaces.count]
+                switch (step / 5) % 4 {
+                case 0: tree.setLocked(!tree.isLocked)
+                case 1: try? tree.setLayer(id, (step / 20) % 2 == 0 ? .top : .windows)
+                case 2: try? tree.updateProperties(id) { $0.hidden.toggle() }
+                default: try? tree.setLabel(id, "label \(step)")
+                }
+            }
             let after = Self.state(of: tree)
             if after != before {
                 changes += 1

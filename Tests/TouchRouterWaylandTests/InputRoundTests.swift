@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TouchRouterConfig
 import TouchRouterCore
 import TouchRouterProtocols
 import TouchRouterWayland
@@ -85,15 +86,25 @@ struct InputRoundTests {
             _ = fixture.server.dispatchPendingWork()
         }
 
-        /// The settles of the round after the one that routes `events`: the round that ends
-        /// what the routing changed.
-        func settlesAfterRouting(_ events: [InputEvent]) -> UInt64 {
+        /// What routing `events` in a round of input did: whether the settle watch then said
+        /// the round needs settling (what it says does not depend on the loop's timers),
+        /// whether the loop was dispatched in that round too (then the next settles anyway),
+        /// and how many times the next round settled.
+        struct Routed {
+            var needsSettling: Bool
+            var loopDispatched: Bool
+            var settles: UInt64
+        }
+
+        func route(_ events: [InputEvent]) -> Routed {
             device.send(events)
             let display = fixture.server.display
             #expect(display.round(timeout: 0) == .dispatched, "the pipe was ready")
+            let needs = display.settleWatch?.needsSettling() ?? true
+            let loopDispatched = display.loopDispatchedLastRound
             let before = display.settles
             _ = display.round(timeout: 0)
-            return display.settles - before
+            return Routed(needsSettling: needs, loopDispatched: loopDispatched, settles: display.settles - before)
         }
 
         func activated(_ client: WireClient, _ window: Window) -> Bool {
@@ -108,11 +119,12 @@ struct InputRoundTests {
         defer { session.fixture.end() }
         #expect(!session.activated(session.first, session.firstWindow), "the window mapped first does not have the focus")
         let now = session.fixture.now
-        let settles = session.settlesAfterRouting([
+        let routed = session.route([
             .touchDown(device: session.device.device, time: now, id: TouchID(1), position: session.pointOnFirst),
             .touchFrame(device: session.device.device, time: now),
         ])
-        #expect(settles == 1)
+        #expect(routed.needsSettling)
+        #expect(routed.settles == 1)
         #expect(session.activated(session.first, session.firstWindow), "the press's window is activated")
         #expect(!session.activated(session.second, session.secondWindow), "the other is not")
         #expect(session.first.events(of: session.firstTouch).map(\.name) == ["down", "frame"])
@@ -123,26 +135,65 @@ struct InputRoundTests {
         let session = try Session()
         defer { session.fixture.end() }
         let now = session.fixture.now
-        _ = session.settlesAfterRouting([
+        _ = session.route([
             .touchDown(device: session.device.device, time: now, id: TouchID(1), position: session.pointOnFirst),
             .touchFrame(device: session.device.device, time: now),
         ])
         let moved = Point<GlobalSpace>(session.pointOnFirst.x + 1, session.pointOnFirst.y)
-        for _ in 0..<3 {
-            let settles = session.settlesAfterRouting([
+        var skipsSeen = 0
+        for _ in 0..<5 {
+            let routed = session.route([
                 .touchMotion(device: session.device.device, time: session.fixture.now, id: TouchID(1), position: moved),
                 .touchFrame(device: session.device.device, time: session.fixture.now),
             ])
-            #expect(settles == 0)
+            #expect(!routed.needsSettling)
+            // A frame timer that came due in the same round dispatched the loop, which settles.
+            if !routed.loopDispatched {
+                #expect(routed.settles == 0)
+                skipsSeen += 1
+            }
         }
+        #expect(skipsSeen > 0, "every round also dispatched the loop")
         session.first.readAvailable()
-        #expect(session.first.events(of: session.firstTouch).map(\.name) == ["down", "frame"] + Array(repeating: ["motion", "frame"], count: 3).flatMap { $0 })
-        // A round that dispatches the loop (the client's sync) settles again.
-        try session.fixture.roundtrip(session.first)
-        let settles = session.settlesAfterRouting([
+        #expect(session.first.events(of: session.firstTouch).map(\.name) == ["down", "frame"] + Array(repeating: ["motion", "frame"], count: 5).flatMap { $0 })
+        let up = session.route([
             .touchUp(device: session.device.device, time: session.fixture.now, id: TouchID(1)),
             .touchFrame(device: session.device.device, time: session.fixture.now),
         ])
-        #expect(settles == 0, "an up moves no focus either")
+        #expect(!up.needsSettling, "an up moves no focus either")
+    }
+
+    @Test("a touch down on the window that has the focus needs no settle, unless a long-press recognizer then waits on a deadline")
+    func gestureDeadlineSettles() throws {
+        let session = try Session()
+        defer { session.fixture.end() }
+        let tree = session.fixture.server.tree
+        let output = try #require(tree.outputs.first)
+        let focused = try #require(session.fixture.server.router.keyboardFocus.flatMap { tree.toplevel(of: $0) })
+        #expect(focused == output.toplevels.last, "the window on top has the focus")
+        let origin = try #require(tree.globalOrigin(of: focused))
+        let onFocused = Point<GlobalSpace>(Double(origin.dx) + 5, Double(origin.dy) + 5)
+        try #require(tree.hitTest(onFocused).map { tree.toplevel(of: $0.surface) } == focused)
+        let device = session.device.device
+        var now = session.fixture.now
+        let plain = session.route([.touchDown(device: device, time: now, id: TouchID(1), position: onFocused), .touchFrame(device: device, time: now)])
+        #expect(!plain.needsSettling, "no focus moved, nothing raised, no deadline")
+        now = session.fixture.now
+        _ = session.route([.touchUp(device: device, time: now, id: TouchID(1)), .touchFrame(device: device, time: now)])
+        try session.fixture.server.shell.apply(try ServerConfiguration.parse("""
+            [[recognizer]]
+            name = "hold"
+            kind = "long-press"
+            [[bind]]
+            gesture = "hold"
+            action = "emit"
+            event = "held"
+            """, file: "hold.toml"))
+        _ = session.fixture.server.dispatchPendingWork()
+        now = session.fixture.now
+        let held = session.route([.touchDown(device: device, time: now, id: TouchID(2), position: onFocused), .touchFrame(device: device, time: now)])
+        #expect(session.fixture.server.router.nextGestureDeadline != nil, "the long press waits on its deadline")
+        #expect(held.needsSettling, "the gesture timer is to be armed")
+        #expect(held.settles == 1)
     }
 }

@@ -152,6 +152,12 @@ extension Router {
         return .pointerFocus
     }
 
+    /// Whether `refreshPointerFocus` has work: the scene changed under a still pointer, or
+    /// the end of a grab asked for the pointer to be given again.
+    public var pointerFocusStale: Bool {
+        pointerPlaced && ignoreInteractionDepth == 0 && pointerTake == nil && pointerPickRevision != tree.hitTestRevision
+    }
+
     /// Looks again at what lies under a still pointer once the scene has changed, as
     /// Weston's repick and sway's cursor rebase do: the focus leaves a surface that moved
     /// away and enters the one now there; a focus that stays hears its new local position
@@ -159,7 +165,7 @@ extension Router {
     /// when nothing changed. The host calls it once it has applied a batch of changes;
     /// buttons and axis events call it first, so that they never reach a stale focus.
     public func refreshPointerFocus() {
-        guard pointerPlaced, ignoreInteractionDepth == 0, pointerTake == nil, pointerPickRevision != tree.hitTestRevision else { return }
+        guard pointerFocusStale else { return }
         let saved = recordDeliveries
         recordDeliveries.removeAll(keepingCapacity: true)
         let old = pointerFocus
