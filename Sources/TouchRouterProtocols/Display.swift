@@ -148,8 +148,7 @@ package final class WaylandDisplay {
         while running {
             if round(timeout: -1) == .failed { break }
         }
-        wl_display_flush_clients(display)
-        afterFlush?()
+        flushClients()
     }
 
     /// What ends each round of the loop: the session settles what the round changed, and
@@ -159,6 +158,11 @@ package final class WaylandDisplay {
         beforeFlush?()
         afterSettle?()
         settleWatch?.settleEnded()
+        flushClients()
+    }
+
+    /// Writes every client's pending events (ending a client whose write fails), then stamps them.
+    package func flushClients() {
         wl_display_flush_clients(display)
         afterFlush?()
     }

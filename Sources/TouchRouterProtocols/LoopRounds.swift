@@ -102,8 +102,7 @@ extension WaylandDisplay {
     package func round(timeout: Int32) -> LoopRound {
         if skipNextSettle {
             skipNextSettle = false
-            wl_display_flush_clients(display)
-            afterFlush?()
+            flushClients()
         } else {
             settleAndFlush()
         }

@@ -85,18 +85,10 @@ extension WaylandServer {
                 self.enqueueAsDevice(event)
             }
             self.router.dispatchAll()
-            self.flushRoutedInput()
+            self.writeToClients()
         }
         try display.watchInput(fd: fd, drain)
         drain()
-    }
-
-    /// A device's events reach clients as soon as they are routed, ahead of the settling
-    /// (the index, pointer focus, the activated toplevel) that ends the round, which sends
-    /// nothing that could go before them: a client's events are written in the order they
-    /// were sent, whenever the flush.
-    package func flushRoutedInput() {
-        display.write(clients.keys)
     }
 
     /// Queues an event of a device, as libinput's are queued: a key waits for the keys before

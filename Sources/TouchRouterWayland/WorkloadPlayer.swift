@@ -269,7 +269,7 @@ package final class WorkloadPlayer {
             router.enqueue(.touchFrame(device: device, time: time))
             times.pointee.frame[next] = time.nanoseconds
             router.dispatchAll()
-            server.flushRoutedInput()
+            server.writeToClients()
             next += 1
             made += 1
             now = clock.now().nanoseconds

@@ -57,6 +57,10 @@ extension WaylandServer: InputDelivery {
         for entry in touchSends(of: client) where !entry.isTimestamps { wl_touch_send_frame(entry.resource) }
     }
 
+    /// Writes what every client was sent, now: at a touch frame, and after each read of a
+    /// device (`addInputSource`, `msg play`), ahead of the settling that begins the next round
+    /// (the index, pointer focus, the activated toplevel), which sends nothing that could go
+    /// before it: a client's events are written in the order they were sent, whenever the flush.
     public func writeToClients() { display.write(clients.keys) }
 
     public func touchCancel(client: ClientID) {
