@@ -79,6 +79,8 @@ struct BrowserTests {
     final class Run {
         let browser: Browser
         private let sessionArguments: [String]
+        /// The page's query: `?consume` makes #pinch take its touchstart, as a drawing app does.
+        private let query: String
         /// Root's, mode 0711; `home` and `runtime` in it are nobody's, mode 0700.
         let directory: URL
         let home: URL
@@ -93,9 +95,10 @@ struct BrowserTests {
         /// The page's "ready" event: the window's inner size and where its elements are, in CSS pixels.
         private(set) var ready: [String: Any] = [:]
 
-        init(_ browser: Browser, sessionArguments: [String] = []) {
+        init(_ browser: Browser, sessionArguments: [String] = [], query: String = "") {
             self.browser = browser
             self.sessionArguments = sessionArguments
+            self.query = query
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("touch-router-browser-\(getpid())-\(UUID().uuidString.prefix(8))")
             home = directory.appendingPathComponent("home")
             runtime = directory.appendingPathComponent("runtime")
@@ -139,7 +142,7 @@ struct BrowserTests {
                                "XDG_SESSION_TYPE=wayland", "LANG=C.UTF-8"]
             // Set BROWSER_TESTS_WAYLAND_DEBUG=1 to get the browser's side of the protocol in its log.
             if ProcessInfo.processInfo.environment["BROWSER_TESTS_WAYLAND_DEBUG"] != nil { environment.append("WAYLAND_DEBUG=1") }
-            let url = "http://127.0.0.1:\(port)/"
+            let url = "http://127.0.0.1:\(port)/" + query
             var command: [String]
             switch browser {
             case .chromium:
@@ -491,10 +494,13 @@ struct BrowserTests {
     /// Firefox only: Chromium 156 gets this finger's touchstart and its touchend (at the moved
     /// point) but passes the page no touchmove, with the build before the rounds as with this
     /// one; a finger injected on the same circle through `msg inject` gets none either.
-    @Test("a finger played through msg play (read as a device's, its motions settling nothing) reaches Firefox's page: one touchstart, its touchmoves, a touchend with no touches left, nothing cancelled; the keyboard focus stays")
-    func playedFingerReachesPage() throws {
-        let browser = Browser.firefox
-        let run = Run(browser)
+    @Test("a finger played through msg play (read as a device's, its motions settling nothing) reaches the page, which takes its touchstart: one touchstart, its touchmoves, a touchend with no touches left, nothing cancelled; the keyboard focus stays",
+          arguments: Browser.allCases)
+    func playedFingerReachesPage(browser: Browser) throws {
+        // Blink holds back a single finger's touchmoves until it is past the touch slop
+        // (30 px here: doubled, since Wayland gives no touch size), unless the page takes
+        // the touchstart; the played circle stays within 24 px of where it went down.
+        let run = Run(browser, query: "?consume")
         defer { run.stop() }
         try run.start()
         // msg play puts the finger down in the window's middle, on the touch-action: none
@@ -509,7 +515,8 @@ struct BrowserTests {
         #expect(played.status == 0, "play: \(played.json)")
         run.wait(for: "the played finger to lift") { run.events("touchend", from: mark).contains { Self.number($0["touches"]) == 0 } }
         #expect(run.events("touchstart", from: mark).count == 1, "\(run.events().dropFirst(mark))")
-        #expect(run.events("touchmove", from: mark).count >= 5, "the circling finger's motions: \(run.events().dropFirst(mark))")
+        // 120 motions are played; a browser may coalesce some.
+        #expect(run.events("touchmove", from: mark).count >= 60, "the circling finger's motions: \(run.events().dropFirst(mark))")
         #expect(run.events("touchcancel", from: mark).isEmpty, "nothing cancelled: \(run.events().dropFirst(mark))")
         #expect(run.events("touchstart", from: mark).allSatisfy { $0["target"] as? String == "pinch" }, "\(run.events().dropFirst(mark))")
         #expect(try run.keyboardFocus() == focus)
