@@ -321,6 +321,7 @@ struct EndToEndReport {
             let l = shown.latency
             lines.append("touch to present (device time → the answer's presentation, \(shown.answered) events answered in \(shown.commits) commits, \(shown.discarded) superseded): "
                 + "p50 \(Self.micro(l.p50)) µs, p99 \(Self.micro(l.p99)) µs, p99.9 \(Self.micro(l.p999)) µs, max \(Self.micro(l.max)) µs; frames missed \(shown.missed), unanswered \(shown.unanswered)")
+            lines.append(shown.drawingLine)
             if let stage = touchRouter.presentStage, let commit = touchRouter.commitToPresent {
                 lines.append("present stage (msg stats): touch_to_present \(stage.count) events, p50 \(Self.micro(stage.p50)) µs, p99 \(Self.micro(stage.p99)) µs; commit_to_present \(commit.count) commits, p50 \(Self.micro(commit.p50)) µs, p99 \(Self.micro(commit.p99)) µs")
             }

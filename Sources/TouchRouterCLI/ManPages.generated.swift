@@ -632,7 +632,9 @@ when it is a terminal).
 	each frame, so that *msg stats* gains the received stage. *--present*:
 	the clients answer each input frame with a dot, committed with
 	presentation feedback, and the figure is input to presentation, with the
-	frames missed (with *--peer sway*, for sway's and the session's clients).
+	frames missed and the client's own drawing (reading the event to the
+	commit answering it), against half a refresh plus which the p50 is
+	checked (with *--peer sway*, for sway's and the session's clients).
 	*--plot*: with *--present*, an HDR percentile plot of it (matplotlib).
 	*--refresh*: the session's headless output refresh, 1 to 1000 Hz (default
 	60); sway's headless output, asked for 60 Hz, draws every 16 ms, so

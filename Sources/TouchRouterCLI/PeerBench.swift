@@ -100,6 +100,7 @@ struct PeerBench {
             let a = touchRouterPresent.latency, b = swayPresent.latency
             presentRows.append(["TouchRouter / sway", "", "", "", "", r(a.p50, b.p50), r(a.p99, b.p99), r(a.p999, b.p999), r(a.max, b.max)])
             lines += alignedRows(presentRows)
+            for (name, side) in shown { lines.append("\(name): \(side.drawingLine)") }
         }
         return (json, lines.joined(separator: "\n"), shown)
     }

@@ -82,6 +82,12 @@ struct EndToEndBenchTests {
         #expect(present["answered"] as? Int == expected && present["unanswered"] as? Int == 0, "\(present)")
         #expect((present["commits"] as? Int ?? 0) > 0 && (present["commits"] as? Int ?? 0) <= expected, "at most a commit a touch frame: \(present)")
         Self.ordered(present["latency_ns"], "touch to present")
+        // The client's own part: every answered event's, from its reading to its answer's commit.
+        let drawing = try #require(present["drawing_ns"] as? [String: Any], "\(present)")
+        #expect(drawing["count"] as? Int == expected && drawing["negative"] as? Int == 0, "\(drawing)")
+        Self.ordered(drawing, "drawing")
+        #expect(present["refresh_ns"] as? Int == 16_666_666, "the headless output's 60 Hz, as its feedback gives it: \(present)")
+        #expect(present["p50_within_half_refresh_and_drawing"] is Bool, "\(present)")
         let stages = try #require(session["router_stages_ns"] as? [String: [String: Int]])
         #expect(stages["touch_to_present"]?["count"] == expected, "the session's present stage has every answered event: \(String(describing: stages["touch_to_present"]))")
         #expect((stages["commit_to_present"]?["count"] ?? 0) > 0, "\(String(describing: stages["commit_to_present"]))")
