@@ -1,4 +1,5 @@
 import CWaylandShim
+import TouchRouterCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -22,29 +23,50 @@ package final class WaylandDisplay {
     private var nextCallback = 1
     private var boxes: [TimerBox] = []
     package private(set) var running = false
+    /// What each round reads and writes, behind one pointer: as stored vars of the class,
+    /// every access paid a dynamic exclusivity check, several a touch frame.
+    struct RoundState {
+        var beforeFlush: (() -> Void)?
+        var afterSettle: (() -> Void)?
+        var afterFlush: (() -> Void)?
+        var settleWatch: (any SettleWatch)?
+        var skipNextSettle = false
+        var settleAsked = false
+        var settles: UInt64 = 0
+        var loopDispatchedLastRound = false
+    }
+    let rounds = UncheckedState(RoundState())
     /// Runs after each round of the loop, before clients are flushed: the session settles
     /// what a round of requests changed (the pointer's focus) so that clients hear it now.
-    package var beforeFlush: (() -> Void)?
+    package var beforeFlush: (() -> Void)? {
+        get { rounds.pointee.beforeFlush }
+        set { rounds.pointee.beforeFlush = newValue }
+    }
     /// Runs after `beforeFlush`, before clients are flushed: the shell reports what the
     /// round changed (the keyboard focus) and arms the gesture timer for the next deadline.
-    package var afterSettle: (() -> Void)?
+    package var afterSettle: (() -> Void)? {
+        get { rounds.pointee.afterSettle }
+        set { rounds.pointee.afterSettle = newValue }
+    }
     /// Runs right after clients are flushed: the timelines of the events sent since the
     /// last flush get their `flushed` stage.
-    package var afterFlush: (() -> Void)?
+    package var afterFlush: (() -> Void)? {
+        get { rounds.pointee.afterFlush }
+        set { rounds.pointee.afterFlush = newValue }
+    }
     /// Told when a settle ends, and asked after a round of input alone whether to settle.
-    package var settleWatch: (any SettleWatch)?
+    package var settleWatch: (any SettleWatch)? {
+        get { rounds.pointee.settleWatch }
+        set { rounds.pointee.settleWatch = newValue }
+    }
     /// Input sources, read ahead of the loop's other sources (LoopRounds.swift); the set the
     /// loop waits in.
     package let inputs: InputWatches
-    /// The last round was input alone and changed nothing settling reads.
-    var skipNextSettle = false
-    /// Something the settle watch does not read changed in this round (a shell binding ran).
-    var settleAsked = false
     /// How many times the session settled: rounds of input alone that changed nothing
     /// settling reads do not count.
-    package private(set) var settles: UInt64 = 0
+    package var settles: UInt64 { rounds.pointee.settles }
     /// The last round dispatched the libwayland loop (it settles after it, whatever the input).
-    package internal(set) var loopDispatchedLastRound = false
+    package var loopDispatchedLastRound: Bool { rounds.pointee.loopDispatchedLastRound }
 
     package init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }
@@ -57,6 +79,8 @@ package final class WaylandDisplay {
             throw error
         }
     }
+
+    deinit { rounds.release() }
 
     /// Listens on the first free wayland-N socket in XDG_RUNTIME_DIR, as every compositor does.
     package func addSocket() throws(WaylandError) {
@@ -154,17 +178,17 @@ package final class WaylandDisplay {
     /// What ends each round of the loop: the session settles what the round changed, and
     /// clients hear it.
     package func settleAndFlush() {
-        settles &+= 1
-        beforeFlush?()
-        afterSettle?()
-        settleWatch?.settleEnded()
+        rounds.pointee.settles &+= 1
+        rounds.pointee.beforeFlush?()
+        rounds.pointee.afterSettle?()
+        rounds.pointee.settleWatch?.settleEnded()
         flushClients()
     }
 
     /// Writes every client's pending events (ending a client whose write fails), then stamps them.
     package func flushClients() {
         wl_display_flush_clients(display)
-        afterFlush?()
+        rounds.pointee.afterFlush?()
     }
 
     /// Writes what each of `clients` was sent, now. Safe inside a client's request, unlike
@@ -173,7 +197,7 @@ package final class WaylandDisplay {
     /// Not generic: a generic across the module boundary runs unspecialized.
     package func write(_ clients: Dictionary<OpaquePointer, ClientRecord>.Keys) {
         for client in clients { wl_client_flush(client) }
-        afterFlush?()
+        rounds.pointee.afterFlush?()
     }
 
     package func stop() { running = false }

@@ -93,15 +93,15 @@ extension WaylandDisplay {
     /// This round settles whatever its input changed: for what input can set off that the
     /// settle watch does not read (a shell binding's action).
     package func settleThisRound() {
-        settleAsked = true
+        rounds.pointee.settleAsked = true
     }
 
     /// One round: settle and flush what the last round changed (after input that changed
     /// nothing settling reads, only flush), wait up to `timeout` ms, then route the input
     /// sources that are ready and dispatch the loop if it is.
     package func round(timeout: Int32) -> LoopRound {
-        if skipNextSettle {
-            skipNextSettle = false
+        if rounds.pointee.skipNextSettle {
+            rounds.pointee.skipNextSettle = false
             flushClients()
         } else {
             settleAndFlush()
@@ -124,10 +124,10 @@ extension WaylandDisplay {
             inputs.watched.pointee.callbacks[i]()
             inputRan = true
         }
-        loopDispatchedLastRound = loopReady
+        rounds.pointee.loopDispatchedLastRound = loopReady
         if loopReady, wl_event_loop_dispatch(loop, 0) < 0, Glibc.errno != EINTR { return .failed }
-        skipNextSettle = inputRan && !loopReady && !settleAsked && settleWatch?.needsSettling() == false
-        settleAsked = false
+        rounds.pointee.skipNextSettle = inputRan && !loopReady && !rounds.pointee.settleAsked && rounds.pointee.settleWatch?.needsSettling() == false
+        rounds.pointee.settleAsked = false
         return .dispatched
     }
 }

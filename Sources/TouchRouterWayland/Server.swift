@@ -153,10 +153,11 @@ public final class WaylandServer {
         display.afterFlush = {
             stats._withUnsafeGuaranteedRef { stats in
                 hooks._withUnsafeGuaranteedRef { hooks in
-                    guard stats.awaitingFlush || hooks.onFlushed != nil else { return }
+                    let heard = hooks.hearsFlushes
+                    guard stats.awaitingFlush || heard else { return }
                     let now = clock._withUnsafeGuaranteedRef { $0.now() }
                     stats.flushed(at: now)
-                    hooks.onFlushed?(now)
+                    if heard { hooks.onFlushed?(now) }
                 }
             }
         }

@@ -6,9 +6,18 @@ import TouchRouterCore
 public final class ServerHooks {
     public init() {}
 
+    deinit { flushHook.release() }
+
     /// Hears each flush of the clients, after `stats`: the control socket's trace stamps
     /// the records it held back with it.
-    public var onFlushed: ((RouterTime) -> Void)?
+    public var onFlushed: ((RouterTime) -> Void)? {
+        get { flushHook.pointee }
+        set { flushHook.pointee = newValue }
+    }
+    /// Whether anything hears flushes, asked after every input write: behind a pointer, as
+    /// a stored var it paid an exclusivity check each time.
+    public var hearsFlushes: Bool { flushHook.pointee != nil }
+    private let flushHook = UncheckedState<((RouterTime) -> Void)?>(nil)
     /// Hears each client's receipt report with the events it matched (`seq`s), while the
     /// control socket traces.
     public var onReceipt: ((ClientID, Int64, Int64, [UInt64]) -> Void)?
