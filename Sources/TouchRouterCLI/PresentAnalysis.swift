@@ -85,12 +85,14 @@ enum PresentAnalysis {
                 + "\"drawing_ns\":\(drawing.json),\"refresh_ns\":\(refresh),\"p50_within_half_refresh_and_drawing\":\(withinHalfRefreshAndDrawing.map(String.init) ?? "null")}"
         }
 
-        /// One line: the client's drawing, and the p50 against half a refresh plus it.
+        /// One line: the client's drawing, and how far the p50 is past half a refresh plus it.
         var drawingLine: String {
-            guard let within = withinHalfRefreshAndDrawing else { return "the client's drawing: no answer was presented" }
+            guard !latencies.isEmpty else { return "the client's drawing: no answer was presented" }
+            let drawn = "the client's drawing (reading the event → the commit answering it): p50 \(EndToEndReport.micro(drawing.p50)) µs, p99 \(EndToEndReport.micro(drawing.p99)) µs"
+            guard let within = withinHalfRefreshAndDrawing else { return drawn + "; no presented commit gave a refresh" }
             let over = Int64(latency.p50) - refresh / 2 - Int64(drawing.p50)
-            return "the client's drawing (reading the event → the commit answering it): p50 \(EndToEndReport.micro(drawing.p50)) µs, p99 \(EndToEndReport.micro(drawing.p99)) µs; "
-                + "p50 within half a refresh (\(EndToEndReport.micro(UInt64(refresh / 2))) µs) plus the drawing's p50: \(within ? "met" : "not met") (\(over > 0 ? "+" : "")\(String(format: Double(over) / 1000, digits: 1)) µs)"
+            return drawn + "; p50 past half a refresh (\(EndToEndReport.micro(UInt64(refresh / 2))) µs) plus the drawing's p50: "
+                + "\(over > 0 ? "+" : "")\(String(format: Double(over) / 1000, digits: 1)) µs (issue 27's target, within it: \(within ? "met" : "not met"))"
         }
 
         /// HDR plot points: percentiles at 1/(1-p) from 1 to the sample's size, ten a decade.

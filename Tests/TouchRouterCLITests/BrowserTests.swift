@@ -491,16 +491,14 @@ struct BrowserTests {
 
     /// `msg play` reads its touches as a device does, in rounds of input alone, most of which
     /// skip the session's settling (LoopRounds.swift): the browser must still get all of them.
-    /// Firefox only: Chromium 156 gets this finger's touchstart and its touchend (at the moved
-    /// point) but passes the page no touchmove, with the build before the rounds as with this
-    /// one; a finger injected on the same circle through `msg inject` gets none either.
-    @Test("a finger played through msg play (read as a device's, its motions settling nothing) reaches the page, which takes its touchstart: one touchstart, its touchmoves, a touchend with no touches left, nothing cancelled; the keyboard focus stays",
+    /// Blink holds back a single finger's touchmoves until it is past the touch slop (30 px
+    /// here: twice its 15, since Wayland gives no touch size) unless the page takes the
+    /// touchstart, and the played circle stays within 24 px of where it went down: Chromium's
+    /// page takes it (`?consume`), Firefox's does not.
+    @Test("a finger played through msg play (read as a device's, its motions settling nothing) reaches the page: one touchstart, its touchmoves, a touchend with no touches left, nothing cancelled; the keyboard focus stays",
           arguments: Browser.allCases)
     func playedFingerReachesPage(browser: Browser) throws {
-        // Blink holds back a single finger's touchmoves until it is past the touch slop
-        // (30 px here: doubled, since Wayland gives no touch size), unless the page takes
-        // the touchstart; the played circle stays within 24 px of where it went down.
-        let run = Run(browser, query: "?consume")
+        let run = Run(browser, query: browser == .chromium ? "?consume" : "")
         defer { run.stop() }
         try run.start()
         // msg play puts the finger down in the window's middle, on the touch-action: none
@@ -515,8 +513,8 @@ struct BrowserTests {
         #expect(played.status == 0, "play: \(played.json)")
         run.wait(for: "the played finger to lift") { run.events("touchend", from: mark).contains { Self.number($0["touches"]) == 0 } }
         #expect(run.events("touchstart", from: mark).count == 1, "\(run.events().dropFirst(mark))")
-        // 120 motions are played; a browser may coalesce some.
-        #expect(run.events("touchmove", from: mark).count >= 60, "the circling finger's motions: \(run.events().dropFirst(mark))")
+        // 120 motions are played; a browser may coalesce those that come between its frames.
+        #expect(run.events("touchmove", from: mark).count >= 20, "the circling finger's motions: \(run.events().dropFirst(mark))")
         #expect(run.events("touchcancel", from: mark).isEmpty, "nothing cancelled: \(run.events().dropFirst(mark))")
         #expect(run.events("touchstart", from: mark).allSatisfy { $0["target"] as? String == "pinch" }, "\(run.events().dropFirst(mark))")
         #expect(try run.keyboardFocus() == focus)
