@@ -58,6 +58,9 @@ struct EndToEndBench: ParsableCommand {
     @Option(help: ArgumentHelp("The refresh of TouchRouter's headless output, in Hz (default 60). sway's headless output, asked for 60 Hz, draws every 16 ms: --refresh 62.5 compares the two at one frame rate.", valueName: "Hz"))
     var refresh: Double?
 
+    @Option(help: ArgumentHelp("Run the whole benchmark on this one CPU: the session, the floor, sway and every client inherit it, so that both sides run with the same placement (docs/benchmarks.md, \"Where the processes run\").", valueName: "n"))
+    var cpu: Int?
+
     @Flag(help: "Print JSON for machines instead of a table.")
     var json = false
 
@@ -79,6 +82,10 @@ struct EndToEndBench: ParsableCommand {
         if let recording, !FileManager.default.isReadableFile(atPath: recording) { throw ValidationError("--recording: cannot read \(recording)") }
         if plot != nil && !present { throw ValidationError("--plot draws touch to present: it needs --present") }
         if let refresh, !(refresh.isFinite && (1...1000).contains(refresh)) { throw ValidationError("--refresh takes 1 to 1000 Hz, not \(refresh)") }
+        if let cpu {
+            let online = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+            guard cpu >= 0, cpu < online, cpu < CPUPinning.maskBits else { throw ValidationError("--cpu takes 0 to \(online - 1) on this machine, not \(cpu)") }
+        }
     }
 
     static func parseSize(_ text: String) throws -> (Int, Int) {
@@ -102,6 +109,8 @@ struct EndToEndBench: ParsableCommand {
             }
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             defer { if keep == nil { try? FileManager.default.removeItem(at: work) } }
+            // Before any child starts: each inherits the mask of the thread that starts it.
+            if let cpu { try CPUPinning.pinProcess(to: cpu) }
             let recordingPath = recording.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let run = EndToEndRun(tools: tools, work: work, clients: clients, fingers: fingers, rate: rate, seconds: seconds,
                                   recording: recordingPath, size: size, reportReceipts: reportReceipts, present: present, refresh: refresh, progress: progressOptions.shown)
@@ -136,13 +145,14 @@ struct EndToEndBench: ParsableCommand {
     var workloadDescription: String {
         if let recording { return "\(clients) client\(clients == 1 ? "" : "s"), recording \(recording)" }
         return "\(clients) client\(clients == 1 ? "" : "s"), \(fingers) finger\(fingers == 1 ? "" : "s") each, \(rate) Hz, \(seconds) s"
-            + (refresh.map { ", output at \($0) Hz" } ?? "")
+            + (refresh.map { ", output at \($0) Hz" } ?? "") + (cpu.map { ", all on CPU \($0)" } ?? "")
     }
 
     func workloadJSON(rounds: Int) -> String {
         let (w, h) = (try? Self.parseSize(size)) ?? (0, 0)
         return "{\"clients\":\(clients),\"fingers\":\(recording == nil ? String(fingers) : "null"),\"rate\":\(recording == nil ? String(rate) : "null"),"
-            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonString($0) } ?? "null"),\"size\":[\(w),\(h)],\"rounds\":\(rounds),\"refresh_hz\":\(refresh.map { String($0) } ?? "60")}"
+            + "\"seconds\":\(recording == nil ? String(seconds) : "null"),\"recording\":\(recording.map { jsonString($0) } ?? "null"),\"size\":[\(w),\(h)],\"rounds\":\(rounds),\"refresh_hz\":\(refresh.map { String($0) } ?? "60"),"
+            + "\"cpu\":\(cpu.map(String.init) ?? "null"),\"cpus_allowed\":\(jsonString(CPUPinning.allowedList() ?? ""))}"
     }
 }
 

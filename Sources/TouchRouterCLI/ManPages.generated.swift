@@ -620,7 +620,7 @@ when it is a terminal).
 	Times mapping one touch point onto the layout. Defaults: 1000000 points,
 	15 runs.
 
-*bench e2e* [*--clients* _N_] [*--fingers* _N_] [*--rate* _N_] [*--seconds* _S_] [*--recording* _file.yml_] [*--size* _WxH_] [*--peer* _sway_] [*--rounds* _N_] [*--keep* _dir_] [*--report-receipts*] [*--present*] [*--plot* _file.svg_] [*--refresh* _Hz_] [*--json*]
+*bench e2e* [*--clients* _N_] [*--fingers* _N_] [*--rate* _N_] [*--seconds* _S_] [*--recording* _file.yml_] [*--size* _WxH_] [*--peer* _sway_] [*--rounds* _N_] [*--keep* _dir_] [*--report-receipts*] [*--present*] [*--plot* _file.svg_] [*--refresh* _Hz_] [*--cpu* _n_] [*--json*]
 	End-to-end latency to real client processes, against the raw libwayland
 	floor (and sway with *--peer sway*). *--clients*: 1 to 100 (default 2).
 	*--fingers*: on each client, 1 to 10, clients times fingers at most 256
@@ -636,6 +636,9 @@ when it is a terminal).
 	commit answering it), against half a refresh plus which the p50 is
 	checked (with *--peer sway*, for sway's and the session's clients).
 	*--plot*: with *--present*, an HDR percentile plot of it (matplotlib).
+	*--cpu*: run the whole benchmark (the session, the floor, sway and every
+	client) on CPU _n_, so that both sides run with the same placement; free,
+	where the scheduler puts each side decides much of a run's ratio.
 	*--refresh*: the session's headless output refresh, 1 to 1000 Hz (default
 	60); sway's headless output, asked for 60 Hz, draws every 16 ms, so
 	*--refresh 62.5* compares the two at one frame rate. A frame's events are

@@ -67,6 +67,24 @@ struct EndToEndBenchTests {
         #expect(compared.output.contains("touchrouter.latency_ns.p50") && compared.output.contains("1.00"), "\(compared.output)")
     }
 
+    @Test("bench e2e --cpu: the benchmark runs on that one CPU (its children inherit it) and still gets every event; a CPU the machine lacks is refused, naming the range")
+    func pinnedToOneCPU() throws {
+        let last = sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1
+        let run = try ToolRun(["bench", "e2e", "--clients", "1", "--fingers", "1", "--rate", "500", "--seconds", "0.5", "--rounds", "2", "--cpu", "\(last)", "--json"],
+                              environment: ["WAYLAND_DISPLAY": ""])
+        #expect(run.status == 0, "\(run.errors)")
+        let report = try Self.json(run.output)
+        let workload = try #require(report["workload"] as? [String: Any])
+        #expect(workload["cpu"] as? Int == last && workload["cpus_allowed"] as? String == "\(last)", "\(workload)")
+        for side in ["touchrouter", "floor"] {
+            let figures = try #require(report[side] as? [String: Any], "\(side) in \(report.keys)")
+            #expect(figures["counts_match"] as? Bool == true && (figures["received"] as? Int ?? 0) > 0, "\(side): \(figures)")
+        }
+        let refused = try ToolRun(["bench", "e2e", "--cpu", "\(last + 1)"], environment: ["WAYLAND_DISPLAY": ""])
+        #expect(refused.status != 0)
+        #expect(refused.errors.contains("--cpu takes 0 to \(last) on this machine, not \(last + 1)"), "\(refused.errors)")
+    }
+
     @Test("bench e2e --present: every touch event's answer (a dot, committed with feedback and answer) is presented; the clients' figure and msg stats's touch_to_present count every one; --plot draws it")
     func touchToPresent() throws {
         let plot = FileManager.default.temporaryDirectory.appendingPathComponent("present-\(getpid()).svg")
