@@ -34,9 +34,11 @@ enum PresentAnalysis {
     /// When each answered event's answer reached the screen: its commit's presentation, or,
     /// for a commit discarded (superseded before its frame), the next presented commit's,
     /// which shows it too. `missed`: presented more than a refresh (and a millisecond of
-    /// slack) after its own commit, so past the first vblank after it.
+    /// slack) after its own commit, so past the first vblank after it. `committed`: when its
+    /// own commit, the first to carry its answer, was made.
     struct Shown {
         var presented: Int64
+        var committed: Int64
         var missed: Bool
     }
 
@@ -49,7 +51,7 @@ enum PresentAnalysis {
             guard commit.presented >= 0 else { continue }
             let refresh = commit.refresh > 0 ? commit.refresh : 16_666_667
             for answer in carried {
-                result[answer.index] = Shown(presented: commit.presented, missed: commit.presented - answer.committed > refresh + 1_000_000)
+                result[answer.index] = Shown(presented: commit.presented, committed: answer.committed, missed: commit.presented - answer.committed > refresh + 1_000_000)
             }
             carried.removeAll(keepingCapacity: true)
         }
@@ -118,11 +120,6 @@ enum PresentAnalysis {
             self.commits += commits.count
             discarded += commits.filter { $0.presented == -1 }.count
             refresh = max(refresh, commits.lazy.filter { $0.presented >= 0 }.map(\.refresh).max() ?? 0)
-            // The commit that first carried each event's answer.
-            var firstCommit: [Int: Int64] = [:]
-            for commit in commits where commit.last >= commit.first {
-                for index in commit.first...commit.last where firstCommit[index] == nil { firstCommit[index] = commit.committed }
-            }
             for (index, event) in events.enumerated() {
                 guard let from = start(index, event) else { continue }
                 guard let answer = shown[index] else {
@@ -132,7 +129,7 @@ enum PresentAnalysis {
                 answered += 1
                 if answer.missed { missed += 1 }
                 latencies.append(answer.presented - from)
-                if let committed = firstCommit[index] { drawings.append(committed - event.receipt) }
+                drawings.append(answer.committed - event.receipt)
             }
         }
     }

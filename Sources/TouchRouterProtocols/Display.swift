@@ -30,7 +30,9 @@ package final class WaylandDisplay {
         var afterSettle: (() -> Void)?
         var afterFlush: (() -> Void)?
         var settleWatch: (any SettleWatch)?
+        /// The last round was input alone and changed nothing settling reads.
         var skipNextSettle = false
+        /// Something the settle watch does not read changed in this round (a shell binding ran).
         var settleAsked = false
         var settles: UInt64 = 0
         var loopDispatchedLastRound = false
