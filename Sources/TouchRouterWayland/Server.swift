@@ -79,6 +79,8 @@ public final class WaylandServer {
     public var socketName: String { display.socketName }
     /// `[supervise]`'s pings (Pings.swift); nil: clients are never pinged.
     package var pingSettings: PingSettings?
+    /// The session's own tick (SessionTick.swift), armed only while something waits for it.
+    package var sessionTick: SessionTick?
 
     public init(options: Options) throws(WaylandError) {
         self.options = options
@@ -143,6 +145,8 @@ public final class WaylandServer {
             self.tree.settleIndex()
             self.router.refreshPointerFocus()
             if !self.protocols.seat.pointerConstraints.isEmpty || self.router.pointerConstraint != nil { self.updatePointerConstraint() }
+            self.wakeSleepingFrameClocks()
+            self.scheduleSessionTick()
         }
         display.settleWatch = SettledReading(router: router, tree: tree, seat: protocols.seat, layerShell: protocols.layerShell)
         // One stamp per flush, for every event delivered since the last one. It runs after
@@ -162,8 +166,7 @@ public final class WaylandServer {
             }
         }
         if options.listens { try display.addSocket() }
-        let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
-        try display.every(milliseconds: Int32(max(1, 1_000_000 / fastest))) { [unowned self] in self.frameTick() }
+        try startSessionTick()
         try display.every(milliseconds: 1000) { [unowned self] in self.disconnectClientsNotReading() }
     }
 
@@ -201,30 +204,6 @@ public final class WaylandServer {
     /// Watches an input source's descriptor, read ahead of the loop's other sources.
     package func watchInput(fd: Int32, _ callback: @escaping () -> Void) throws(WaylandError) { try display.watchInput(fd: fd, callback) }
     package func unwatchInput(fd: Int32) { display.unwatchInput(fd: fd) }
-
-    // MARK: Frames
-
-    /// The session's own tick, at the fastest output's refresh: what is not one output's
-    /// frame (OutputFrames.swift) — the cursor's animation, layers waiting to be arranged,
-    /// the lock's and screencopy's frames, idle timeouts, and the frame callbacks of
-    /// surfaces on no output.
-    private func frameTick() {
-        cursor.advanceTime(to: clock.now())
-        arrangeWaitingLayers()
-        protocols.sessionLock.sendLocked(screensShown: !protocols.output.presenters.values.contains { $0.frameInFlight },
-                                         shown: Set(protocols.output.presenters.keys))
-        protocols.presentation.discardUnshown(self)
-        protocols.screencopy.frameTick(self)
-        let now = clock.now()
-        if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {
-            let inhibited = idleInhibited
-            protocols.kdeIdle.timeouts.tick(at: now, inhibited: inhibited)
-            protocols.idleNotify.timeouts.tick(at: now, inhibited: inhibited)
-        }
-        protocols.seat.idle.tick(at: now)
-        let clocks = protocols.output.frameClocks
-        sendFrameCallbacks { output in output.map { clocks[$0] == nil } ?? true }
-    }
 
     public func report(_ message: String) {
         var line = "touch-router: \(message)\n"

@@ -282,6 +282,16 @@ final class RandomRun {
         let held = clients.map(\.surfaces.count).reduce(0, +)
         if census.surfaceObjects != held { problems.append("the session has \(census.surfaceObjects) wl_surfaces, the clients hold \(held)") }
         if let problem = tree.indexConsistencyProblem() { problems.append("hit-test index: \(problem)") }
+        // A frame callback waiting is on its way: the session's tick runs at the next frame
+        // (it sends those on no output) and its output's clock is awake (it sends the rest).
+        let pending = server.protocols.surface.pendingFrames
+        if !pending.isEmpty, server.sessionTick?.arming != .frame {
+            problems.append("\(pending.count) frame callbacks wait, and the session's tick is \(String(describing: server.sessionTick?.arming))")
+        }
+        for (callback, surface) in pending where !callback.destroyed {
+            guard let output = tree.outputOf(surface), let clock = server.protocols.output.frameClocks[output] else { continue }
+            if clock.asleep { problems.append("a frame callback of \(surface) waits on \(output), whose frame clock sleeps") }
+        }
         if let focus = server.router.keyboardFocus, !tree.contains(focus) { problems.append("keyboard focus \(focus) is not in the tree") }
         if let focus = server.router.pointerFocus, !tree.contains(focus) { problems.append("pointer focus \(focus) is not in the tree") }
         for touch in server.router.activeTouches { if let surface = touch.surface, !tree.contains(surface) { problems.append("touch \(touch.id) on \(surface), not in the tree") } }

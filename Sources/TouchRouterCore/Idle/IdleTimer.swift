@@ -84,9 +84,11 @@ public struct IdleTimer: Sendable {
     /// When `tick` may next change the phase, or nil when it will not without input.
     public var nextDeadline: RouterTime? {
         guard !inhibited else { return nil }
-        let candidates = [configuration.dimAfter, configuration.blankAfter].compactMap { $0 }
-            .filter { after in phaseAfter(after) > phase }
-        guard let soonest = candidates.min() else { return nil }
+        // Without building a list: the session's tick asks after every round.
+        var soonest = Int64.max
+        if let dim = configuration.dimAfter, phaseAfter(dim) > phase { soonest = dim }
+        if let blank = configuration.blankAfter, phaseAfter(blank) > phase { soonest = min(soonest, blank) }
+        guard soonest != .max else { return nil }
         return RouterTime(nanoseconds: since.nanoseconds &+ soonest)
     }
 

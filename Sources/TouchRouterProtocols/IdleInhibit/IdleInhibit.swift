@@ -12,6 +12,8 @@ package final class IdleInhibitState {
     private var inhibitors: [ObjectIdentifier: IdleInhibitorObject] = [:]
     private var order: UInt64 = 0
 
+    package var isEmpty: Bool { inhibitors.isEmpty }
+
     /// Each inhibitor's surface and whether it is shown now, oldest first.
     package func report(shown: (SurfaceID) -> Bool) -> [(surface: SurfaceID, shown: Bool)] {
         inhibitors.values.sorted { $0.order < $1.order }.compactMap { inhibitor in

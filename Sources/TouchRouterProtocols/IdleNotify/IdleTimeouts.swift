@@ -10,8 +10,8 @@ package protocol IdleTimeout: AnyObject {
     func sendResumed()
 }
 
-/// The idle timeouts of one protocol, checked at each frame tick, so an idle event comes up
-/// to one refresh late. Input is what the seat's tracker sees: touch downs, keys, pointer
+/// The idle timeouts of one protocol, checked by the session's tick, which is armed for
+/// `nextDeadline`, so an idle event comes about a millisecond late. Input is what the seat's tracker sees: touch downs, keys, pointer
 /// motion, buttons and scrolling (a finger already down moving is not, as it is not for the
 /// cursor). While an inhibitor's surface is shown no timeout goes idle, and the time without
 /// input counts again from the inhibitor's end.
@@ -21,13 +21,17 @@ package final class IdleTimeouts {
     private var lastActivity: RouterTime?
     private var anyIdle = false
     private var held = false
-    /// No timeout is due before this: the frame tick looks at none until then, so that a
+    /// No timeout is due before this: the session's tick looks at none until then, so that a
     /// client's thousands of timeouts cost a scan only when one may be due.
     private var nextDue: Int64?
     /// The shortest timeout made; kept when it goes, which only makes checks earlier.
     private var shortest = Int64.max
 
     package var isEmpty: Bool { timeouts.isEmpty }
+    /// When `tick` may next send idle; nil while none may go idle without input.
+    package var nextDeadline: RouterTime? { nextDue.map { RouterTime(nanoseconds: $0) } }
+    /// An inhibitor held the timeouts at the last tick: its end is seen only by ticking.
+    package var isHeld: Bool { held }
 
     /// Input on the seat: every idle timeout resumes and starts again.
     package func activity(at time: RouterTime) {
@@ -40,7 +44,7 @@ package final class IdleTimeouts {
         }
     }
 
-    /// At each frame tick: the timeouts whose time without input has passed hear idle.
+    /// At the session's tick: the timeouts whose time without input has passed hear idle.
     package func tick(at now: RouterTime, inhibited: Bool) {
         if inhibited {
             held = true

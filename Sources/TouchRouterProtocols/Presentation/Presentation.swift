@@ -49,6 +49,8 @@ package final class PresentationState {
     package init() {}
     /// Each surface's latest followed commit not yet in a frame.
     private var committed: [SurfaceID: FollowedCommit] = [:]
+    /// A followed commit is not in a frame yet.
+    package var awaitsFrames: Bool { !committed.isEmpty }
     /// The commits in each output's frame on its way to the screen.
     private var inFlight: [OutputID: [FollowedCommit]] = [:]
     /// Frames each output has shown, counted from the session's start (the `seq` sent).

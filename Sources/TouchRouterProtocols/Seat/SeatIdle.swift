@@ -53,7 +53,12 @@ package final class SeatIdle: WakeObserver {
         handler?.idleChanged(self)
     }
 
-    /// At each frame tick.
+    /// When `tick` may next dim or darken the outputs; nil while it will not without input.
+    package var nextDeadline: RouterTime? { settings.timer == .never ? nil : timer.nextDeadline }
+    /// An inhibitor held the timer at the last tick: its end is seen only by ticking.
+    package var isHeld: Bool { timer.inhibited }
+
+    /// When the session's tick runs (`nextDeadline`, and at each frame while an inhibitor lives).
     package func tick(at now: RouterTime) {
         guard settings.timer != .never || timer.inhibited, let handler else { return }
         let inhibited = handler.idleInhibited

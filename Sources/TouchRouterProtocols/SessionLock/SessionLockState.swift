@@ -34,6 +34,8 @@ package final class SessionLockState {
     package private(set) var locked = false
     /// Locks waiting to hear `locked`, and the shown outputs that composed a frame since they locked.
     private var waiting: [(lock: SessionLockObject, composedOn: Set<OutputID>)] = []
+    /// A lock waits to hear `locked`: the session's tick asks for it at each frame.
+    package var awaitsFrames: Bool { !waiting.isEmpty }
     /// Where the keyboard focus was when the session locked: it goes back there at the unlock.
     package var focusBeforeLock: SurfaceID?
     /// The on-screen keyboard was moved into the lock layer, and goes back at the next flush

@@ -82,7 +82,8 @@ package final class RegionObject: WaylandObject {
     package override func resourceDestroyed() { clientRecord?.usage.regionRectangles -= counted }
 }
 
-/// A wl_callback for wl_surface.frame; done at the next frame tick after its commit.
+/// A wl_callback for wl_surface.frame; done at its output's next frame after its commit
+/// (the session's tick, for a surface on no output).
 package final class FrameCallback: WaylandObject {
     package private(set) var destroyed = false
 

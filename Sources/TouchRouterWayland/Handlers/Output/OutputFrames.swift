@@ -17,6 +17,14 @@ import TouchRouterCore
 // with no vblank of its own (QEMU's, headless) as soon as it is composed. A stream of
 // commits keeps the output busy, and the deadline rules.
 //
+// A headless output's clock sleeps after each frame shown: with no screen, a deadline with
+// no commit and no frame callback waiting does nothing. A commit on it wakes it (at once
+// when idle, as above, or at the next deadline), and so does a frame callback or a followed
+// commit waiting after any round (`wakeSleepingFrameClocks`), as when a surface is placed on
+// it without committing. An output with a screen keeps its deadlines: what changed on it is
+// found by composing, and a screen off, a cursor moved or a window gone changes it without
+// a commit.
+//
 // A deadline missed (composition ran past the vblank, or the last flip is still on its way)
 // costs a refresh: the frame goes at the next deadline with everything committed since, no
 // frame is queued behind another, and the slow composition widens the margin. A flip not
@@ -33,6 +41,8 @@ package final class OutputFrameClock {
     /// When the output last composed a frame or sent frame callbacks: a client drawing in a
     /// loop keeps it busy, so that its frames stay paced by the deadlines.
     package var lastFrameAt = RouterTime(nanoseconds: .min / 2)
+    /// No deadline is armed: a headless output with nothing waiting (see above).
+    package var asleep = false
 
     package init(schedule: FrameSchedule, timer: PreciseTimer) {
         self.schedule = schedule
@@ -61,6 +71,7 @@ extension WaylandServer {
     }
 
     package func armNextDeadline(_ frameClock: OutputFrameClock) {
+        frameClock.asleep = false
         let now = clock.now()
         let deadline = frameClock.schedule.deadline(after: now)
         frameClock.target = frameClock.schedule.vblank(after: deadline)
@@ -68,6 +79,7 @@ extension WaylandServer {
     }
 
     private func arm(_ frameClock: OutputFrameClock, in nanoseconds: Int64) {
+        frameClock.asleep = false
         do { try frameClock.timer.arm(nanoseconds: min(nanoseconds, frameClock.schedule.refresh * 4)) } catch { report("\(error)") }
     }
 
@@ -137,15 +149,30 @@ extension WaylandServer {
         frameShown(id, frameClock, at: shown, hardwareClock: time != nil)
     }
 
-    /// A surface on `output` committed: an idle output composes now (see above).
+    /// A surface on `output` committed: an idle output composes now, a sleeping one that
+    /// is not idle at its next deadline (see above).
     package func commitArrived(on output: OutputID) {
         guard let frameClock = protocols.output.frameClocks[output], !frameClock.awaitingFlip else { return }
+        wake(frameClock)
+    }
+
+    private func wake(_ frameClock: OutputFrameClock) {
         let now = clock.now()
-        guard now.nanoseconds &- frameClock.lastFrameAt.nanoseconds >= frameClock.schedule.refresh else { return }
+        guard now.nanoseconds &- frameClock.lastFrameAt.nanoseconds >= frameClock.schedule.refresh else {
+            if frameClock.asleep { armNextDeadline(frameClock) }
+            return
+        }
         frameClock.target = frameClock.schedule.vblank(after: now)
         // Once: until it composes, later commits find the frame due already.
         frameClock.lastFrameAt = now
         arm(frameClock, in: 1)
+    }
+
+    /// After each round: a frame callback or a followed commit waiting wakes the sleeping
+    /// clocks, whichever output it is on (a surface may reach one without committing).
+    package func wakeSleepingFrameClocks() {
+        guard !protocols.surface.pendingFrames.isEmpty || protocols.presentation.awaitsFrames else { return }
+        for frameClock in protocols.output.frameClocks.values where frameClock.asleep { wake(frameClock) }
     }
 
     /// The commits in the frame are presented, the output's surfaces get their frame
@@ -153,6 +180,11 @@ extension WaylandServer {
     private func frameShown(_ id: OutputID, _ frameClock: OutputFrameClock, at time: RouterTime, hardwareClock: Bool) {
         protocols.presentation.frameShown(on: id, at: time, refresh: UInt32(clamping: frameClock.schedule.refresh), hardwareClock: hardwareClock, self)
         if sendFrameCallbacks({ $0 == id }) > 0 { frameClock.lastFrameAt = max(frameClock.lastFrameAt, time) }
+        // Nothing of this output waits now: its frame was composed and its callbacks sent.
+        if protocols.output.presenters[id] == nil {
+            frameClock.asleep = true
+            return
+        }
         armNextDeadline(frameClock)
     }
 

@@ -181,6 +181,9 @@ package final class SeatTracker: EventMonitor, PressObserver {
         server.protocols.kdeIdle.timeouts.activity(at: arrival)
         server.protocols.idleNotify.timeouts.activity(at: arrival)
         server.protocols.seat.idle.input(at: arrival)
+        // A round of input alone may not settle: the cursor shown and the idle timeouts
+        // resumed each give the tick a deadline now.
+        server.scheduleSessionTick()
         // The hit test must see the layer surfaces where this round's commits put them.
         if case .key = event {} else { server.arrangeWaitingLayers() }
         switch event {

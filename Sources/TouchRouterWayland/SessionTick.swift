@@ -1,0 +1,130 @@
+import TouchRouterCore
+import TouchRouterProtocols
+
+// The session's own tick does what is not one output's frame (OutputFrames.swift): the
+// lock's and screencopy's frames, feedback for commits on no output, frame callbacks of
+// surfaces on no output, layers waiting to be arranged, the cursor hiding, and the idle
+// timeouts. It runs only while one of them waits: every frame while frame work waits, and at
+// the soonest deadline (the cursor's, an idle timeout's, the seat's idle timer's) otherwise.
+// An idle session with nothing waiting sleeps until input, a client or a timer of its own
+// wakes it, as a wlroots compositor does, instead of waking at every refresh.
+//
+// What makes the tick wanted is looked at after every round (`display.beforeFlush`) and after
+// the input the seat's tracker sees (a pointer showing the cursor, input resuming idle
+// timeouts), since a round of input alone may not settle. Deadlines only move later without
+// a round that reads them, so a tick armed for an old deadline runs once, early, and arms
+// itself for the new one.
+//
+// While an idle inhibitor lives, the tick runs every frame, as before: whether its surface is
+// shown is known only by looking, and an inhibition that starts and ends between two ticks
+// would otherwise go unseen.
+
+/// The session's tick timer and what it is armed for.
+package final class SessionTick {
+    package enum Arming: Equatable {
+        case asleep
+        /// At the next frame: frame work waits.
+        case frame
+        /// At a deadline, nothing before it.
+        case deadline(RouterTime)
+    }
+
+    let timer: OneShotTimer
+    /// The fastest output's refresh period, whole milliseconds.
+    let period: Int32
+    package private(set) var arming = Arming.asleep
+    /// Times the tick ran, for the tests.
+    package private(set) var runs: UInt64 = 0
+
+    init(timer: OneShotTimer, period: Int32) {
+        self.timer = timer
+        self.period = period
+    }
+
+    func armForFrame() {
+        arming = .frame
+        timer.arm(milliseconds: period)
+    }
+
+    func arm(at deadline: RouterTime, now: RouterTime) {
+        arming = .deadline(deadline)
+        // Rounded up: a tick that runs early finds nothing due and sleeps again until it is.
+        let (millis, rest) = max(0, deadline.nanoseconds &- now.nanoseconds).quotientAndRemainder(dividingBy: 1_000_000)
+        timer.arm(milliseconds: Int32(clamping: millis + (rest > 0 ? 1 : 0)))
+    }
+
+    func fired() {
+        arming = .asleep
+        runs &+= 1
+    }
+}
+
+extension WaylandServer {
+    /// Starts the session's tick, at the fastest output's refresh while frame work waits.
+    func startSessionTick() throws(WaylandError) {
+        let fastest = outputs.map(\.mode.refreshMilliHertz).max() ?? 60_000
+        let timer = try display.oneShotTimer { [unowned self] in self.sessionTickDue() }
+        sessionTick = SessionTick(timer: timer, period: Int32(max(1, 1_000_000 / fastest)))
+        scheduleSessionTick()
+    }
+
+    /// Frame work waits: the tick runs at the next frame.
+    private var tickFrameWorkWaits: Bool {
+        !protocols.surface.pendingFrames.isEmpty
+            || protocols.presentation.awaitsFrames
+            || protocols.sessionLock.awaitsFrames
+            || !protocols.screencopy.isEmpty
+            || !protocols.layerShell.outputsToArrange.isEmpty
+            || idleNeedsLooking
+    }
+
+    /// An inhibitor lives, or held a timer at the last tick, while something counts idle time.
+    private var idleNeedsLooking: Bool {
+        let seat = protocols.seat.idle
+        if seat.isHeld || protocols.kdeIdle.timeouts.isHeld || protocols.idleNotify.timeouts.isHeld { return true }
+        guard !protocols.idleInhibit.isEmpty else { return false }
+        return seat.nextDeadline != nil || !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty
+    }
+
+    /// The soonest time the tick has something to do when no frame work waits.
+    private var tickDeadline: RouterTime? {
+        // Pairwise, not a list: this runs after every round.
+        func sooner(_ a: RouterTime?, _ b: RouterTime?) -> RouterTime? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return sooner(sooner(cursor.deadline, protocols.seat.idle.nextDeadline),
+                      sooner(protocols.kdeIdle.timeouts.nextDeadline, protocols.idleNotify.timeouts.nextDeadline))
+    }
+
+    /// Arms the tick for what waits soonest, or leaves it as it is: one armed for the next
+    /// frame runs, and looks again then.
+    package func scheduleSessionTick() {
+        guard let tick = sessionTick, tick.arming != .frame else { return }
+        if tickFrameWorkWaits { return tick.armForFrame() }
+        guard let deadline = tickDeadline else { return }
+        if case .deadline(let armed) = tick.arming, armed <= deadline { return }
+        tick.arm(at: deadline, now: clock.now())
+    }
+
+    private func sessionTickDue() {
+        sessionTick?.fired()
+        cursor.advanceTime(to: clock.now())
+        arrangeWaitingLayers()
+        protocols.sessionLock.sendLocked(screensShown: !protocols.output.presenters.values.contains { $0.frameInFlight },
+                                         shown: Set(protocols.output.presenters.keys))
+        protocols.presentation.discardUnshown(self)
+        protocols.screencopy.frameTick(self)
+        let now = clock.now()
+        if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {
+            let inhibited = idleInhibited
+            protocols.kdeIdle.timeouts.tick(at: now, inhibited: inhibited)
+            protocols.idleNotify.timeouts.tick(at: now, inhibited: inhibited)
+        }
+        protocols.seat.idle.tick(at: now)
+        let clocks = protocols.output.frameClocks
+        sendFrameCallbacks { output in output.map { clocks[$0] == nil } ?? true }
+        scheduleSessionTick()
+    }
+}
