@@ -145,7 +145,7 @@ public final class WaylandServer {
             self.tree.settleIndex()
             self.router.refreshPointerFocus()
             if !self.protocols.seat.pointerConstraints.isEmpty || self.router.pointerConstraint != nil { self.updatePointerConstraint() }
-            self.wakeSleepingFrameClocks()
+            self.wakeRestingFrameClocks()
             self.scheduleSessionTick()
         }
         display.settleWatch = SettledReading(router: router, tree: tree, seat: protocols.seat, layerShell: protocols.layerShell)

@@ -97,3 +97,83 @@ struct SessionTickTests {
         #expect(tick.arming == .asleep)
     }
 }
+
+/// An output with a screen goes quiet when nothing changes on it, and wakes for what may.
+@Suite("A screen's frame clock in process: quiet after half a second of nothing new, woken by what may change the picture")
+struct QuietScreenTests {
+    /// A screen that takes every frame and shows it at once, counting them.
+    final class CountingScreen: OutputPresenter {
+        var frames = 0
+        var readyForFrame: Bool { true }
+        func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) -> Bool {
+            frames += 1
+            onShown?(nil)
+            return true
+        }
+        var onShown: ((RouterTime?) -> Void)?
+    }
+
+    static func screened() throws -> (ProtocolFixture, CountingScreen, OutputFrameClock) {
+        let fixture = try ProtocolFixture()
+        let screen = CountingScreen()
+        let output = try #require(fixture.server.outputs.first)
+        try fixture.server.setPresenter(screen, forOutput: output.name)
+        let clock = try #require(fixture.server.protocols.output.frameClocks[output.id])
+        return (fixture, screen, clock)
+    }
+
+    static func serveUntilQuiet(_ fixture: ProtocolFixture, _ clock: OutputFrameClock) {
+        SessionTickTests.serve(fixture, for: 3) { clock.quiet }
+    }
+
+    @Test("with nothing new the screen's clock goes quiet and looks about four times a second, not sixty; its own look does not wake it")
+    func goesQuiet() throws {
+        let (fixture, screen, clock) = try Self.screened()
+        defer { fixture.end() }
+        Self.serveUntilQuiet(fixture, clock)
+        #expect(clock.quiet)
+        #expect(screen.frames >= 1, "the first frame was shown whole")
+        let deadlines = clock.deadlinesRun, frames = screen.frames
+        SessionTickTests.serve(fixture, for: 0.6)
+        #expect(clock.deadlinesRun - deadlines <= 3, "\(clock.deadlinesRun - deadlines) deadlines in 0.6 s")
+        #expect(clock.quiet)
+        #expect(screen.frames == frames, "nothing new was shown")
+    }
+
+    @Test("pointer motion wakes a quiet screen at once, and the cursor it shows reaches the screen")
+    func pointerWakes() throws {
+        let (fixture, screen, clock) = try Self.screened()
+        defer { fixture.end() }
+        Self.serveUntilQuiet(fixture, clock)
+        let frames = screen.frames
+        fixture.server.inject(.pointerMotionAbsolute(device: WaylandServer.injectionDevice, time: fixture.now, position: Point(x: 300, y: 200)))
+        #expect(!clock.quiet, "woken by the motion itself, before any round")
+        SessionTickTests.serve(fixture, for: 1) { screen.frames > frames }
+        #expect(screen.frames > frames, "the cursor was shown")
+    }
+
+    @Test("a client's new window and its commits wake a quiet screen and are shown; a screen's power changing wakes it too")
+    func commitsAndPowerWake() throws {
+        let (fixture, screen, clock) = try Self.screened()
+        defer { fixture.end() }
+        let client = try fixture.connect()
+        Self.serveUntilQuiet(fixture, clock)
+        var frames = screen.frames
+        let window = try fixture.mapToplevel(client)
+        #expect(!clock.quiet || screen.frames > frames, "the round that mapped the window woke it")
+        SessionTickTests.serve(fixture, for: 1) { screen.frames > frames }
+        #expect(screen.frames > frames, "the window was shown")
+
+        Self.serveUntilQuiet(fixture, clock)
+        frames = screen.frames
+        try client.show(window.surface, width: 200, height: 200, argb: 0xFF11_2233)
+        try fixture.roundtrip(client)
+        SessionTickTests.serve(fixture, for: 1) { screen.frames > frames }
+        #expect(screen.frames > frames, "the new buffer was shown")
+
+        Self.serveUntilQuiet(fixture, clock)
+        let output = try #require(fixture.server.outputs.first)
+        fixture.server.powerOutputs([output.id], to: .dimmed, blanking: .black)
+        #expect(!clock.quiet, "dimming wakes it")
+    }
+}

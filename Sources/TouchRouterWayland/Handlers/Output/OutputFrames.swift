@@ -21,9 +21,17 @@ import TouchRouterCore
 // no commit and no frame callback waiting does nothing. A commit on it wakes it (at once
 // when idle, as above, or at the next deadline), and so does a frame callback or a followed
 // commit waiting after any round (`wakeSleepingFrameClocks`), as when a surface is placed on
-// it without committing. An output with a screen keeps its deadlines: what changed on it is
-// found by composing, and a screen off, a cursor moved or a window gone changes it without
-// a commit.
+// it without committing.
+//
+// An output with a screen cannot sleep so: what changed on it is found by composing, and a
+// cursor moved, a window gone or a screen lit changes it without a commit. After half a
+// second of deadlines with nothing new to show (or a screen off) and no frame callback sent,
+// it goes quiet: its next look is a quarter of a second away. Anything that may change what
+// it shows wakes it: every round that settles (a client's requests, a control request, a
+// timer of the session's), pointer input and touch downs, a screen's power changing, a
+// commit on it. A woken output that finds nothing new goes quiet again; one that shows
+// something keeps its deadlines for another half second. What wakes nothing (a drag's icon
+// following a finger, in a round of touch motion alone) shows at the quarter-second look.
 //
 // A deadline missed (composition ran past the vblank, or the last flip is still on its way)
 // costs a refresh: the frame goes at the next deadline with everything committed since, no
@@ -43,6 +51,19 @@ package final class OutputFrameClock {
     package var lastFrameAt = RouterTime(nanoseconds: .min / 2)
     /// No deadline is armed: a headless output with nothing waiting (see above).
     package var asleep = false
+    /// An output with a screen looks only every `quietLook` (see above).
+    package var quiet = false
+    /// Deadlines in a row that showed nothing new and sent no frame callback.
+    package var quietDeadlines = 0
+    /// It went quiet in this round: the round's own settle does not wake it.
+    var quietThisRound = false
+    /// Deadlines and looks run, for the tests.
+    package private(set) var deadlinesRun: UInt64 = 0
+    func deadlineRuns() { deadlinesRun &+= 1 }
+
+    /// Half a second at 60 Hz.
+    package static let quietAfter = 30
+    package static let quietLook: Int64 = 250_000_000
 
     package init(schedule: FrameSchedule, timer: PreciseTimer) {
         self.schedule = schedule
@@ -72,6 +93,7 @@ extension WaylandServer {
 
     package func armNextDeadline(_ frameClock: OutputFrameClock) {
         frameClock.asleep = false
+        frameClock.quiet = false
         let now = clock.now()
         let deadline = frameClock.schedule.deadline(after: now)
         frameClock.target = frameClock.schedule.vblank(after: deadline)
@@ -80,13 +102,19 @@ extension WaylandServer {
 
     private func arm(_ frameClock: OutputFrameClock, in nanoseconds: Int64) {
         frameClock.asleep = false
-        do { try frameClock.timer.arm(nanoseconds: min(nanoseconds, frameClock.schedule.refresh * 4)) } catch { report("\(error)") }
+        frameClock.quiet = false
+        armTimer(frameClock, in: min(nanoseconds, frameClock.schedule.refresh * 4))
+    }
+
+    private func armTimer(_ frameClock: OutputFrameClock, in nanoseconds: Int64) {
+        do { try frameClock.timer.arm(nanoseconds: nanoseconds) } catch { report("\(error)") }
     }
 
     /// The output's deadline: compose and hand the frame over, or, headless, compose and
     /// count it shown.
     private func frameDue(_ id: OutputID) {
         guard let frameClock = protocols.output.frameClocks[id], let output = outputs.first(where: { $0.id == id }) else { return }
+        frameClock.deadlineRuns()
         if frameClock.schedule.refresh != FrameSchedule.period(refreshMilliHertz: output.mode.refreshMilliHertz) {
             frameClock.schedule = FrameSchedule(refreshMilliHertz: output.mode.refreshMilliHertz, start: frameClock.schedule.lastVblank,
                                                 configuredMargin: frameClock.schedule.configuredMargin)
@@ -113,7 +141,7 @@ extension WaylandServer {
             // A screen off or away shows nothing, so a lock is not held up by it; one still
             // flipping the last frame misses this vblank.
             if !presenter.frameInFlight { protocols.sessionLock.frameComposed(on: id) }
-            return armNextDeadline(frameClock)
+            return armAfterDeadline(frameClock, showedNothing: !presenter.frameInFlight)
         }
         let handOver = presentFrame(of: output, to: presenter)
         frameClock.schedule.composed(from: start, to: clock.now(), aimingAt: frameClock.target)
@@ -124,7 +152,7 @@ extension WaylandServer {
             // missed vblank, and the next deadline offers the output whole.
             protocols.presentation.frameRefused(on: id)
             sendFrameCallbacks { $0 == id }
-            return armNextDeadline(frameClock)
+            return armAfterDeadline(frameClock, showedNothing: false)
         }
         protocols.sessionLock.frameComposed(on: id)
         let handed = handOver == .taken
@@ -135,7 +163,7 @@ extension WaylandServer {
         } else {
             // Nothing new to show (or a screen that shows at once): what was committed is
             // what the screen shows now.
-            frameShown(id, frameClock, at: clock.now(), hardwareClock: false)
+            frameShown(id, frameClock, at: clock.now(), hardwareClock: false, showedNothing: !handed)
         }
     }
 
@@ -159,7 +187,7 @@ extension WaylandServer {
     private func wake(_ frameClock: OutputFrameClock) {
         let now = clock.now()
         guard now.nanoseconds &- frameClock.lastFrameAt.nanoseconds >= frameClock.schedule.refresh else {
-            if frameClock.asleep { armNextDeadline(frameClock) }
+            if frameClock.asleep || frameClock.quiet { armNextDeadline(frameClock) }
             return
         }
         frameClock.target = frameClock.schedule.vblank(after: now)
@@ -168,24 +196,60 @@ extension WaylandServer {
         arm(frameClock, in: 1)
     }
 
-    /// After each round: a frame callback or a followed commit waiting wakes the sleeping
-    /// clocks, whichever output it is on (a surface may reach one without committing).
-    package func wakeSleepingFrameClocks() {
-        guard !protocols.surface.pendingFrames.isEmpty || protocols.presentation.awaitsFrames else { return }
-        for frameClock in protocols.output.frameClocks.values where frameClock.asleep { wake(frameClock) }
+    /// After each round that settles: the quiet clocks wake, but for one that went quiet in
+    /// the round settled, or after a round that found nothing; a frame callback or a
+    /// followed commit waiting wakes the sleeping ones, whichever output it is on (a surface
+    /// may reach one without committing).
+    package func wakeRestingFrameClocks() {
+        let framesWait = !protocols.surface.pendingFrames.isEmpty || protocols.presentation.awaitsFrames
+        guard framesWait || protocols.output.someFrameClockQuiet else { return }
+        let roundDidSomething = !display.lastRoundFoundNothing
+        var stillQuiet = false
+        for frameClock in protocols.output.frameClocks.values {
+            if frameClock.quiet, frameClock.quietThisRound || !roundDidSomething {
+                if roundDidSomething { frameClock.quietThisRound = false }
+                stillQuiet = true
+            } else if frameClock.quiet || (frameClock.asleep && framesWait) {
+                wake(frameClock)
+            }
+        }
+        protocols.output.someFrameClockQuiet = stillQuiet
+    }
+
+    /// What may change what a screen shows without a round that settles (pointer input, a
+    /// touch down hiding the cursor, a screen's power): the quiet clocks wake.
+    package func wakeQuietFrameClocks() {
+        guard protocols.output.someFrameClockQuiet else { return }
+        protocols.output.someFrameClockQuiet = false
+        for frameClock in protocols.output.frameClocks.values where frameClock.quiet { wake(frameClock) }
     }
 
     /// The commits in the frame are presented, the output's surfaces get their frame
     /// callbacks, and the next deadline is armed.
-    private func frameShown(_ id: OutputID, _ frameClock: OutputFrameClock, at time: RouterTime, hardwareClock: Bool) {
+    private func frameShown(_ id: OutputID, _ frameClock: OutputFrameClock, at time: RouterTime, hardwareClock: Bool, showedNothing: Bool = false) {
         protocols.presentation.frameShown(on: id, at: time, refresh: UInt32(clamping: frameClock.schedule.refresh), hardwareClock: hardwareClock, self)
-        if sendFrameCallbacks({ $0 == id }) > 0 { frameClock.lastFrameAt = max(frameClock.lastFrameAt, time) }
+        let sent = sendFrameCallbacks { $0 == id }
+        if sent > 0 { frameClock.lastFrameAt = max(frameClock.lastFrameAt, time) }
         // Nothing of this output waits now: its frame was composed and its callbacks sent.
         if protocols.output.presenters[id] == nil {
             frameClock.asleep = true
             return
         }
-        armNextDeadline(frameClock)
+        armAfterDeadline(frameClock, showedNothing: showedNothing && sent == 0)
+    }
+
+    /// An output with a screen after its deadline: the next deadline, or, after enough that
+    /// showed nothing, a quiet look (see above).
+    private func armAfterDeadline(_ frameClock: OutputFrameClock, showedNothing: Bool) {
+        frameClock.quietDeadlines = showedNothing ? frameClock.quietDeadlines &+ 1 : 0
+        guard frameClock.quietDeadlines >= OutputFrameClock.quietAfter else { return armNextDeadline(frameClock) }
+        // The look's composition is timed against the vblank after it, as a deadline's is.
+        frameClock.target = frameClock.schedule.vblank(after: RouterTime(nanoseconds: clock.now().nanoseconds &+ OutputFrameClock.quietLook))
+        frameClock.asleep = false
+        armTimer(frameClock, in: OutputFrameClock.quietLook)
+        frameClock.quiet = true
+        frameClock.quietThisRound = true
+        protocols.output.someFrameClockQuiet = true
     }
 
     /// Sends done to the frame callbacks of the surfaces whose output `due` takes (nil: on
