@@ -36,8 +36,6 @@ package final class WaylandDisplay {
         var settleAsked = false
         var settles: UInt64 = 0
         var loopDispatchedLastRound = false
-        /// The last round found nothing ready (a poll without waiting, as the tests' rounds are).
-        var lastRoundFoundNothing = false
     }
     let rounds = UncheckedState(RoundState())
     /// Runs after each round of the loop, before clients are flushed: the session settles
@@ -71,8 +69,6 @@ package final class WaylandDisplay {
     package var settles: UInt64 { rounds.pointee.settles }
     /// The last round dispatched the libwayland loop (it settles after it, whatever the input).
     package var loopDispatchedLastRound: Bool { rounds.pointee.loopDispatchedLastRound }
-    /// The last round found nothing ready: the settle after it has nothing new to settle.
-    package var lastRoundFoundNothing: Bool { rounds.pointee.lastRoundFoundNothing }
 
     package init() throws(WaylandError) {
         guard let display = wl_display_create() else { throw WaylandError("wl_display_create failed") }

@@ -108,7 +108,6 @@ extension WaylandDisplay {
         }
         wl_event_loop_dispatch_idle(loop)
         let ready = inputs.watched.pointee.ready.withUnsafeMutableBufferPointer { tr_epoll_wait(inputs.set, $0.baseAddress, Int32($0.count), timeout) }
-        rounds.pointee.lastRoundFoundNothing = ready == 0
         guard ready > 0 else {
             if ready == 0 { return .idle }
             return Glibc.errno == EINTR ? .dispatched : .failed

@@ -6,6 +6,8 @@ import TouchRouterProtocols
 // surfaces on no output, layers waiting to be arranged, the cursor hiding, and the idle
 // timeouts. It runs only while one of them waits: every frame while frame work waits, and at
 // the soonest deadline (the cursor's, an idle timeout's, the seat's idle timer's) otherwise.
+// A screencopy client waiting for damage and an idle inhibitor alive keep it running every
+// frame, as before.
 // An idle session with nothing waiting sleeps until input, a client or a timer of its own
 // wakes it, as a wlroots compositor does, instead of waking at every refresh.
 //
@@ -68,14 +70,24 @@ extension WaylandServer {
         scheduleSessionTick()
     }
 
-    /// Frame work waits: the tick runs at the next frame.
+    /// Frame work waits: the tick runs at the next frame. Frame callbacks and followed
+    /// commits count only where no output's clock takes them: a screen that is off holds
+    /// its own until it is on again, and must not keep the tick running all night.
     private var tickFrameWorkWaits: Bool {
-        !protocols.surface.pendingFrames.isEmpty
-            || protocols.presentation.awaitsFrames
+        frameCallbacksWaitForTick
+            || protocols.presentation.awaitsDiscarding(self)
             || protocols.sessionLock.awaitsFrames
             || !protocols.screencopy.isEmpty
             || !protocols.layerShell.outputsToArrange.isEmpty
             || idleNeedsLooking
+    }
+
+    /// A frame callback of a surface on no output, or on one without a frame clock.
+    package var frameCallbacksWaitForTick: Bool {
+        let pending = protocols.surface.pendingFrames
+        guard !pending.isEmpty else { return false }
+        let clocks = protocols.output.frameClocks
+        return pending.contains { entry in tree.outputOf(entry.surface).map { clocks[$0] == nil } ?? true }
     }
 
     /// An inhibitor lives, or held a timer at the last tick, while something counts idle time.

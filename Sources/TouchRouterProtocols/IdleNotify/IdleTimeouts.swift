@@ -76,7 +76,15 @@ package final class IdleTimeouts {
         nextDue = min(nextDue ?? deadline, deadline)
     }
 
-    package func remove(_ timeout: any IdleTimeout) { timeouts[ObjectIdentifier(timeout)] = nil }
+    package func remove(_ timeout: any IdleTimeout) {
+        timeouts[ObjectIdentifier(timeout)] = nil
+        guard timeouts.isEmpty else { return }
+        // Nothing left to be due: a deadline kept would arm the session's tick for nothing,
+        // again after every input.
+        nextDue = nil
+        held = false
+        shortest = .max
+    }
 
     private func restart(at time: RouterTime) {
         lastActivity = max(lastActivity ?? time, time)

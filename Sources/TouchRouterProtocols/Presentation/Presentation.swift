@@ -51,6 +51,12 @@ package final class PresentationState {
     private var committed: [SurfaceID: FollowedCommit] = [:]
     /// A followed commit is not in a frame yet.
     package var awaitsFrames: Bool { !committed.isEmpty }
+
+    /// A followed commit waits on a surface shown on no output: `discardUnshown` has work.
+    package func awaitsDiscarding(_ handler: any PresentationHandler) -> Bool {
+        guard !committed.isEmpty else { return false }
+        return committed.keys.contains { handler.presentingOutput(of: $0) == nil }
+    }
     /// The commits in each output's frame on its way to the screen.
     private var inFlight: [OutputID: [FollowedCommit]] = [:]
     /// Frames each output has shown, counted from the session's start (the `seq` sent).

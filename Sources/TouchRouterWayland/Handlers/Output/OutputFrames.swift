@@ -20,23 +20,30 @@ import TouchRouterCore
 // A headless output's clock sleeps after each frame shown: with no screen, a deadline with
 // no commit and no frame callback waiting does nothing. A commit on it wakes it (at once
 // when idle, as above, or at the next deadline), and so does a frame callback or a followed
-// commit waiting after any round (`wakeSleepingFrameClocks`), as when a surface is placed on
+// commit waiting after any round (`wakeRestingFrameClocks`), as when a surface is placed on
 // it without committing.
 //
 // An output with a screen cannot sleep so: what changed on it is found by composing, and a
 // cursor moved, a window gone or a screen lit changes it without a commit. After half a
 // second of deadlines with nothing new to show (or a screen off) and no frame callback sent,
-// it goes quiet: its next look is a quarter of a second away. Anything that may change what
-// it shows wakes it: every round that settles (a client's requests, a control request, a
-// timer of the session's), pointer input and touch downs, a screen's power changing, a
-// commit on it. A woken output that finds nothing new goes quiet again; one that shows
-// something keeps its deadlines for another half second. What wakes nothing (a drag's icon
-// following a finger, in a round of touch motion alone) shows at the quarter-second look.
+// it goes quiet: its next look is a quarter of a second away. What may change what it shows
+// wakes it: a settle that finds the tree or the cursor's visibility changed since it went
+// quiet (`PictureStamp`), pointer input and touch downs, a drag's icon moving or drawing, a
+// screen's power changing, the session's return to its VT, a commit on it. A woken output
+// that finds nothing new goes quiet again; one that shows something keeps its deadlines for
+// another half second. Anything else that changes the picture shows at the next look.
 //
 // A deadline missed (composition ran past the vblank, or the last flip is still on its way)
 // costs a refresh: the frame goes at the next deadline with everything committed since, no
 // frame is queued behind another, and the slow composition widens the margin. A flip not
 // reported within four periods is abandoned and its frame taken as shown.
+
+/// What a composed picture depends on that no wake of its own reports (see above).
+struct PictureStamp: Equatable {
+    var tree: UInt64
+    var geometry: UInt64
+    var cursorVisible: Bool
+}
 
 /// One output's frame clock.
 package final class OutputFrameClock {
@@ -55,8 +62,8 @@ package final class OutputFrameClock {
     package var quiet = false
     /// Deadlines in a row that showed nothing new and sent no frame callback.
     package var quietDeadlines = 0
-    /// It went quiet in this round: the round's own settle does not wake it.
-    var quietThisRound = false
+    /// What the picture was composed from when it went quiet.
+    var quietStamp: PictureStamp?
     /// Deadlines and looks run, for the tests.
     package private(set) var deadlinesRun: UInt64 = 0
     func deadlineRuns() { deadlinesRun &+= 1 }
@@ -196,20 +203,18 @@ extension WaylandServer {
         arm(frameClock, in: 1)
     }
 
-    /// After each round that settles: the quiet clocks wake, but for one that went quiet in
-    /// the round settled, or after a round that found nothing; a frame callback or a
-    /// followed commit waiting wakes the sleeping ones, whichever output it is on (a surface
-    /// may reach one without committing).
+    /// After each round that settles: a quiet clock wakes if what its picture is composed
+    /// from changed since it went quiet; a frame callback or a followed commit waiting wakes
+    /// the sleeping ones, whichever output it is on (a surface may reach one without committing).
     package func wakeRestingFrameClocks() {
         let framesWait = !protocols.surface.pendingFrames.isEmpty || protocols.presentation.awaitsFrames
         guard framesWait || protocols.output.someFrameClockQuiet else { return }
-        let roundDidSomething = !display.lastRoundFoundNothing
+        let stamp = protocols.output.someFrameClockQuiet ? pictureStamp : nil
         var stillQuiet = false
         for frameClock in protocols.output.frameClocks.values {
-            if frameClock.quiet, frameClock.quietThisRound || !roundDidSomething {
-                if roundDidSomething { frameClock.quietThisRound = false }
-                stillQuiet = true
-            } else if frameClock.quiet || (frameClock.asleep && framesWait) {
+            if frameClock.quiet {
+                if frameClock.quietStamp != stamp { wake(frameClock) } else { stillQuiet = true }
+            } else if frameClock.asleep, framesWait {
                 wake(frameClock)
             }
         }
@@ -248,8 +253,14 @@ extension WaylandServer {
         frameClock.asleep = false
         armTimer(frameClock, in: OutputFrameClock.quietLook)
         frameClock.quiet = true
-        frameClock.quietThisRound = true
+        frameClock.quietStamp = pictureStamp
         protocols.output.someFrameClockQuiet = true
+    }
+
+    /// What a picture is composed from beside the surfaces' commits and pointer input, which
+    /// wake a quiet output themselves.
+    var pictureStamp: PictureStamp {
+        PictureStamp(tree: tree.changeStamp, geometry: tree.geometryStamp, cursorVisible: cursor.visible)
     }
 
     /// Sends done to the frame callbacks of the surfaces whose output `due` takes (nil: on

@@ -72,6 +72,8 @@ extension WaylandServer {
     package func dragMoved(_ drag: DragAndDrop, to point: Point<GlobalSpace>) {
         guard drag.active, point.x.isFinite, point.y.isFinite else { return }
         drag.position = point
+        // Its icon follows, in rounds of touch motion alone that wake nothing else.
+        if drag.icon != nil { wakeQuietFrameClocks() }
         if drag.hasSource ? drag.source == nil : clientsByID[drag.origin] == nil {
             endDrag(drag)
             return
