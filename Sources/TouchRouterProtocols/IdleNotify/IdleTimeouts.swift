@@ -11,10 +11,11 @@ package protocol IdleTimeout: AnyObject {
 }
 
 /// The idle timeouts of one protocol, checked by the session's tick, which is armed for
-/// `nextDeadline`, so an idle event comes about a millisecond late. Input is what the seat's tracker sees: touch downs, keys, pointer
-/// motion, buttons and scrolling (a finger already down moving is not, as it is not for the
-/// cursor). While an inhibitor's surface is shown no timeout goes idle, and the time without
-/// input counts again from the inhibitor's end.
+/// `nextDeadline`, so an idle event comes about a millisecond late. Input is what the
+/// seat's tracker sees: touch downs, keys, pointer motion, buttons and scrolling (a finger
+/// already down moving is not, as it is not for the cursor). While an inhibitor's surface is
+/// shown no timeout goes idle, and the time without input counts again from the inhibitor's
+/// end.
 package final class IdleTimeouts {
     private var timeouts: [ObjectIdentifier: any IdleTimeout] = [:]
     /// When the seat last had input, or an inhibition ended; the server's start before any.

@@ -29,7 +29,7 @@ import TouchRouterCore
 // it goes quiet: its next look is a quarter of a second away. What may change what it shows
 // wakes it: a settle that finds the tree or the cursor's visibility changed since it went
 // quiet (`PictureStamp`), pointer input and touch downs, a drag's icon moving or drawing, a
-// screen's power changing, the session's return to its VT, a commit on it. A woken output
+// screen's power or mode changing, the session's return to its VT, a commit on it. A woken output
 // that finds nothing new goes quiet again; one that shows something keeps its deadlines for
 // another half second. Anything else that changes the picture shows at the next look.
 //

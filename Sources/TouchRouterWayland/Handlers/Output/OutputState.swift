@@ -16,7 +16,8 @@ package final class OutputState {
     package var unpresented: [OutputID: UnpresentedDamage] = [:]
     /// Each output's own frame clock (OutputFrames.swift).
     package var frameClocks: [OutputID: OutputFrameClock] = [:]
-    /// A frame clock of a screen may be quiet (OutputFrames.swift): each round that settles wakes it.
+    /// A frame clock of a screen may be quiet (OutputFrames.swift): each settle looks whether
+    /// its picture's stamp changed.
     package var someFrameClockQuiet = false
     /// Outputs the idle timer dimmed or darkened; the others are on.
     package var power: [OutputID: OutputPower] = [:]
