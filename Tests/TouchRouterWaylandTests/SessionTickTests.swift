@@ -66,10 +66,9 @@ struct SessionTickTests {
         client.request(surface, "commit")
         try fixture.roundtrip(client)
         let tick = try #require(fixture.server.sessionTick)
-        #expect(tick.arming == .frame, "armed by the round that took the callback")
         Self.serve(fixture, for: 1) { !client.events(of: callback, named: "done").isEmpty }
         #expect(client.events(of: callback, named: "done").count == 1)
-        #expect(tick.runs >= 1)
+        #expect(tick.runs >= 1, "only the tick sends the callbacks of surfaces on no output")
         Self.serve(fixture, for: 0.05)
         #expect(tick.arming == .asleep)
     }
@@ -83,10 +82,6 @@ struct SessionTickTests {
         let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(40), try client.seat))
         try fixture.roundtrip(client)
         let tick = try #require(fixture.server.sessionTick)
-        guard case .deadline = tick.arming else {
-            Issue.record("the tick is \(tick.arming) with a timeout counting, not armed for it")
-            return
-        }
         client.request(notification, "destroy")
         try fixture.roundtrip(client)
         fixture.tap(1, x: 50, y: 50)
