@@ -6,8 +6,11 @@ import TouchRouterProtocols
 // surfaces on no output, layers waiting to be arranged, the cursor hiding, and the idle
 // timeouts. It runs only while one of them waits: every frame while frame work waits, and at
 // the soonest deadline (the cursor's, an idle timeout's, the seat's idle timer's) otherwise.
-// A screencopy client waiting for damage and an idle inhibitor alive keep it running every
-// frame, as before.
+// Screencopy frames that wait only for damage, and found none at the last tick, need a look
+// only when the picture may have changed (a commit on an output, the tree or the cursor's
+// visibility changed, pointer input, a power change) and otherwise every quarter of a
+// second, as a quiet screen (OutputFrames.swift). An idle inhibitor alive keeps the tick
+// running every frame, as before.
 // An idle session with nothing waiting sleeps until input, a client or a timer of its own
 // wakes it, as a wlroots compositor does, instead of waking at every refresh.
 //
@@ -35,6 +38,11 @@ package final class SessionTick {
     /// The fastest output's refresh period, whole milliseconds.
     let period: Int32
     package private(set) var arming = Arming.asleep
+    /// What the picture was, and how many frames had been asked for, when the last tick left
+    /// screencopy frames waiting for damage; nil when it left none, or ones to copy at once.
+    var captureLook: (stamp: PictureStamp, framesAsked: UInt64, again: RouterTime)?
+    /// Something may have changed the picture since `captureLook`.
+    var captureMayHaveDamage = false
     /// Times the tick ran, for the tests.
     package private(set) var runs: UInt64 = 0
 
@@ -77,9 +85,25 @@ extension WaylandServer {
         frameCallbacksWaitForTick
             || protocols.presentation.awaitsDiscarding(self)
             || protocols.sessionLock.awaitsFrames
-            || !protocols.screencopy.isEmpty
+            || captureWaitsForTick
             || !protocols.layerShell.outputsToArrange.isEmpty
             || idleNeedsLooking
+    }
+
+    /// A screencopy frame may have something to copy: one without damage asked, a new one,
+    /// or a picture that may have changed since the last look.
+    private var captureWaitsForTick: Bool {
+        guard !protocols.screencopy.isEmpty else { return false }
+        guard let tick = sessionTick, let look = tick.captureLook else { return true }
+        return tick.captureMayHaveDamage || look.framesAsked != protocols.screencopy.framesAsked || look.stamp != pictureStamp
+            || !protocols.screencopy.awaitsOnlyDamage
+    }
+
+    /// The picture may have changed: a capture waiting for damage is looked at.
+    func captureMayHaveDamage() {
+        guard let tick = sessionTick, tick.captureLook != nil, !tick.captureMayHaveDamage else { return }
+        tick.captureMayHaveDamage = true
+        scheduleSessionTick()
     }
 
     /// A frame callback of a surface on no output, or on one without a frame clock.
@@ -106,7 +130,8 @@ extension WaylandServer {
             guard let b else { return a }
             return min(a, b)
         }
-        return sooner(sooner(cursor.deadline, protocols.seat.idle.nextDeadline),
+        let captureAgain = protocols.screencopy.isEmpty ? nil : sessionTick?.captureLook?.again
+        return sooner(sooner(sooner(cursor.deadline, protocols.seat.idle.nextDeadline), captureAgain),
                       sooner(protocols.kdeIdle.timeouts.nextDeadline, protocols.idleNotify.timeouts.nextDeadline))
     }
 
@@ -129,6 +154,11 @@ extension WaylandServer {
         protocols.presentation.discardUnshown(self)
         protocols.screencopy.frameTick(self)
         let now = clock.now()
+        if let tick = sessionTick {
+            tick.captureMayHaveDamage = false
+            tick.captureLook = protocols.screencopy.isEmpty || !protocols.screencopy.awaitsOnlyDamage ? nil
+                : (pictureStamp, protocols.screencopy.framesAsked, RouterTime(nanoseconds: now.nanoseconds &+ OutputFrameClock.quietLook))
+        }
         if !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty {
             let inhibited = idleInhibited
             protocols.kdeIdle.timeouts.tick(at: now, inhibited: inhibited)

@@ -133,3 +133,41 @@ struct ScreencopyProtocolTests {
         }
     }
 }
+
+/// The session's tick while screen capture waits for damage (SessionTick.swift).
+@Suite("Screen capture and the session's tick: a capture waiting for damage is looked at when the picture may change, not every frame")
+struct CaptureWaitTests {
+    @Test("with only copy_with_damage waiting and nothing changing, the tick runs about four times a second; a commit makes the next one copy at once")
+    func damageWaitIsQuiet() throws {
+        let fixture = try ScreencopyProtocolTests.fixture()
+        defer { fixture.end() }
+        let app = try fixture.connect("app")
+        let window = try fixture.mapToplevel(app, width: 200, height: 100)
+        let capturer = try fixture.connect("capturer")
+        let first = try ScreencopyProtocolTests.capture(capturer, fixture)
+        ScreencopyProtocolTests.serveUntilEnded(fixture, capturer, first.frame)
+        let waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, fixture)
+        SessionTickTests.serve(fixture, for: 0.1)
+        let tick = try #require(fixture.server.sessionTick)
+        let runs = tick.runs
+        SessionTickTests.serve(fixture, for: 0.6)
+        // Two or three looks in 0.6 s, one more if a stalled machine let one fall due at once; every frame would be 36.
+        #expect(tick.runs - runs <= 4, "the tick ran \(tick.runs - runs) times in 0.6 s with nothing changing")
+        #expect(capturer.events(of: waiting.frame, named: "ready").isEmpty, "nothing changed: it still waits")
+
+        app.request(window.surface, "attach", try app.buffer(width: 200, height: 100, argb: 0xFF00_FF00), 0, 0)
+        app.request(window.surface, "damage", 0, 0, 20, 10)
+        app.request(window.surface, "commit")
+        try fixture.roundtrip(app)
+        #expect(tick.arming == .frame || !capturer.events(of: waiting.frame, named: "ready").isEmpty, "the commit armed the tick for the next frame")
+        ScreencopyProtocolTests.serveUntilEnded(fixture, capturer, waiting.frame)
+        #expect(capturer.events(of: waiting.frame, named: "ready").count == 1)
+
+        // A new capturer's first copy_with_damage has everything to copy: it is not held for a look.
+        let other = try fixture.connect("other")
+        let fresh = try ScreencopyProtocolTests.capture(other, withDamage: true, fixture)
+        #expect(tick.arming == .frame || !other.events(of: fresh.frame, named: "ready").isEmpty, "the new frame armed the tick for the next frame")
+        ScreencopyProtocolTests.serveUntilEnded(fixture, other, fresh.frame)
+        #expect(other.events(of: fresh.frame, named: "ready").count == 1)
+    }
+}

@@ -8,7 +8,9 @@ import TouchRouterCore
 // offered is XRGB8888 in the layout's orientation (never y-inverted), no dmabuf; the cursor is
 // in the picture whatever overlay_cursor says, as the session composes it; a copy is made at
 // the next frame tick, copy_with_damage at the first tick whose composition changed something
-// since the client's last copy of that output.
+// since the client's last copy of that output. While only copy_with_damage frames wait and
+// found none, the tick looks again when the picture may have changed, or after a quarter of
+// a second (SessionTick.swift).
 
 /// What screen capture may ask of the server (Handlers/ScreencopyHandling.swift).
 package protocol ScreencopyHandler: AnyObject {
@@ -32,13 +34,21 @@ package final class ScreencopyState {
                                          bind: ScreencopyManager.bind, privilege: .screenCapture)]
 
     package var isEmpty: Bool { waiting.isEmpty }
+    /// Every waiting frame waits for damage: the session's tick need look only when the
+    /// picture may have changed.
+    package var awaitsOnlyDamage: Bool { waiting.allSatisfy(\.withDamage) }
+    /// Frames asked for so far: a new one may have damage to copy at once (a client's first).
+    package private(set) var framesAsked: UInt64 = 0
 
     /// Frames of one client waiting at once, at most; more fail at once.
     package static let maximumWaitingPerClient = 8
 
     package func waitingCount(of client: ClientID) -> Int { waiting.reduce(0) { $0 + ($1.clientID == client ? 1 : 0) } }
 
-    package func wait(_ frame: ScreencopyFrameObject) { waiting.append(frame) }
+    package func wait(_ frame: ScreencopyFrameObject) {
+        waiting.append(frame)
+        framesAsked &+= 1
+    }
     package func forget(_ frame: ScreencopyFrameObject) { waiting.removeAll { $0 === frame } }
 
     /// An output was composed, for whatever reason: every client capturing it has this more to copy.

@@ -33,7 +33,7 @@ extension WaylandServer: IdleHandler {
             do { try presenter.setPowered(power != .off) } catch { report("output \(id.raw): cannot turn it \(power == .off ? "off" : "on"): \(error)") }
         }
         router.setOutputs(changed, dark: power == .off)
-        if !changed.isEmpty { wakeQuietFrameClocks() }
+        if !changed.isEmpty { pictureMayHaveChanged() }
     }
 
     package func idleChanged(_ idle: SeatIdle) {

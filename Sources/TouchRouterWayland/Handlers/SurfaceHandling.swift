@@ -11,7 +11,7 @@ extension WaylandServer: SurfaceHandler {
         pointerConstraintsCommitted(surface)
         surfaceCommitted(surface, frameCallbacks: state.frameCallbacks)
         if surface.inTree, let output = tree.outputOf(surface.id) { commitArrived(on: output) }
-        else if protocols.selection.dragAndDrop?.icon === surface { wakeQuietFrameClocks() }
+        else if protocols.selection.dragAndDrop?.icon === surface { pictureMayHaveChanged() }
         inputPolicyCommitted(surface, state.inputPolicy)
     }
 

@@ -187,6 +187,7 @@ extension WaylandServer {
     /// A surface on `output` committed: an idle output composes now, a sleeping one that
     /// is not idle at its next deadline (see above).
     package func commitArrived(on output: OutputID) {
+        captureMayHaveDamage()
         guard let frameClock = protocols.output.frameClocks[output], !frameClock.awaitingFlip else { return }
         wake(frameClock)
     }
@@ -222,8 +223,10 @@ extension WaylandServer {
     }
 
     /// What may change what a screen shows without a round that settles (pointer input, a
-    /// touch down hiding the cursor, a screen's power): the quiet clocks wake.
-    package func wakeQuietFrameClocks() {
+    /// touch down hiding the cursor, a screen's power): the quiet clocks wake, and a capture
+    /// waiting for damage is looked at.
+    package func pictureMayHaveChanged() {
+        captureMayHaveDamage()
         guard protocols.output.someFrameClockQuiet else { return }
         protocols.output.someFrameClockQuiet = false
         for frameClock in protocols.output.frameClocks.values where frameClock.quiet { wake(frameClock) }

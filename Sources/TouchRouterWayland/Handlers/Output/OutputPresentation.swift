@@ -65,7 +65,7 @@ extension WaylandServer {
     /// the screens showed is unknown).
     public func redrawPresentedOutputs() {
         for id in protocols.output.presenters.keys { protocols.output.unpresented[id] = UnpresentedDamage() }
-        wakeQuietFrameClocks()
+        pictureMayHaveChanged()
     }
 
     /// Watches a display device's descriptor (a DRM card's page-flip events, a host

@@ -204,7 +204,7 @@ extension WaylandServer {
         }
         protocols.output.composers[output.id] = nil
         if protocols.output.unpresented[output.id] != nil { protocols.output.unpresented[output.id] = UnpresentedDamage() }
-        wakeQuietFrameClocks()
+        pictureMayHaveChanged()
         protocols.layerShell.needsArranging(output.id)
         arrangeWaitingLayers()
         refitWindows(on: output)

@@ -184,8 +184,8 @@ package final class SeatTracker: EventMonitor, PressObserver {
         // A round of input alone may not settle: the cursor shown and the idle timeouts
         // resumed each give the tick a deadline now, and the cursor moved or hidden changes
         // what a quiet screen shows.
+        if case .key = event {} else { server.pictureMayHaveChanged() }
         server.scheduleSessionTick()
-        if case .key = event {} else { server.wakeQuietFrameClocks() }
         // The hit test must see the layer surfaces where this round's commits put them.
         if case .key = event {} else { server.arrangeWaitingLayers() }
         switch event {

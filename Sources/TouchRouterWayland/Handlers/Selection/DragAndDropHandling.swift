@@ -73,7 +73,7 @@ extension WaylandServer {
         guard drag.active, point.x.isFinite, point.y.isFinite else { return }
         drag.position = point
         // Its icon follows, in rounds of touch motion alone that wake nothing else.
-        if drag.icon != nil { wakeQuietFrameClocks() }
+        if drag.icon != nil { pictureMayHaveChanged() }
         if drag.hasSource ? drag.source == nil : clientsByID[drag.origin] == nil {
             endDrag(drag)
             return
