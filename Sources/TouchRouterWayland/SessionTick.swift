@@ -91,12 +91,12 @@ extension WaylandServer {
     }
 
     /// A screencopy frame may have something to copy: one without damage asked, a new one,
-    /// or a picture that may have changed since the last look.
+    /// or a picture that may have changed since the last look; or one whose buffer went fails.
     private var captureWaitsForTick: Bool {
         guard !protocols.screencopy.isEmpty else { return false }
         guard let tick = sessionTick, let look = tick.captureLook else { return true }
         return tick.captureMayHaveDamage || look.framesAsked != protocols.screencopy.framesAsked || look.stamp != pictureStamp
-            || !protocols.screencopy.awaitsOnlyDamage
+            || !protocols.screencopy.awaitsOnlyDamage || protocols.screencopy.awaitsFailing
     }
 
     /// The picture may have changed: a capture waiting for damage is looked at.

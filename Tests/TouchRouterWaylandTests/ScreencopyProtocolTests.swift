@@ -137,7 +137,7 @@ struct ScreencopyProtocolTests {
 /// The session's tick while screen capture waits for damage (SessionTick.swift).
 @Suite("Screen capture and the session's tick: a capture waiting for damage is looked at when the picture may change, not every frame")
 struct CaptureWaitTests {
-    @Test("with only copy_with_damage waiting and nothing changing, the tick runs about four times a second; a commit makes the next one copy at once")
+    @Test("with only copy_with_damage waiting and nothing changing, the tick runs about four times a second; a new capturer's frame, a moved cursor and a commit each arm it for the next frame")
     func damageWaitIsQuiet() throws {
         let fixture = try ScreencopyProtocolTests.fixture()
         defer { fixture.end() }
@@ -155,6 +155,27 @@ struct CaptureWaitTests {
         #expect(tick.runs - runs <= 4, "the tick ran \(tick.runs - runs) times in 0.6 s with nothing changing")
         #expect(capturer.events(of: waiting.frame, named: "ready").isEmpty, "nothing changed: it still waits")
 
+        // A new capturer's first copy_with_damage, asked while the tick waits for a change, has
+        // everything to copy: it is not held for the next look.
+        let other = try fixture.connect("other")
+        let fresh = try ScreencopyProtocolTests.capture(other, withDamage: true, fixture)
+        #expect(tick.arming == .frame || !other.events(of: fresh.frame, named: "ready").isEmpty, "the new frame armed the tick for the next frame")
+        ScreencopyProtocolTests.serveUntilEnded(fixture, other, fresh.frame)
+        #expect(other.events(of: fresh.frame, named: "ready").count == 1)
+        #expect(capturer.events(of: waiting.frame, named: "ready").isEmpty, "the first capturer's frame still waits")
+
+        // The cursor shown, then moved: the motion alone (no stamp changes) is a look's reason.
+        fixture.server.inject(.pointerMotionAbsolute(device: WaylandServer.injectionDevice, time: fixture.now, position: Point(x: 900, y: 500)))
+        SessionTickTests.serve(fixture, for: 0.1)
+        let pointed = try ScreencopyProtocolTests.capture(other, withDamage: true, fixture)
+        ScreencopyProtocolTests.serveUntilEnded(fixture, other, pointed.frame)
+        let quietPointer = try ScreencopyProtocolTests.capture(other, withDamage: true, fixture)
+        SessionTickTests.serve(fixture, for: 0.1)
+        fixture.server.inject(.pointerMotionAbsolute(device: WaylandServer.injectionDevice, time: fixture.now, position: Point(x: 905, y: 505)))
+        #expect(tick.arming == .frame, "the motion armed the tick for the next frame: \(tick.arming)")
+        ScreencopyProtocolTests.serveUntilEnded(fixture, other, quietPointer.frame)
+        #expect(other.events(of: quietPointer.frame, named: "ready").count == 1, "the moved cursor was copied")
+
         app.request(window.surface, "attach", try app.buffer(width: 200, height: 100, argb: 0xFF00_FF00), 0, 0)
         app.request(window.surface, "damage", 0, 0, 20, 10)
         app.request(window.surface, "commit")
@@ -162,12 +183,5 @@ struct CaptureWaitTests {
         #expect(tick.arming == .frame || !capturer.events(of: waiting.frame, named: "ready").isEmpty, "the commit armed the tick for the next frame")
         ScreencopyProtocolTests.serveUntilEnded(fixture, capturer, waiting.frame)
         #expect(capturer.events(of: waiting.frame, named: "ready").count == 1)
-
-        // A new capturer's first copy_with_damage has everything to copy: it is not held for a look.
-        let other = try fixture.connect("other")
-        let fresh = try ScreencopyProtocolTests.capture(other, withDamage: true, fixture)
-        #expect(tick.arming == .frame || !other.events(of: fresh.frame, named: "ready").isEmpty, "the new frame armed the tick for the next frame")
-        ScreencopyProtocolTests.serveUntilEnded(fixture, other, fresh.frame)
-        #expect(other.events(of: fresh.frame, named: "ready").count == 1)
     }
 }

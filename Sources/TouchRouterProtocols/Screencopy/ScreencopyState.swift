@@ -37,6 +37,8 @@ package final class ScreencopyState {
     /// Every waiting frame waits for damage: the session's tick need look only when the
     /// picture may have changed.
     package var awaitsOnlyDamage: Bool { waiting.allSatisfy(\.withDamage) }
+    /// A waiting frame's buffer went: the next tick fails it.
+    package var awaitsFailing: Bool { waiting.contains { !$0.isLive } }
     /// Frames asked for so far: a new one may have damage to copy at once (a client's first).
     package private(set) var framesAsked: UInt64 = 0
 

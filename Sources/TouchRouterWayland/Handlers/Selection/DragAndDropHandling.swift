@@ -171,6 +171,8 @@ extension WaylandServer {
     private func endDrag(_ drag: DragAndDrop) {
         setDragFocus(drag, nil)
         drag.active = false
+        // Its icon leaves the picture, at a touch up that wakes nothing else.
+        if drag.icon != nil { pictureMayHaveChanged() }
     }
 
     /// The finger of a touch drag was cancelled, or interaction is ignored: the drag is cancelled.
