@@ -28,10 +28,11 @@ import TouchRouterCore
 // second of deadlines with nothing new to show (or a screen off) and no frame callback sent,
 // it goes quiet: its next look is a quarter of a second away. What may change what it shows
 // wakes it: a settle that finds the tree or the cursor's visibility changed since it went
-// quiet (`PictureStamp`), pointer input and touch downs, a drag's icon moving or drawing, a
-// screen's power or mode changing, the session's return to its VT, a commit on it. A woken output
-// that finds nothing new goes quiet again; one that shows something keeps its deadlines for
-// another half second. Anything else that changes the picture shows at the next look.
+// quiet (`PictureStamp`), pointer input and touch downs, a drag's icon moving, drawing or
+// leaving, a screen's power or mode changing, the session's return to its VT, a commit on
+// it. A woken output that finds nothing new goes quiet again; one that shows something keeps
+// its deadlines for another half second. Anything else that changes the picture shows at the
+// next look.
 //
 // A deadline missed (composition ran past the vblank, or the last flip is still on its way)
 // costs a refresh: the frame goes at the next deadline with everything committed since, no
