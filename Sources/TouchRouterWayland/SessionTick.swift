@@ -12,7 +12,8 @@ import TouchRouterProtocols
 // second, as a quiet screen (OutputFrames.swift). An idle inhibitor alive keeps the tick
 // running every frame, as before.
 // An idle session with nothing waiting sleeps until input, a client or a timer of its own
-// wakes it, as a wlroots compositor does, instead of waking at every refresh.
+// wakes it, instead of waking at every refresh (sway 1.7 and cage 0.1.4 headless still wake
+// at theirs: docs/benchmarks.md).
 //
 // What makes the tick wanted is looked at after every round (`display.beforeFlush`) and after
 // the input the seat's tracker sees (a pointer showing the cursor, input resuming idle
