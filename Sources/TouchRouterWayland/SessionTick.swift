@@ -107,12 +107,17 @@ extension WaylandServer {
         scheduleSessionTick()
     }
 
-    /// A frame callback of a surface on no output, or on one without a frame clock.
-    package var frameCallbacksWaitForTick: Bool {
+    /// Whether the tick sends the frame callbacks of surfaces on `output`: on no output, or on
+    /// one without a frame clock.
+    package func tickSendsFrames(on output: OutputID?) -> Bool {
+        output.map { protocols.output.frameClocks[$0] == nil } ?? true
+    }
+
+    /// A frame callback the tick sends waits.
+    private var frameCallbacksWaitForTick: Bool {
         let pending = protocols.surface.pendingFrames
         guard !pending.isEmpty else { return false }
-        let clocks = protocols.output.frameClocks
-        return pending.contains { entry in tree.outputOf(entry.surface).map { clocks[$0] == nil } ?? true }
+        return pending.contains { tickSendsFrames(on: tree.outputOf($0.surface)) }
     }
 
     /// An inhibitor lives, or held a timer at the last tick, while something counts idle time.
@@ -166,8 +171,7 @@ extension WaylandServer {
             protocols.idleNotify.timeouts.tick(at: now, inhibited: inhibited)
         }
         protocols.seat.idle.tick(at: now)
-        let clocks = protocols.output.frameClocks
-        sendFrameCallbacks { output in output.map { clocks[$0] == nil } ?? true }
+        sendFrameCallbacks { tickSendsFrames(on: $0) }
         scheduleSessionTick()
     }
 }

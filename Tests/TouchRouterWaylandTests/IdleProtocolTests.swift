@@ -9,11 +9,7 @@ import TouchRouterWayland
 struct IdleProtocolTests {
     /// Serves rounds until `condition` holds, 3 s at most; the frame tick checks the timers.
     static func serve(_ fixture: ProtocolFixture, until condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(3)
-        while !condition(), Date() < deadline {
-            fixture.serveOnce()
-            usleep(2_000)
-        }
+        SessionTickTests.serve(fixture, for: 3, until: condition)
     }
 
     @Test("a notification is idled after its timeout without input and resumed by a touch; one made with a later timeout is not idled with it")

@@ -285,7 +285,7 @@ final class RandomRun {
         // A frame callback waiting is on its way: the session's tick runs at the next frame
         // for those on no output, and an output's clock is awake for those on it.
         let pending = server.protocols.surface.pendingFrames
-        let onNoClock = pending.filter { entry in tree.outputOf(entry.surface).map { server.protocols.output.frameClocks[$0] == nil } ?? true }
+        let onNoClock = pending.filter { server.tickSendsFrames(on: tree.outputOf($0.surface)) }
         if !onNoClock.isEmpty, server.sessionTick?.arming != .frame {
             problems.append("\(onNoClock.count) frame callbacks on no output wait, and the session's tick is \(String(describing: server.sessionTick?.arming))")
         }

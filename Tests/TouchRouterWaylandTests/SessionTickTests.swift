@@ -17,6 +17,14 @@ struct SessionTickTests {
         }
     }
 
+    /// Serves `seconds`: the tick must not run, and stays asleep.
+    static func expectTickSleeps(_ fixture: ProtocolFixture, _ tick: SessionTick, for seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+        let runs = tick.runs
+        serve(fixture, for: seconds)
+        #expect(tick.runs == runs, "the tick ran \(tick.runs - runs) times in \(seconds) s with nothing waiting", sourceLocation: sourceLocation)
+        #expect(tick.arming == .asleep, sourceLocation: sourceLocation)
+    }
+
     static func clocksAsleep(_ fixture: ProtocolFixture) -> Bool {
         fixture.server.protocols.output.frameClocks.values.allSatisfy(\.asleep)
     }
@@ -49,11 +57,7 @@ struct SessionTickTests {
         Self.serve(fixture, for: 0.1)
         #expect(fixture.server.protocols.surface.pendingFrames.isEmpty)
         #expect(Self.clocksAsleep(fixture))
-        let tick = try #require(fixture.server.sessionTick)
-        let runs = tick.runs
-        Self.serve(fixture, for: 0.15)
-        #expect(tick.runs == runs, "the tick ran \(tick.runs - runs) times with nothing waiting")
-        #expect(tick.arming == .asleep)
+        Self.expectTickSleeps(fixture, try #require(fixture.server.sessionTick), for: 0.15)
     }
 
     @Test("a frame callback of a surface on no output is sent by the tick, which then sleeps")
@@ -87,10 +91,7 @@ struct SessionTickTests {
         fixture.tap(1, x: 50, y: 50)
         try fixture.roundtrip(client)
         SessionTickTests.serve(fixture, for: 0.2)
-        let runs = tick.runs
-        SessionTickTests.serve(fixture, for: 0.1)
-        #expect(tick.runs == runs, "the tick ran \(tick.runs - runs) times in 0.1 s with no timeout left")
-        #expect(tick.arming == .asleep)
+        Self.expectTickSleeps(fixture, tick, for: 0.1)
     }
 
     @Test("pointer motion shows the cursor and arms the tick for its hiding, with no other work: it hides on time, and the tick sleeps again")

@@ -100,8 +100,6 @@ extension WaylandServer {
     }
 
     package func armNextDeadline(_ frameClock: OutputFrameClock) {
-        frameClock.asleep = false
-        frameClock.quiet = false
         let now = clock.now()
         let deadline = frameClock.schedule.deadline(after: now)
         frameClock.target = frameClock.schedule.vblank(after: deadline)
