@@ -9,8 +9,7 @@ import TouchRouterProtocols
 // Screencopy frames that wait only for damage, and found none at the last tick, need a look
 // only when the picture may have changed (a commit on an output, the tree or the cursor's
 // visibility changed, pointer input, a power change) and otherwise every quarter of a
-// second, as a quiet screen (OutputFrames.swift). An idle inhibitor alive keeps the tick
-// running every frame, as before.
+// second, as a quiet screen (OutputFrames.swift).
 // An idle session with nothing waiting sleeps until input, a client or a timer of its own
 // wakes it, instead of waking at every refresh (sway 1.7 and cage 0.1.4 headless still wake
 // at theirs: docs/benchmarks.md).
@@ -21,9 +20,10 @@ import TouchRouterProtocols
 // a round that reads them, so a tick armed for an old deadline runs once, early, and arms
 // itself for the new one.
 //
-// While an idle inhibitor lives, the tick runs every frame, as before: whether its surface is
-// shown is known only by looking, and an inhibition that starts and ends between two ticks
-// would otherwise go unseen.
+// While an idle inhibitor lives, whether its surface is shown is asked again after each round
+// that changed the tree or the inhibitors (it depends on nothing else). When the answer is not
+// what the idle timers last saw, the tick runs at the next frame and they see it; a video
+// playing under an inhibitor no longer keeps the tick running every frame.
 
 /// The session's tick timer and what it is armed for.
 package final class SessionTick {
@@ -37,31 +37,43 @@ package final class SessionTick {
 
     let timer: OneShotTimer
     /// The fastest output's refresh period, whole milliseconds.
-    let period: Int32
+    package let period: Int32
     package private(set) var arming = Arming.asleep
     /// What the picture was, and how many frames had been asked for, when the last tick left
     /// screencopy frames waiting for damage; nil when it left none, or ones to copy at once.
     var captureLook: (stamp: PictureStamp, framesAsked: UInt64, again: RouterTime)?
     /// Something may have changed the picture since `captureLook`.
     var captureMayHaveDamage = false
-    /// Times the tick ran, for the tests.
+    /// Whether an idle inhibitor's surface was shown, and the tree's change stamp and the
+    /// inhibitors' generation when that was asked: it stands while both do.
+    var inhibition: (tree: UInt64, inhibitors: UInt64, shown: Bool)?
+    /// Times the tick ran, and the milliseconds it was last armed for, for the tests.
     package private(set) var runs: UInt64 = 0
+    package private(set) var armedMilliseconds: Int32 = 0
 
     init(timer: OneShotTimer, period: Int32) {
         self.timer = timer
         self.period = period
     }
 
-    func armForFrame() {
+    /// At the next frame, or at `deadline` if that comes first: an idle timeout due within
+    /// the frame is not held back to its end.
+    func armForFrame(before deadline: RouterTime?, now: RouterTime) {
         arming = .frame
-        timer.arm(milliseconds: period)
+        armedMilliseconds = min(period, deadline.map { Self.milliseconds(from: now, to: $0) } ?? period)
+        timer.arm(milliseconds: armedMilliseconds)
     }
 
     func arm(at deadline: RouterTime, now: RouterTime) {
         arming = .deadline(deadline)
-        // Rounded up: a tick that runs early finds nothing due and sleeps again until it is.
+        armedMilliseconds = Self.milliseconds(from: now, to: deadline)
+        timer.arm(milliseconds: armedMilliseconds)
+    }
+
+    /// Rounded up: a tick that runs early finds nothing due and sleeps again until it is.
+    private static func milliseconds(from now: RouterTime, to deadline: RouterTime) -> Int32 {
         let (millis, rest) = max(0, deadline.nanoseconds &- now.nanoseconds).quotientAndRemainder(dividingBy: 1_000_000)
-        timer.arm(milliseconds: Int32(clamping: millis + (rest > 0 ? 1 : 0)))
+        return Int32(clamping: millis + (rest > 0 ? 1 : 0))
     }
 
     func fired() {
@@ -120,12 +132,26 @@ extension WaylandServer {
         return pending.contains { tickSendsFrames(on: tree.outputOf($0.surface)) }
     }
 
-    /// An inhibitor lives, or held a timer at the last tick, while something counts idle time.
+    /// An idle timer that watches the inhibitors did not see the one whose surface is shown
+    /// now, or still sees one whose surface is not.
     private var idleNeedsLooking: Bool {
-        let seat = protocols.seat.idle
-        if seat.isHeld || protocols.kdeIdle.timeouts.isHeld || protocols.idleNotify.timeouts.isHeld { return true }
-        guard !protocols.idleInhibit.isEmpty else { return false }
-        return seat.nextDeadline != nil || !protocols.kdeIdle.timeouts.isEmpty || !protocols.idleNotify.timeouts.isEmpty
+        let seat = protocols.seat.idle, kde = protocols.kdeIdle.timeouts, notify = protocols.idleNotify.timeouts
+        guard !protocols.idleInhibit.isEmpty || seat.isHeld || kde.isHeld || notify.isHeld else { return false }
+        guard seat.watchesInhibitors || !kde.isEmpty || !notify.isEmpty else { return false }
+        let inhibited = inhibitorShown
+        return (seat.watchesInhibitors && seat.isHeld != inhibited) || (!kde.isEmpty && kde.isHeld != inhibited)
+            || (!notify.isEmpty && notify.isHeld != inhibited)
+    }
+
+    /// `idleInhibited`, asked again only when the tree or the inhibitors changed: this runs
+    /// after every round while an inhibitor lives.
+    private var inhibitorShown: Bool {
+        guard let tick = sessionTick else { return idleInhibited }
+        let treeStamp = tree.changeStamp, inhibitors = protocols.idleInhibit.generation
+        if let known = tick.inhibition, known.tree == treeStamp, known.inhibitors == inhibitors { return known.shown }
+        let shown = idleInhibited
+        tick.inhibition = (treeStamp, inhibitors, shown)
+        return shown
     }
 
     /// The soonest time the tick has something to do when no frame work waits.
@@ -145,7 +171,7 @@ extension WaylandServer {
     /// frame runs, and looks again then.
     package func scheduleSessionTick() {
         guard let tick = sessionTick, tick.arming != .frame else { return }
-        if tickFrameWorkWaits { return tick.armForFrame() }
+        if tickFrameWorkWaits { return tick.armForFrame(before: tickDeadline, now: clock.now()) }
         guard let deadline = tickDeadline else { return }
         if case .deadline(let armed) = tick.arming, armed <= deadline { return }
         tick.arm(at: deadline, now: clock.now())

@@ -94,6 +94,61 @@ struct SessionTickTests {
         Self.expectTickSleeps(fixture, tick, for: 0.1)
     }
 
+    @Test("a live inhibitor on a shown surface holds an idle notification and [idle]'s timer without the tick running every frame; hiding the surface lets the tick see it at the next frame, and both go idle after their time")
+    func inhibitorHoldsWithoutTicking() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let client = try fixture.connect()
+        let window = try fixture.mapToplevel(client)
+        let manager = try client.global("zwp_idle_inhibit_manager_v1", version: 1)
+        _ = try #require(client.request(manager, "create_inhibitor", window.surface))
+        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
+        let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(30), try client.seat))
+        try fixture.roundtrip(client)
+        try fixture.server.shell.apply(try ServerConfiguration.parse("[idle]\nblank-after = 0.06\n", file: "idle.toml"))
+        let tick = try #require(fixture.server.sessionTick)
+        Self.serve(fixture, for: 0.15)
+        #expect(fixture.server.protocols.seat.idle.isHeld)
+        #expect(fixture.server.protocols.idleNotify.timeouts.isHeld)
+        Self.expectTickSleeps(fixture, tick, for: 0.25)
+        try fixture.roundtrip(client)
+        #expect(client.events(of: notification).isEmpty, "held back while the inhibitor's surface is shown")
+        #expect(fixture.server.router.darkOutputs.isEmpty, "the screen stays lit while the inhibitor's surface is shown")
+        client.request(window.surface, "attach", null, 0, 0)
+        client.request(window.surface, "commit")
+        try fixture.roundtrip(client)
+        #expect(tick.arming == .frame, "hiding the inhibitor's surface arms the tick for the next frame, not \(tick.arming)")
+        Self.serve(fixture, for: 3) { !client.events(of: notification, named: "idled").isEmpty && !fixture.server.router.darkOutputs.isEmpty }
+        #expect(client.events(of: notification).map(\.name) == ["idled"])
+        #expect(fixture.server.router.darkOutputs.count == 1)
+        Self.serve(fixture, for: 0.05)
+        Self.expectTickSleeps(fixture, tick, for: 0.1)
+    }
+
+    @Test("frame work waiting arms the tick for the next frame, or sooner when an idle timeout is due within the frame")
+    func timeoutDueWithinFrame() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let client = try fixture.connect()
+        let tick = try #require(fixture.server.sessionTick)
+        let surface = try client.createSurface()
+        _ = try #require(client.request(surface, "frame"))
+        client.request(surface, "commit")
+        try fixture.roundtrip(client)
+        #expect(tick.arming == .frame)
+        #expect(tick.armedMilliseconds == tick.period, "nothing due sooner than a frame")
+        Self.serve(fixture, for: 0.1)
+        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
+        let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(4), try client.seat))
+        _ = try #require(client.request(surface, "frame"))
+        client.request(surface, "commit")
+        try fixture.roundtrip(client)
+        #expect(tick.arming == .frame)
+        #expect(tick.armedMilliseconds <= 4 && tick.armedMilliseconds < tick.period, "armed for \(tick.armedMilliseconds) ms with a timeout due in 4")
+        Self.serve(fixture, for: 1) { !client.events(of: notification, named: "idled").isEmpty }
+        #expect(client.events(of: notification).map(\.name) == ["idled"])
+    }
+
     @Test("pointer motion shows the cursor and arms the tick for its hiding, with no other work: it hides on time, and the tick sleeps again")
     func cursorHides() throws {
         let fixture = try ProtocolFixture()

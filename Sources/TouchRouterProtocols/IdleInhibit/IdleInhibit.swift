@@ -11,6 +11,9 @@ package final class IdleInhibitState {
     package init() {}
     private var inhibitors: [ObjectIdentifier: IdleInhibitorObject] = [:]
     private var order: UInt64 = 0
+    /// Changes with every inhibitor made or destroyed: with the tree's change stamp, whether
+    /// one holds the idle timers stands as long as both stay the same.
+    package private(set) var generation: UInt64 = 0
 
     package var isEmpty: Bool { inhibitors.isEmpty }
 
@@ -22,8 +25,8 @@ package final class IdleInhibitState {
         }
     }
 
-    /// Whether one inhibitor's surface is shown: the seat's idle timer asks at each frame
-    /// tick while it runs, so this walks without building a list.
+    /// Whether one inhibitor's surface is shown: the session asks after every round that
+    /// changed the tree while an inhibitor lives, so this walks without building a list.
     package func anyShown(shown: (SurfaceID) -> Bool) -> Bool {
         guard !inhibitors.isEmpty else { return false }
         return inhibitors.values.contains { inhibitor in inhibitor.surface.map { shown($0.id) } ?? false }
@@ -33,9 +36,13 @@ package final class IdleInhibitState {
         order += 1
         inhibitor.order = order
         inhibitors[ObjectIdentifier(inhibitor)] = inhibitor
+        generation &+= 1
     }
 
-    fileprivate func remove(_ inhibitor: IdleInhibitorObject) { inhibitors[ObjectIdentifier(inhibitor)] = nil }
+    fileprivate func remove(_ inhibitor: IdleInhibitorObject) {
+        inhibitors[ObjectIdentifier(inhibitor)] = nil
+        generation &+= 1
+    }
 
     package static let globals = [ProtocolGlobal(interface: tr_zwp_idle_inhibit_manager_v1_interface, version: IdleInhibitManager.version, bind: IdleInhibitManager.bind)]
 }

@@ -11,7 +11,8 @@ package protocol IdleTimeout: AnyObject {
 }
 
 /// The idle timeouts of one protocol, checked by the session's tick, which is armed for
-/// `nextDeadline`, so an idle event comes about a millisecond late. Input is what the
+/// `nextDeadline`, so an idle event comes about a millisecond late, and for the next frame
+/// when an inhibitor's surface is shown or hidden. Input is what the
 /// seat's tracker sees: touch downs, keys, pointer motion, buttons and scrolling (a finger
 /// already down moving is not, as it is not for the cursor). While an inhibitor's surface is
 /// shown no timeout goes idle, and the time without input counts again from the inhibitor's
@@ -29,9 +30,10 @@ package final class IdleTimeouts {
     private var shortest = Int64.max
 
     package var isEmpty: Bool { timeouts.isEmpty }
-    /// When `tick` may next send idle; nil while none may go idle without input.
-    package var nextDeadline: RouterTime? { nextDue.map { RouterTime(nanoseconds: $0) } }
-    /// An inhibitor held the timeouts at the last tick: its end is seen only by ticking.
+    /// When `tick` may next send idle; nil while none may go idle without input, or while an
+    /// inhibitor holds them (its end restarts the count).
+    package var nextDeadline: RouterTime? { held ? nil : nextDue.map { RouterTime(nanoseconds: $0) } }
+    /// An inhibitor held the timeouts at the last tick.
     package var isHeld: Bool { held }
 
     /// Input on the seat: every idle timeout resumes and starts again.

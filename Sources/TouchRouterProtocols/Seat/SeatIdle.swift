@@ -55,12 +55,15 @@ package final class SeatIdle: WakeObserver {
 
     /// When `tick` may next dim or darken the outputs; nil while it will not without input.
     package var nextDeadline: RouterTime? { settings.timer == .never ? nil : timer.nextDeadline }
-    /// An inhibitor held the timer at the last tick: its end is seen only by ticking.
+    /// An inhibitor held the timer at the last tick.
     package var isHeld: Bool { timer.inhibited }
+    /// Whether `tick` looks at the inhibitors: the timer counts, or one held it.
+    package var watchesInhibitors: Bool { settings.timer != .never || timer.inhibited }
 
-    /// When the session's tick runs (`nextDeadline`, and at each frame while an inhibitor lives).
+    /// When the session's tick runs: at `nextDeadline`, and at the next frame when an
+    /// inhibitor's surface is shown or hidden.
     package func tick(at now: RouterTime) {
-        guard settings.timer != .never || timer.inhibited, let handler else { return }
+        guard watchesInhibitors, let handler else { return }
         let inhibited = handler.idleInhibited
         if inhibited != timer.inhibited {
             _ = timer.setInhibited(inhibited, at: now)
