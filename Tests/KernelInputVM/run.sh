@@ -4,7 +4,8 @@
 # devices, once for each scenario, a guest script in guest/NAME.sh:
 #   input  kernel touchscreen and keyboard read by path, a 90° output (guest/input.sh)
 #   drm    the drm backend on QEMU's bochs display: a touch on an output turned 90° is drawn
-#          under the finger, as QEMU's own screendump and `msg screenshot` both show (guest/drm.sh)
+#          under the finger, as QEMU's own screendump and `msg screenshot` both show; then idle,
+#          the quiet screen wakes the session far less than once a frame (guest/drm.sh)
 #   drm-idle  the drm backend with [idle] blank-after = 2: the CRTC goes off after 2 s without
 #          input (sysfs, debugfs and a black screendump); a touch lights it again and reaches no
 #          client, the next one reaches wev (guest/drm-idle.sh)

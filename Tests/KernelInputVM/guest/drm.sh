@@ -4,7 +4,8 @@
 # turn puts at (300, 200) of the layout. weston-simple-touch draws its cross there, and two
 # captures must find it: `msg screenshot` (the layout's orientation) and QEMU's screendump of
 # what the virtual GPU scans out (the panel's); checks/drm.sh reads both on the host. The card
-# is opened through libseat and seatd, as a session without root would.
+# is opened through libseat and seatd, as a session without root would. Left idle, the quiet
+# screen wakes the session far less than once a frame.
 start_seatd
 start_uinput_devices
 printf '[[touchscreen]]\nmatch = "TouchRouter test touchscreen"\noutput = "Virtual-1"\n' > /run/touch.toml
@@ -27,6 +28,17 @@ touch-router msg screenshot /tmp/drm-rotated.png || { cat /run/session.log; verd
 send_file /tmp/drm-rotated.png drm-rotated.png
 ask_host screendump drm-rotated
 grep 'touch-router:' /run/session.log || true
+
+# A screen with nothing new goes quiet (docs/session.md, "A quiet screen"): it looks four times
+# a second instead of composing at each 60-Hz frame. The session's wakeups over 4 s, the
+# client idle, stay far below one a frame: 20 here, and 246 with quiet screens turned off.
+wakeups() { grep '^voluntary_ctxt_switches' "/proc/$session/status" | sed 's/[^0-9]//g'; }
+sleep 1
+before=$(wakeups)
+sleep 4
+quiet=$(($(wakeups) - before))
+echo "quiet screen: the session woke $quiet times in 4 s"
+[ "$quiet" -lt 80 ] || verdict 26
 
 # A mode the screen does not offer falls back to its preferred one, with a warning; the
 # session still runs (here until its command, sleep 0, exits).
