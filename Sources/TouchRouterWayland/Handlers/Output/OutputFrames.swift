@@ -69,8 +69,9 @@ package final class OutputFrameClock {
     package private(set) var deadlinesRun: UInt64 = 0
     func deadlineRuns() { deadlinesRun &+= 1 }
 
-    /// Half a second at 60 Hz.
-    package static let quietAfter = 30
+    /// Deadlines with nothing new before it goes quiet: half a second at 60 Hz. Tests that
+    /// want it quiet at once set fewer.
+    package var quietAfter = 30
     package static let quietLook: Int64 = 250_000_000
 
     package init(schedule: FrameSchedule, timer: PreciseTimer) {
@@ -249,7 +250,7 @@ extension WaylandServer {
     /// showed nothing, a quiet look (see above).
     private func armAfterDeadline(_ frameClock: OutputFrameClock, showedNothing: Bool) {
         frameClock.quietDeadlines = showedNothing ? frameClock.quietDeadlines &+ 1 : 0
-        guard frameClock.quietDeadlines >= OutputFrameClock.quietAfter else { return armNextDeadline(frameClock) }
+        guard frameClock.quietDeadlines >= frameClock.quietAfter else { return armNextDeadline(frameClock) }
         // The look's composition is timed against the vblank after it, as a deadline's is.
         frameClock.target = frameClock.schedule.vblank(after: RouterTime(nanoseconds: clock.now().nanoseconds &+ OutputFrameClock.quietLook))
         frameClock.asleep = false
