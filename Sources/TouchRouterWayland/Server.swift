@@ -98,6 +98,7 @@ public final class WaylandServer {
         router.pressObserver = seatTracker
         router.wakeObserver = protocols.seat.idle
         protocols.seat.idle.handler = self
+        protocols.idleInhibit.handler = self
         protocols.foreignToplevel.handler = self
         shell = ServerShell(server: self)
         var x = 0

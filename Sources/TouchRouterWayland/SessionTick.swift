@@ -4,8 +4,9 @@ import TouchRouterProtocols
 // The session's own tick does what is not one output's frame (OutputFrames.swift): the
 // lock's and screencopy's frames, feedback for commits on no output, frame callbacks of
 // surfaces on no output, layers waiting to be arranged, the cursor hiding, and the idle
-// timeouts. It runs only while one of them waits: every frame while frame work waits, and at
-// the soonest deadline (the cursor's, an idle timeout's, the seat's idle timer's) otherwise.
+// timeouts. It runs only while one of them waits: every frame while frame work waits (sooner
+// if a deadline known when it is armed falls within the frame), and at the soonest deadline
+// (the cursor's, an idle timeout's, the seat's idle timer's) otherwise.
 // Screencopy frames that wait only for damage, and found none at the last tick, need a look
 // only when the picture may have changed (a commit on an output, the tree or the cursor's
 // visibility changed, pointer input, a power change) and otherwise every quarter of a
@@ -21,9 +22,10 @@ import TouchRouterProtocols
 // itself for the new one.
 //
 // While an idle inhibitor lives, whether its surface is shown is asked again after each round
-// that changed the tree or the inhibitors (it depends on nothing else). When the answer is not
-// what the idle timers last saw, the tick runs at the next frame and they see it; a video
-// playing under an inhibitor no longer keeps the tick running every frame.
+// that changed the tree or the inhibitors (it depends on nothing else), and when an inhibitor
+// goes (a client ended by the round's flush loses its own after the round looked). When the
+// answer is not what the idle timers last saw, the tick runs at the next frame and they see it,
+// so an inhibitor on a still window leaves the session asleep.
 
 /// The session's tick timer and what it is armed for.
 package final class SessionTick {
@@ -58,7 +60,7 @@ package final class SessionTick {
 
     /// At the next frame, or at `deadline` if that comes first: an idle timeout due within
     /// the frame is not held back to its end.
-    func armForFrame(before deadline: RouterTime?, now: RouterTime) {
+    func armForFrame(orAt deadline: RouterTime?, now: RouterTime) {
         arming = .frame
         armedMilliseconds = min(period, deadline.map { Self.milliseconds(from: now, to: $0) } ?? period)
         timer.arm(milliseconds: armedMilliseconds)
@@ -70,10 +72,11 @@ package final class SessionTick {
         timer.arm(milliseconds: armedMilliseconds)
     }
 
-    /// Rounded up: a tick that runs early finds nothing due and sleeps again until it is.
+    /// Rounded up: a tick that runs early finds nothing due and sleeps again until it is. One
+    /// at least, as the timer takes it: zero would disarm it.
     private static func milliseconds(from now: RouterTime, to deadline: RouterTime) -> Int32 {
         let (millis, rest) = max(0, deadline.nanoseconds &- now.nanoseconds).quotientAndRemainder(dividingBy: 1_000_000)
-        return Int32(clamping: millis + (rest > 0 ? 1 : 0))
+        return max(1, Int32(clamping: millis + (rest > 0 ? 1 : 0)))
     }
 
     func fired() {
@@ -94,13 +97,13 @@ extension WaylandServer {
     /// Frame work waits: the tick runs at the next frame. Frame callbacks and followed
     /// commits count only where no output's clock takes them: a screen that is off holds
     /// its own until it is on again, and must not keep the tick running all night.
-    private var tickFrameWorkWaits: Bool {
+    private func tickFrameWorkWaits(_ tick: SessionTick) -> Bool {
         frameCallbacksWaitForTick
             || protocols.presentation.awaitsDiscarding(self)
             || protocols.sessionLock.awaitsFrames
             || captureWaitsForTick
             || !protocols.layerShell.outputsToArrange.isEmpty
-            || idleNeedsLooking
+            || idleNeedsLooking(tick)
     }
 
     /// A screencopy frame may have something to copy: one without damage asked, a new one,
@@ -134,19 +137,18 @@ extension WaylandServer {
 
     /// An idle timer that watches the inhibitors did not see the one whose surface is shown
     /// now, or still sees one whose surface is not.
-    private var idleNeedsLooking: Bool {
+    private func idleNeedsLooking(_ tick: SessionTick) -> Bool {
         let seat = protocols.seat.idle, kde = protocols.kdeIdle.timeouts, notify = protocols.idleNotify.timeouts
         guard !protocols.idleInhibit.isEmpty || seat.isHeld || kde.isHeld || notify.isHeld else { return false }
         guard seat.watchesInhibitors || !kde.isEmpty || !notify.isEmpty else { return false }
-        let inhibited = inhibitorShown
+        let inhibited = inhibitorShown(tick)
         return (seat.watchesInhibitors && seat.isHeld != inhibited) || (!kde.isEmpty && kde.isHeld != inhibited)
             || (!notify.isEmpty && notify.isHeld != inhibited)
     }
 
     /// `idleInhibited`, asked again only when the tree or the inhibitors changed: this runs
     /// after every round while an inhibitor lives.
-    private var inhibitorShown: Bool {
-        guard let tick = sessionTick else { return idleInhibited }
+    private func inhibitorShown(_ tick: SessionTick) -> Bool {
         let treeStamp = tree.changeStamp, inhibitors = protocols.idleInhibit.generation
         if let known = tick.inhibition, known.tree == treeStamp, known.inhibitors == inhibitors { return known.shown }
         let shown = idleInhibited
@@ -171,7 +173,7 @@ extension WaylandServer {
     /// frame runs, and looks again then.
     package func scheduleSessionTick() {
         guard let tick = sessionTick, tick.arming != .frame else { return }
-        if tickFrameWorkWaits { return tick.armForFrame(before: tickDeadline, now: clock.now()) }
+        if tickFrameWorkWaits(tick) { return tick.armForFrame(orAt: tickDeadline, now: clock.now()) }
         guard let deadline = tickDeadline else { return }
         if case .deadline(let armed) = tick.arming, armed <= deadline { return }
         tick.arm(at: deadline, now: clock.now())

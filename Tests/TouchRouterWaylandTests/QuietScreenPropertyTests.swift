@@ -62,7 +62,8 @@ struct QuietScreenPropertyTests {
                 Issue.record("seed \(seed), step \(step), right after it: \(problem)\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
                 return
             }
-            SessionTickTests.serve(run.fixture, for: 0.2) { clock.quiet }
+            // Until the cursor has hidden too (60 ms after a motion), so that its hiding is checked.
+            SessionTickTests.serve(run.fixture, for: 0.3) { clock.quiet && !server.cursor.visible }
             if let problem = try stale() {
                 Issue.record("seed \(seed), step \(step) (\(done)), once quiet again: \(problem)\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
                 return

@@ -114,10 +114,12 @@ struct SessionTickTests {
         try fixture.roundtrip(client)
         #expect(client.events(of: notification).isEmpty, "held back while the inhibitor's surface is shown")
         #expect(fixture.server.router.darkOutputs.isEmpty, "the screen stays lit while the inhibitor's surface is shown")
+        let runs = tick.runs
         client.request(window.surface, "attach", null, 0, 0)
         client.request(window.surface, "commit")
         try fixture.roundtrip(client)
-        #expect(tick.arming == .frame, "hiding the inhibitor's surface arms the tick for the next frame, not \(tick.arming)")
+        // Asleep before, so a run since (on a machine that stalled past the frame) was armed by the hiding too.
+        #expect(tick.arming == .frame || tick.runs > runs, "hiding the inhibitor's surface arms the tick for the next frame, not \(tick.arming)")
         Self.serve(fixture, for: 3) { !client.events(of: notification, named: "idled").isEmpty && !fixture.server.router.darkOutputs.isEmpty }
         #expect(client.events(of: notification).map(\.name) == ["idled"])
         #expect(fixture.server.router.darkOutputs.count == 1)
@@ -125,26 +127,27 @@ struct SessionTickTests {
         Self.expectTickSleeps(fixture, tick, for: 0.1)
     }
 
-    @Test("frame work waiting arms the tick for the next frame, or sooner when an idle timeout is due within the frame")
+    @Test("frame work waiting arms the tick for the next frame, or sooner when an idle timeout is due within the frame, and the timeout is sent")
     func timeoutDueWithinFrame() throws {
         let fixture = try ProtocolFixture()
         defer { fixture.end() }
         let client = try fixture.connect()
         let tick = try #require(fixture.server.sessionTick)
+        // The milliseconds last armed stay when the tick runs: on a machine that stalls past
+        // the frame they still say what it was armed for.
         let surface = try client.createSurface()
         _ = try #require(client.request(surface, "frame"))
         client.request(surface, "commit")
         try fixture.roundtrip(client)
-        #expect(tick.arming == .frame)
         #expect(tick.armedMilliseconds == tick.period, "nothing due sooner than a frame")
         Self.serve(fixture, for: 0.1)
+        #expect(tick.arming == .asleep)
         let notifier = try client.global("ext_idle_notifier_v1", version: 1)
-        let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(4), try client.seat))
+        let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(8), try client.seat))
         _ = try #require(client.request(surface, "frame"))
         client.request(surface, "commit")
         try fixture.roundtrip(client)
-        #expect(tick.arming == .frame)
-        #expect(tick.armedMilliseconds <= 4 && tick.armedMilliseconds < tick.period, "armed for \(tick.armedMilliseconds) ms with a timeout due in 4")
+        #expect(tick.armedMilliseconds <= 8 && tick.armedMilliseconds < tick.period, "armed for \(tick.armedMilliseconds) ms with a timeout due in 8")
         Self.serve(fixture, for: 1) { !client.events(of: notification, named: "idled").isEmpty }
         #expect(client.events(of: notification).map(\.name) == ["idled"])
     }

@@ -6,9 +6,19 @@ import TouchRouterCore
 // seat's idle timer (`[idle]`, SeatIdle.swift) and the clients' idle notifications while its
 // surface is shown, as the protocol says; `msg idle` lists them.
 
+/// What the inhibitors may ask of the server (Handlers/IdleHandling.swift): to look again when
+/// one goes. The session looks after every round, but a client that the round's flush ends
+/// loses its inhibitors after that look, and an idle session may not run another round for a
+/// second.
+package protocol IdleInhibitHandler: AnyObject {
+    func idleInhibitorGone()
+}
+
 /// The inhibitors alive, oldest first.
 package final class IdleInhibitState {
     package init() {}
+    /// Unowned: the server owns this state and outlives it.
+    package unowned(unsafe) var handler: (any IdleInhibitHandler)?
     private var inhibitors: [ObjectIdentifier: IdleInhibitorObject] = [:]
     private var order: UInt64 = 0
     /// Changes with every inhibitor made or destroyed: with the tree's change stamp, whether
@@ -42,6 +52,7 @@ package final class IdleInhibitState {
     fileprivate func remove(_ inhibitor: IdleInhibitorObject) {
         inhibitors[ObjectIdentifier(inhibitor)] = nil
         generation &+= 1
+        handler?.idleInhibitorGone()
     }
 
     package static let globals = [ProtocolGlobal(interface: tr_zwp_idle_inhibit_manager_v1_interface, version: IdleInhibitManager.version, bind: IdleInhibitManager.bind)]

@@ -12,11 +12,10 @@ package protocol IdleTimeout: AnyObject {
 
 /// The idle timeouts of one protocol, checked by the session's tick, which is armed for
 /// `nextDeadline`, so an idle event comes about a millisecond late, and for the next frame
-/// when an inhibitor's surface is shown or hidden. Input is what the
-/// seat's tracker sees: touch downs, keys, pointer motion, buttons and scrolling (a finger
-/// already down moving is not, as it is not for the cursor). While an inhibitor's surface is
-/// shown no timeout goes idle, and the time without input counts again from the inhibitor's
-/// end.
+/// when an inhibitor's surface is shown or hidden. Input is what the seat's tracker sees:
+/// touch downs, keys, pointer motion, buttons and scrolling (a finger already down moving is
+/// not, as it is not for the cursor). While an inhibitor's surface is shown no timeout goes
+/// idle, and the time without input counts again from the tick that saw the inhibitor end.
 package final class IdleTimeouts {
     private var timeouts: [ObjectIdentifier: any IdleTimeout] = [:]
     /// When the seat last had input, or an inhibition ended; the server's start before any.

@@ -8,6 +8,11 @@ extension WaylandServer: IdleTimeoutHandler {
     package var idleClock: any RouterClock { clock }
 }
 
+/// What the idle inhibitors may ask of the server (TouchRouterProtocols/IdleInhibit/).
+extension WaylandServer: IdleInhibitHandler {
+    package func idleInhibitorGone() { scheduleSessionTick() }
+}
+
 /// What the seat's idle timer may ask of the server (TouchRouterProtocols/Seat/SeatIdle.swift).
 extension WaylandServer: IdleHandler {
     package var idleOutputs: [OutputID] { outputs.map(\.id) }

@@ -36,9 +36,11 @@ wakeups() { grep '^voluntary_ctxt_switches' "/proc/$session/status" | sed 's/[^0
 sleep 1
 before=$(wakeups)
 sleep 4
-quiet=$(($(wakeups) - before))
+after=$(wakeups)
+[ -n "$before" ] && [ -n "$after" ] || { echo "the session is gone"; cat /run/session.log; verdict 26; }
+quiet=$((after - before))
 echo "quiet screen: the session woke $quiet times in 4 s"
-[ "$quiet" -lt 80 ] || verdict 26
+[ "$quiet" -lt 80 ] || { cat /run/session.log; verdict 26; }
 
 # A mode the screen does not offer falls back to its preferred one, with a warning; the
 # session still runs (here until its command, sleep 0, exits).
