@@ -45,12 +45,13 @@ final class RandomRun {
     var counts: [String: Int] = [:]
     private var named = 0
 
-    init(seed: UInt64) throws {
+    /// `grants`: what every client may use beside the layer shell.
+    init(seed: UInt64, grants: Set<Privilege> = []) throws {
         self.seed = seed
         random = SeededGenerator(seed: seed)
         fixture = try ProtocolFixture { options in
             options.outputs = [OutputMode(width: 800, height: 600)]
-            options.grantedToEveryClient = [.layerShell]
+            options.grantedToEveryClient = grants.union([.layerShell])
         }
         try connect()
     }

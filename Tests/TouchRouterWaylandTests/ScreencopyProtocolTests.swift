@@ -13,15 +13,16 @@ struct ScreencopyProtocolTests {
 
     /// A capture of the first output (or a region) and the buffer it asks for, copied with or
     /// without damage; the frame and the memory the client reads the picture from.
-    static func capture(_ client: WireClient, region: (Int32, Int32, Int32, Int32)? = nil, withDamage: Bool = false,
+    static func capture(_ client: WireClient, region: (Int32, Int32, Int32, Int32)? = nil, withDamage: Bool = false, overlayCursor: Bool = false,
                         _ fixture: ProtocolFixture) throws -> (frame: Proxy, pixels: UnsafeMutablePointer<UInt32>, width: Int, height: Int) {
         let manager = try client.global("zwlr_screencopy_manager_v1", version: 3)
         let output = try client.global("wl_output", version: 4)
         let frame: Proxy
+        let cursor = Int32(overlayCursor ? 1 : 0)
         if let (x, y, w, h) = region {
-            frame = try #require(client.request(manager, "capture_output_region", Int32(0), output, x, y, w, h))
+            frame = try #require(client.request(manager, "capture_output_region", cursor, output, x, y, w, h))
         } else {
-            frame = try #require(client.request(manager, "capture_output", Int32(0), output))
+            frame = try #require(client.request(manager, "capture_output", cursor, output))
         }
         try fixture.roundtrip(client)
         let buffer = try #require(client.events(of: frame, named: "buffer").first)

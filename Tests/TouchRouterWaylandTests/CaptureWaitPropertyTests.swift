@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+import TouchRouterCore
+import TouchRouterProtocols
+import TouchRouterWayland
+
+/// A screencopy frame that waits for damage is looked at only when the picture may have
+/// changed, and otherwise four times a second (SessionTick.swift): whatever changes the
+/// picture must arm the session's tick for the next frame. Random request sequences, with a
+/// capturer always holding a copy_with_damage frame (as wayvnc does between changes), check
+/// after every step that a picture that differs from the last copy has the tick armed for
+/// the next frame, or the frame copied already.
+@Suite("Random protocol sequences under screen capture: a change to the picture always reaches a copy_with_damage frame at the next frame")
+struct CaptureWaitPropertyTests {
+    static let steps = 150
+
+    @Test("after each step of a seeded random sequence, a picture that is not the last copy's has the session's tick armed for the next frame; each copy is the picture composed afresh",
+          arguments: [21, 22, 23] as [UInt64])
+    func changeReachesWaitingCapture(seed: UInt64) throws {
+        let run = try RandomRun(seed: seed, grants: [.screenCapture])
+        defer { run.fixture.end() }
+        let fixture = run.fixture, server = fixture.server
+        let tick = try #require(server.sessionTick)
+        let capturer = try fixture.connect("capturer")
+        var copies = 0, looksAwaited = 0
+
+        /// The output's picture composed afresh.
+        func picture() throws -> [UInt32] {
+            let job = try server.screenshotJob()
+            let composer = OutputComposer(width: job.width, height: job.height)
+            try composer.update(job.layers, dimmed: job.dimmed)
+            return composer.framebuffer.pixels
+        }
+        /// The pixels in which two pictures differ, the pad byte left out.
+        func differing(_ a: [UInt32], _ b: [UInt32]) -> Int {
+            guard a.count == b.count else { return max(a.count, b.count) }
+            return a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    var count = 0
+                    for i in 0..<a.count where (a[i] ^ b[i]) & 0xFF_FFFF != 0 { count += 1 }
+                    return count
+                }
+            }
+        }
+        func ended(_ frame: Proxy) -> String? {
+            capturer.events(of: frame).last { $0.name == "ready" || $0.name == "failed" }?.name
+        }
+
+        // The first copy_with_damage of a capturer has everything to copy.
+        var waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
+        ScreencopyProtocolTests.serveUntilEnded(fixture, capturer, waiting.frame)
+        var copied: [UInt32] = []
+        for step in 0...Self.steps {
+            if let end = ended(waiting.frame) {
+                guard end == "ready" else {
+                    Issue.record("seed \(seed), step \(step): the capture failed\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
+                    return
+                }
+                copies += 1
+                copied = Array(UnsafeBufferPointer(start: waiting.pixels, count: waiting.width * waiting.height))
+                // The copy is made at a tick and this follows its round: nothing changed between.
+                let pixels = differing(copied, try picture())
+                if pixels > 0 {
+                    Issue.record("seed \(seed), step \(step): the copy differs from the picture in \(pixels) pixels\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
+                    return
+                }
+                waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
+            }
+            guard step < Self.steps else { break }
+            _ = try run.step()
+            if ended(waiting.frame) == nil, differing(try picture(), copied) > 0 {
+                looksAwaited += 1
+                guard tick.arming == .frame else {
+                    Issue.record("seed \(seed), step \(step): the picture changed since the last copy, and the tick is \(tick.arming), not armed for the next frame\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
+                    return
+                }
+            }
+            // Two frames: a copy not made by then is still waiting at the next step's check.
+            SessionTickTests.serve(fixture, for: 0.035) { ended(waiting.frame) != nil }
+        }
+        #expect(copies > 20, "the steps changed the picture: \(copies) copies")
+        #expect(looksAwaited > 20, "changes found the capture waiting: \(looksAwaited)")
+    }
+}
