@@ -9,7 +9,8 @@ import TouchRouterWayland
 /// picture must wake it. Random request sequences, on an output with a screen that goes quiet
 /// after one deadline with nothing new, check after every step that a quiet screen shows
 /// what composing now gives. The cursor hides 60 ms after the pointer's last motion, so that
-/// the session's tick changes the picture too.
+/// the session's tick changes the picture too, and every tenth step the idle timer's dimming
+/// comes or goes.
 @Suite("Random protocol sequences on a screen: a quiet screen always shows what composing the output now would")
 struct QuietScreenPropertyTests {
     /// A screen that shows every frame at once and keeps a copy of the last.
@@ -57,9 +58,14 @@ struct QuietScreenPropertyTests {
         }
 
         for step in 0..<Self.steps {
-            let done = try run.step()
+            var done = try run.step()
+            if step % 10 == 5 {
+                let dim = server.protocols.output.power[output.id] != .dimmed
+                server.powerOutputs([output.id], to: dim ? .dimmed : .on, blanking: .black)
+                done += dim ? ", dimmed" : ", lit"
+            }
             if let problem = try stale() {
-                Issue.record("seed \(seed), step \(step), right after it: \(problem)\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
+                Issue.record("seed \(seed), step \(step) (\(done)), right after it: \(problem)\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
                 return
             }
             // Until the cursor has hidden too (60 ms after a motion), so that its hiding is checked.
