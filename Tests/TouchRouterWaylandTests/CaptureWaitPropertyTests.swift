@@ -25,12 +25,7 @@ struct CaptureWaitPropertyTests {
         var copies = 0, looksAwaited = 0
 
         /// The output's picture composed afresh.
-        func picture() throws -> [UInt32] {
-            let job = try server.screenshotJob()
-            let composer = OutputComposer(width: job.width, height: job.height)
-            try composer.update(job.layers, dimmed: job.dimmed)
-            return composer.framebuffer.pixels
-        }
+        func picture() throws -> [UInt32] { try server.screenshotJob().compose().pixels }
         /// The pixels in which two pictures differ, the pad byte left out.
         func differing(_ a: [UInt32], _ b: [UInt32]) -> Int {
             guard a.count == b.count else { return max(a.count, b.count) }

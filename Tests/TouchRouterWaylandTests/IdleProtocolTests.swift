@@ -12,6 +12,20 @@ struct IdleProtocolTests {
         SessionTickTests.serve(fixture, for: 3, until: condition)
     }
 
+    /// A client's mapped window holding an idle inhibitor, and an ext-idle notification of
+    /// `milliseconds` on the seat, made in one roundtrip.
+    static func inhibitedWindow(_ fixture: ProtocolFixture, notifyAfter milliseconds: UInt32) throws
+        -> (client: WireClient, window: Window, inhibitor: Proxy, notification: Proxy) {
+        let client = try fixture.connect()
+        let window = try fixture.mapToplevel(client)
+        let manager = try client.global("zwp_idle_inhibit_manager_v1", version: 1)
+        let inhibitor = try #require(client.request(manager, "create_inhibitor", window.surface))
+        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
+        let notification = try #require(client.request(notifier, "get_idle_notification", milliseconds, try client.seat))
+        try fixture.roundtrip(client)
+        return (client, window, inhibitor, notification)
+    }
+
     @Test("a notification is idled after its timeout without input and resumed by a touch; one made with a later timeout is not idled with it")
     func idledAndResumed() throws {
         let fixture = try ProtocolFixture()
@@ -37,13 +51,7 @@ struct IdleProtocolTests {
     func inhibited() throws {
         let fixture = try ProtocolFixture()
         defer { fixture.end() }
-        let client = try fixture.connect()
-        let window = try fixture.mapToplevel(client)
-        let manager = try client.global("zwp_idle_inhibit_manager_v1", version: 1)
-        let inhibitor = try #require(client.request(manager, "create_inhibitor", window.surface))
-        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
-        let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(30), try client.seat))
-        try fixture.roundtrip(client)
+        let (client, _, inhibitor, notification) = try Self.inhibitedWindow(fixture, notifyAfter: 30)
         let until = Date().addingTimeInterval(0.3)
         Self.serve(fixture) { Date() > until }
         try fixture.roundtrip(client)

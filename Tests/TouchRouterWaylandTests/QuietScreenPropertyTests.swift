@@ -48,9 +48,7 @@ struct QuietScreenPropertyTests {
             guard clock.quiet, server.protocols.output.power[output.id] != .off, let shown = screen.shown else { return nil }
             checked += 1
             let job = try server.screenshotJob(output: output.name)
-            let composer = OutputComposer(width: job.width, height: job.height)
-            try composer.update(job.layers, dimmed: job.dimmed)
-            let now = composer.framebuffer.pixels
+            let now = try job.compose().pixels
             guard now != shown else { return nil }
             let differing = zip(now, shown).enumerated().filter { $0.element.0 != $0.element.1 }
             let first = differing.first.map { "(\($0.offset % job.width), \($0.offset / job.width)): shown \(String($0.element.1, radix: 16)), now \(String($0.element.0, radix: 16))" } ?? "sizes differ"

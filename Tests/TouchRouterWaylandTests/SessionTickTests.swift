@@ -98,13 +98,7 @@ struct SessionTickTests {
     func inhibitorHoldsWithoutTicking() throws {
         let fixture = try ProtocolFixture()
         defer { fixture.end() }
-        let client = try fixture.connect()
-        let window = try fixture.mapToplevel(client)
-        let manager = try client.global("zwp_idle_inhibit_manager_v1", version: 1)
-        _ = try #require(client.request(manager, "create_inhibitor", window.surface))
-        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
-        let notification = try #require(client.request(notifier, "get_idle_notification", UInt32(30), try client.seat))
-        try fixture.roundtrip(client)
+        let (client, window, _, notification) = try IdleProtocolTests.inhibitedWindow(fixture, notifyAfter: 30)
         try fixture.server.shell.apply(try ServerConfiguration.parse("[idle]\nblank-after = 0.06\n", file: "idle.toml"))
         let tick = try #require(fixture.server.sessionTick)
         Self.serve(fixture, for: 0.15)

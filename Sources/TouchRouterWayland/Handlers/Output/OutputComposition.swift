@@ -390,9 +390,14 @@ public struct ScreenshotJob: Sendable {
     package let dimmed: Bool
 
     public func run(writingTo path: String) throws(CompositionError) -> (name: String, width: Int, height: Int) {
+        try PNGWriter.write(try compose(), to: path)
+        return (output, width, height)
+    }
+
+    /// The picture, composed whole into a framebuffer of its own.
+    package func compose() throws(CompositionError) -> Framebuffer {
         let composer = OutputComposer(width: width, height: height)
         try composer.update(layers, dimmed: dimmed)
-        try PNGWriter.write(composer.framebuffer, to: path)
-        return (output, width, height)
+        return composer.framebuffer
     }
 }
