@@ -9,30 +9,62 @@ import TouchRouterWayland
 /// picture must wake it. Random request sequences, on an output with a screen that goes quiet
 /// after one deadline with nothing new, check after every step that a quiet screen shows
 /// what composing now gives. The cursor hides 60 ms after the pointer's last motion, so that
-/// the session's tick changes the picture too, and every tenth step the idle timer's dimming
-/// comes or goes.
+/// the session's tick changes the picture too. Between steps come what no client request
+/// does (`ScreenEvents`): dimming, the screen off and on, a mode change, a VT switch, the
+/// lock, a drag with an icon.
 @Suite("Random protocol sequences on a screen: a quiet screen always shows what composing the output now would")
 struct QuietScreenPropertyTests {
-    /// A screen that shows every frame at once and keeps a copy of the last.
+    /// A screen that keeps what it was shown, as a scanout buffer does: a frame's damage is
+    /// copied onto the picture it had, the rest stays, so a frame whose damage leaves out a
+    /// change shows stale pixels. Off, or away on another VT, it takes no frame and shows
+    /// something else.
     final class KeepingScreen: OutputPresenter {
-        var shown: [UInt32]?
+        private(set) var shown: [UInt32]?
+        private(set) var width = 0
+        private(set) var height = 0
         var frames = 0
-        var readyForFrame: Bool { true }
+        /// Frames given partial damage where the screen had no picture of theirs to keep.
+        private(set) var problems: [String] = []
+        private var powered = true
+        /// On another VT (the seat gone): the session's picture is not what it shows.
+        var away = false {
+            didSet { if away { shown = shown.map { Array(repeating: 0xFF80_0080, count: $0.count) } } }
+        }
+        var readyForFrame: Bool { powered && !away }
+
         func present(_ framebuffer: Framebuffer, damage: [PixelRect]?) -> Bool {
-            shown = framebuffer.pixels
             frames += 1
+            if let damage, var kept = shown, width == framebuffer.width, height == framebuffer.height {
+                for rect in damage {
+                    let (left, right) = (max(rect.x, 0), min(rect.x + rect.width, width))
+                    guard left < right else { continue }
+                    for y in max(rect.y, 0)..<min(rect.y + rect.height, height) {
+                        kept.replaceSubrange(y * width + left..<y * width + right, with: framebuffer.pixels[y * width + left..<y * width + right])
+                    }
+                }
+                shown = kept
+            } else {
+                if damage != nil { problems.append("frame \(frames) of \(framebuffer.width)x\(framebuffer.height) came with partial damage onto a picture of \(width)x\(height)") }
+                shown = framebuffer.pixels
+            }
+            (width, height) = (framebuffer.width, framebuffer.height)
             onShown?(nil)
             return true
+        }
+
+        func setPowered(_ powered: Bool) throws {
+            self.powered = powered
+            if !powered { shown = shown.map { Array(repeating: 0, count: $0.count) } }
         }
         var onShown: ((RouterTime?) -> Void)?
     }
 
     static let steps = 150
 
-    @Test("after each step of a seeded random sequence, and again once the screen has gone quiet, a quiet screen shows what composing the output now gives",
+    @Test("after each step of a seeded random sequence and each screen event, and again once the screen has gone quiet, a quiet screen shows what composing the output now gives",
           arguments: [11, 12, 13] as [UInt64])
     func quietScreenIsCurrent(seed: UInt64) throws {
-        let run = try RandomRun(seed: seed)
+        let run = try RandomRun(seed: seed, grants: [.sessionLock])
         defer { run.fixture.end() }
         let server = run.fixture.server
         let output = try #require(server.outputs.first)
@@ -41,39 +73,48 @@ struct QuietScreenPropertyTests {
         let clock = try #require(server.protocols.output.frameClocks[output.id])
         clock.quietAfter = 1
         try server.shell.apply(try ServerConfiguration.parse("[cursor]\nhide-after-ms = 60\n", file: "cursor.toml"))
+        let events = try ScreenEvents(run, output: output, screen: screen, seed: seed)
         var checked = 0
 
         /// What a quiet screen shows that composing now would not: the pixels that differ.
         func stale() throws -> String? {
-            guard clock.quiet, server.protocols.output.power[output.id] != .off, let shown = screen.shown else { return nil }
+            if let problem = screen.problems.first { return problem }
+            guard clock.quiet, server.protocols.output.power[output.id] != .off, !screen.away, let shown = screen.shown else { return nil }
             checked += 1
             let job = try server.screenshotJob(output: output.name)
             let now = try job.compose().pixels
             guard now != shown else { return nil }
+            guard now.count == shown.count else { return "the quiet screen shows \(screen.width)x\(screen.height), the output is \(job.width)x\(job.height)" }
             let differing = zip(now, shown).enumerated().filter { $0.element.0 != $0.element.1 }
             let first = differing.first.map { "(\($0.offset % job.width), \($0.offset / job.width)): shown \(String($0.element.1, radix: 16)), now \(String($0.element.0, radix: 16))" } ?? "sizes differ"
             return "the quiet screen shows \(differing.count) pixels that are not the picture now, first at \(first)"
         }
-
-        for step in 0..<Self.steps {
-            var done = try run.step()
-            if step % 10 == 5 {
-                let dim = server.protocols.output.power[output.id] != .dimmed
-                server.powerOutputs([output.id], to: dim ? .dimmed : .on, blanking: .black)
-                done += dim ? ", dimmed" : ", lit"
-            }
+        /// Checks right after what was done, and again once the screen is quiet with the
+        /// cursor hidden (60 ms after a motion), so that its hiding is checked too.
+        func check(_ step: Int, _ done: String) throws -> Bool {
             if let problem = try stale() {
                 Issue.record("seed \(seed), step \(step) (\(done)), right after it: \(problem)\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
-                return
+                return false
             }
-            // Until the cursor has hidden too (60 ms after a motion), so that its hiding is checked.
-            SessionTickTests.serve(run.fixture, for: 0.3) { clock.quiet && !server.cursor.visible }
+            SessionTickTests.serve(run.fixture, for: 0.3) { (clock.quiet || screen.away) && !server.cursor.visible }
             if let problem = try stale() {
                 Issue.record("seed \(seed), step \(step) (\(done)), once quiet again: \(problem)\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
-                return
+                return false
             }
+            return true
+        }
+
+        for step in 0..<Self.steps {
+            guard try check(step, try run.step()) else { return }
+            guard step % 3 == 1 else { continue }
+            let wentOn = try events.next { part in
+                run.log.append(part)
+                return try check(step, part)
+            }
+            guard wentOn else { return }
         }
         #expect(screen.frames > 10, "the steps changed the picture: \(screen.frames) frames shown")
         #expect(checked >= Self.steps, "the screen was quiet at \(checked) checks in \(Self.steps) steps")
+        #expect(Set(events.done).count == ScreenEvents.Kind.allCases.count, "every kind of screen event came: \(events.done)")
     }
 }

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import TouchRouterConfig
+import TouchRouterCore
+import TouchRouterProtocols
+import TouchRouterWayland
+
+/// What changes a screen's picture besides the random clients' requests, for
+/// `QuietScreenPropertyTests`: each `next` does one kind, picked by its own seeded generator,
+/// in parts, with a check after each. The screen off and the VT switch each take a client
+/// step while the screen shows nothing of the session, so that coming back must show it; the
+/// lock and dimming last until the next event of their kind undoes them.
+final class ScreenEvents {
+    enum Kind: String, CaseIterable {
+        case dim, off, mode, vt, lock, drag
+    }
+
+    private let run: RandomRun
+    private let outputName: String
+    private let screen: QuietScreenPropertyTests.KeepingScreen
+    private var random: SeededGenerator
+    private let locker: WireClient
+    private var lock: (lock: Proxy, surface: Proxy, role: Proxy)?
+    private let dragger: WireClient
+    private let draggerTouch: Proxy
+    private let draggerDevice: Proxy
+    private(set) var done: [Kind] = []
+
+    init(_ run: RandomRun, output: VirtualOutput, screen: QuietScreenPropertyTests.KeepingScreen, seed: UInt64) throws {
+        self.run = run
+        outputName = output.name
+        self.screen = screen
+        random = SeededGenerator(seed: seed &* 7919)
+        locker = try run.fixture.connect("locker")
+        dragger = try run.fixture.connect("dragger")
+        draggerTouch = try #require(dragger.request(try dragger.seat, "get_touch"))
+        draggerDevice = try #require(dragger.request(try dragger.global("wl_data_device_manager", version: 3), "get_data_device", try dragger.seat))
+        try run.fixture.roundtrip(dragger)
+    }
+
+    private var fixture: ProtocolFixture { run.fixture }
+    private var server: WaylandServer { run.fixture.server }
+    private var output: VirtualOutput { server.outputs.first { $0.name == outputName }! }
+    private var power: OutputPower { server.protocols.output.power[output.id] ?? .on }
+    private func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &random) }
+
+    /// Does one event; `check` runs after each of its parts and says whether to go on.
+    /// False when a check failed.
+    func next(_ check: (String) throws -> Bool) throws -> Bool {
+        let kind = Kind.allCases[int(0...Kind.allCases.count - 1)]
+        done.append(kind)
+        switch kind {
+        case .dim:
+            let dim = power == .on
+            server.powerOutputs([output.id], to: dim ? .dimmed : .on, blanking: .black)
+            return try check(dim ? "dimmed" : "lit")
+        case .off:
+            let blanking: IdleBlanking = int(0...1) == 0 ? .powerOff : .black
+            server.powerOutputs([output.id], to: .off, blanking: blanking)
+            guard try check("off (\(blanking.rawValue))"), try check("while off: " + (try run.step())) else { return false }
+            server.powerOutputs([output.id], to: .on, blanking: blanking)
+            return try check("on")
+        case .mode:
+            let size = ["800x600", "1024x768", "640x480"][int(0...2)]
+            let change = OutputChange(mode: try #require(ModeText(size)), transform: int(0...2) == 0 ? .rotated90 : .normal, scale: int(1...3) == 1 ? 2 : 1)
+            let mode = try server.setOutput(named: outputName, change)
+            return try check("mode \(size), transform \(mode.transform), scale \(mode.scale)")
+        case .vt:
+            // What the drm backend does when the seat goes (`pause`) and comes back (`resume`).
+            screen.away = true
+            guard try check("away on another VT"), try check("while away: " + (try run.step())) else { return false }
+            screen.away = false
+            server.redrawPresentedOutputs()
+            return try check("back on its VT")
+        case .lock:
+            if let lock {
+                locker.request(lock.lock, "unlock_and_destroy")
+                locker.request(lock.role, "destroy")
+                locker.request(lock.surface, "destroy")
+                self.lock = nil
+                try fixture.roundtrip(locker)
+                return try check("unlocked")
+            }
+            let lock = try SessionLockProtocolTests.lock(fixture, locker)
+            guard try check("locked") else { return false }
+            let (surface, role) = try SessionLockProtocolTests.lockSurface(locker, lock, fixture, argb: 0xFF00_0000 | UInt32(int(0...0xFF_FFFF)))
+            self.lock = (lock, surface, role)
+            return try check("lock surface drawn")
+        case .drag:
+            return try drag(check)
+        }
+    }
+
+    /// A touch drag with an icon from a fresh window of the dragger's: down, start_drag,
+    /// three moves, the drop, and the window closed.
+    private func drag(_ check: (String) throws -> Bool) throws -> Bool {
+        guard lock == nil else { return try check("no drag: locked") }
+        let window = try fixture.mapToplevel(dragger, width: 300, height: 300)
+        func close(_ done: String) throws -> Bool {
+            dragger.request(window.toplevel, "destroy")
+            dragger.request(window.xdgSurface, "destroy")
+            dragger.request(window.surface, "destroy")
+            try fixture.roundtrip(dragger)
+            return try check(done)
+        }
+        let windowID = try #require(fixture.toplevels(of: dragger).last?.id)
+        let rect = output.rect
+        let points = stride(from: 10, to: rect.height, by: 20).flatMap { y in stride(from: 10, to: rect.width, by: 20).map { Point<GlobalSpace>(x: Double(rect.x + $0), y: Double(rect.y + y)) } }
+        guard let start = points.first(where: { point in server.tree.hitTest(point).map { server.tree.toplevel(of: $0.surface) == windowID } ?? false }) else {
+            return try close("no drag: the dragger's window is covered, and closed")
+        }
+        fixture.touchDown(9, x: start.x, y: start.y)
+        try fixture.roundtrip(dragger)
+        let serial = try #require(dragger.events(of: draggerTouch, named: "down").last?.uint(0))
+        let source = try #require(dragger.request(try dragger.global("wl_data_device_manager", version: 3), "create_data_source"))
+        dragger.request(source, "offer", "text/plain")
+        let icon = try dragger.createSurface()
+        dragger.request(draggerDevice, "start_drag", source, window.surface, icon, serial)
+        try dragger.show(icon, width: 24, height: 24, argb: 0xFF00_0000 | UInt32(int(0...0xFF_FFFF)))
+        try fixture.roundtrip(dragger)
+        guard server.protocols.selection.dragAndDrop != nil else {
+            fixture.touchUp(9)
+            try fixture.roundtrip(dragger)
+            Issue.record("the drag from \(Int(start.x)),\(Int(start.y)) on the dragger's window did not begin")
+            return false
+        }
+        guard try check("drag from \(Int(start.x)),\(Int(start.y)) with an icon") else { return false }
+        for _ in 0..<3 {
+            let (x, y) = (rect.x + int(0...rect.width - 1), rect.y + int(0...rect.height - 1))
+            fixture.touchMotion(9, x: Double(x), y: Double(y))
+            try fixture.roundtrip(dragger)
+            guard try check("drag to \(x),\(y)") else { return false }
+        }
+        fixture.touchUp(9)
+        try fixture.roundtrip(dragger)
+        guard try check("dropped") else { return false }
+        dragger.request(icon, "destroy")
+        dragger.request(source, "destroy")
+        return try close("the dragger's window closed")
+    }
+}
