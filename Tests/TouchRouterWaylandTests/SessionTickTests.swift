@@ -1,3 +1,4 @@
+import CWaylandClientShim
 import Foundation
 import Testing
 import TouchRouterConfig
@@ -119,6 +120,34 @@ struct SessionTickTests {
         #expect(fixture.server.router.darkOutputs.count == 1)
         Self.serve(fixture, for: 0.05)
         Self.expectTickSleeps(fixture, tick, for: 0.1)
+    }
+
+    @Test("an inhibitor's client ended by its failed write at the round's flush (its socket shut for reading) arms the tick, and the idle timers go on")
+    func inhibitorClientEndedInFlush() throws {
+        let fixture = try ProtocolFixture()
+        defer { fixture.end() }
+        let (client, _, _, _) = try IdleProtocolTests.inhibitedWindow(fixture, notifyAfter: 30)
+        let watcher = try fixture.connect("watcher")
+        let notifier = try watcher.global("ext_idle_notifier_v1", version: 1)
+        let notification = try #require(watcher.request(notifier, "get_idle_notification", UInt32(30), try watcher.seat))
+        try fixture.roundtrip(watcher)
+        try fixture.server.shell.apply(try ServerConfiguration.parse("[idle]\nblank-after = 0.06\n", file: "idle.toml"))
+        let tick = try #require(fixture.server.sessionTick)
+        Self.serve(fixture, for: 0.15)
+        #expect(fixture.server.protocols.idleNotify.timeouts.isHeld)
+        Self.expectTickSleeps(fixture, tick, for: 0.1)
+        let (runs, clients) = (tick.runs, fixture.server.fuzzingCensus.clients)
+        // The session still reads it, so nothing ends it but a write: the flush that ends the
+        // round answering its sync fails (EPIPE), and libwayland destroys it there, after the
+        // round has looked at the inhibitors.
+        #expect(shutdown(wl_display_get_fd(try #require(client.display)), Int32(SHUT_RD)) == 0)
+        _ = client.sync()
+        for _ in 0..<50 where fixture.server.fuzzingCensus.clients == clients { fixture.serveOnce() }
+        #expect(fixture.server.fuzzingCensus.clients == clients - 1, "the session ended the client it could not write to")
+        #expect(tick.arming == .frame || tick.runs > runs, "its inhibitor's end arms the tick for the next frame, not \(tick.arming)")
+        Self.serve(fixture, for: 3) { !watcher.events(of: notification, named: "idled").isEmpty && !fixture.server.router.darkOutputs.isEmpty }
+        #expect(watcher.events(of: notification).map(\.name) == ["idled"])
+        #expect(fixture.server.router.darkOutputs.count == 1, "the screen went dark")
     }
 
     @Test("frame work waiting arms the tick for the next frame, or sooner when an idle timeout is due within the frame, and the timeout is sent")
