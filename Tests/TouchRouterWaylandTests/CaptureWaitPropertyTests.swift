@@ -9,19 +9,21 @@ import TouchRouterWayland
 /// picture must arm the session's tick for the next frame. Random request sequences, with a
 /// capturer always holding a copy_with_damage frame (as wayvnc does between changes), check
 /// after every step that a picture that differs from the last copy has the tick armed for
-/// the next frame, or the frame copied already.
+/// the next frame, or the frame copied already. Every third step is followed by dimming, the
+/// lock or a drag with an icon (`ScreenEvents`), checked after each of its parts.
 @Suite("Random protocol sequences under screen capture: a change to the picture always reaches a copy_with_damage frame at the next frame")
 struct CaptureWaitPropertyTests {
     static let steps = 150
 
-    @Test("after each step of a seeded random sequence, a picture that is not the last copy's has the session's tick armed for the next frame; each copy is the picture composed afresh",
+    @Test("after each step of a seeded random sequence and each part of a screen event, a picture that is not the last copy's has the session's tick armed for the next frame; each copy is the picture composed afresh",
           arguments: [21, 22, 23] as [UInt64])
     func changeReachesWaitingCapture(seed: UInt64) throws {
-        let run = try RandomRun(seed: seed, grants: [.screenCapture])
+        let run = try RandomRun(seed: seed, grants: [.screenCapture, .sessionLock])
         defer { run.fixture.end() }
         let fixture = run.fixture, server = fixture.server
         let tick = try #require(server.sessionTick)
         let capturer = try fixture.connect("capturer")
+        let events = try ScreenEvents(run, output: try #require(server.outputs.first), screen: nil, kinds: [.dim, .lock, .drag], seed: seed)
         var copies = 0, looksAwaited = 0
 
         /// The output's picture composed afresh.
@@ -62,13 +64,33 @@ struct CaptureWaitPropertyTests {
                 waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
             }
             guard step < Self.steps else { break }
-            _ = try run.step()
-            if ended(waiting.frame) == nil, differing(try picture(), copied) > 0 {
+            /// A picture that is not the last copy's has the tick armed, or the frame copied.
+            func armed(_ done: String) throws -> Bool {
+                guard ended(waiting.frame) == nil, differing(try picture(), copied) > 0 else { return true }
                 looksAwaited += 1
                 guard tick.arming == .frame else {
-                    Issue.record("seed \(seed), step \(step): the picture changed since the last copy, and the tick is \(tick.arming), not armed for the next frame\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
-                    return
+                    Issue.record("seed \(seed), step \(step) (\(done)): the picture changed since the last copy, and the tick is \(tick.arming), not armed for the next frame\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
+                    return false
                 }
+                return true
+            }
+            guard try armed(try run.step()) else { return }
+            if step % 3 == 1 {
+                let wentOn = try events.next { part in
+                    run.log.append(part)
+                    guard try armed(part) else { return false }
+                    // A copy made within the part (the lock is served until it is locked) is
+                    // taken as it is, since later rounds of the part may have changed the
+                    // picture, and asked again; the new frame arms the tick by itself, so the
+                    // check after the next part means something only once that tick has run.
+                    for _ in 0..<5 where ended(waiting.frame) == "ready" {
+                        copied = Array(UnsafeBufferPointer(start: waiting.pixels, count: waiting.width * waiting.height))
+                        waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
+                        SessionTickTests.serve(fixture, for: 0.035) { ended(waiting.frame) != nil || tick.arming != .frame }
+                    }
+                    return true
+                }
+                guard wentOn else { return }
             }
             // Two frames: a copy not made by then is still waiting at the next step's check.
             SessionTickTests.serve(fixture, for: 0.035) { ended(waiting.frame) != nil }

@@ -5,9 +5,9 @@ import TouchRouterCore
 import TouchRouterProtocols
 import TouchRouterWayland
 
-/// What changes a screen's picture besides the random clients' requests, for
-/// `QuietScreenPropertyTests`: each `next` does one kind, picked by its own seeded generator,
-/// in parts, with a check after each. The screen off and the VT switch each take a client
+/// What changes an output's picture besides the random clients' requests, for the property
+/// tests of the quiet screen and of waiting captures: each `next` does one kind, picked by
+/// its own seeded generator, in parts, with a check after each. The screen off and the VT switch each take a client
 /// step while the screen shows nothing of the session, so that coming back must show it; the
 /// lock and dimming last until the next event of their kind undoes them.
 final class ScreenEvents {
@@ -17,7 +17,9 @@ final class ScreenEvents {
 
     private let run: RandomRun
     private let outputName: String
-    private let screen: QuietScreenPropertyTests.KeepingScreen
+    /// The screen the VT switch takes away; none on a headless output.
+    private let screen: QuietScreenPropertyTests.KeepingScreen?
+    private let kinds: [Kind]
     private var random: SeededGenerator
     private let locker: WireClient
     private var lock: (lock: Proxy, surface: Proxy, role: Proxy)?
@@ -26,10 +28,13 @@ final class ScreenEvents {
     private let draggerDevice: Proxy
     private(set) var done: [Kind] = []
 
-    init(_ run: RandomRun, output: VirtualOutput, screen: QuietScreenPropertyTests.KeepingScreen, seed: UInt64) throws {
+    /// The clients need the session lock granted (`RandomRun(grants:)`).
+    init(_ run: RandomRun, output: VirtualOutput, screen: QuietScreenPropertyTests.KeepingScreen?, kinds: [Kind] = Kind.allCases, seed: UInt64) throws {
+        precondition(screen != nil || !kinds.contains(.vt), "a VT switch takes a screen away")
         self.run = run
         outputName = output.name
         self.screen = screen
+        self.kinds = kinds
         random = SeededGenerator(seed: seed &* 7919)
         locker = try run.fixture.connect("locker")
         dragger = try run.fixture.connect("dragger")
@@ -47,7 +52,7 @@ final class ScreenEvents {
     /// Does one event; `check` runs after each of its parts and says whether to go on.
     /// False when a check failed.
     func next(_ check: (String) throws -> Bool) throws -> Bool {
-        let kind = Kind.allCases[int(0...Kind.allCases.count - 1)]
+        let kind = kinds[int(0...kinds.count - 1)]
         done.append(kind)
         switch kind {
         case .dim:
@@ -67,9 +72,9 @@ final class ScreenEvents {
             return try check("mode \(size), transform \(mode.transform), scale \(mode.scale)")
         case .vt:
             // What the drm backend does when the seat goes (`pause`) and comes back (`resume`).
-            screen.away = true
+            screen?.away = true
             guard try check("away on another VT"), try check("while away: " + (try run.step())) else { return false }
-            screen.away = false
+            screen?.away = false
             server.redrawPresentedOutputs()
             return try check("back on its VT")
         case .lock:
