@@ -15,7 +15,7 @@ import TouchRouterWayland
 struct CaptureWaitPropertyTests {
     static let steps = 150
 
-    @Test("after each step of a seeded random sequence and each part of a screen event, a picture that is not the last copy's has the session's tick armed for the next frame; each copy is the picture composed afresh",
+    @Test("after each step of a seeded random sequence and each part of a screen event, a picture that is not the last copy's has the session's tick armed for the next frame; each copy found between steps is the picture composed afresh",
           arguments: [21, 22, 23] as [UInt64])
     func changeReachesWaitingCapture(seed: UInt64) throws {
         let run = try RandomRun(seed: seed, grants: [.screenCapture, .sessionLock])
@@ -86,7 +86,11 @@ struct CaptureWaitPropertyTests {
                     for _ in 0..<5 where ended(waiting.frame) == "ready" {
                         copied = Array(UnsafeBufferPointer(start: waiting.pixels, count: waiting.width * waiting.height))
                         waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
-                        SessionTickTests.serve(fixture, for: 0.035) { ended(waiting.frame) != nil || tick.arming != .frame }
+                        SessionTickTests.serve(fixture, for: 2) { ended(waiting.frame) != nil || tick.arming != .frame }
+                        guard ended(waiting.frame) != nil || tick.arming != .frame else {
+                            Issue.record("seed \(seed), step \(step) (\(part)): in 2 s the tick a new capture frame armed did not run")
+                            return false
+                        }
                     }
                     return true
                 }
@@ -97,5 +101,6 @@ struct CaptureWaitPropertyTests {
         }
         #expect(copies > 20, "the steps changed the picture: \(copies) copies")
         #expect(looksAwaited > 20, "changes found the capture waiting: \(looksAwaited)")
+        #expect(Set(events.done) == [.dim, .lock, .drag], "every kind of screen event did what it is for at least once: \(events.done)")
     }
 }
