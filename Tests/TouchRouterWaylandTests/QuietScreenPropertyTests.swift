@@ -24,7 +24,8 @@ struct QuietScreenPropertyTests {
         private(set) var width = 0
         private(set) var height = 0
         var frames = 0
-        /// Frames given partial damage where the screen had no picture of theirs to keep.
+        /// Frames given partial damage where the screen had no picture of their size to keep,
+        /// or damage wholly outside them.
         private(set) var problems: [String] = []
         private var powered = true
         /// On another VT (the seat gone): the session's picture is not what it shows.
@@ -40,7 +41,7 @@ struct QuietScreenPropertyTests {
                     let (left, right) = (max(rect.x, 0), min(rect.x + rect.width, width))
                     let (top, bottom) = (max(rect.y, 0), min(rect.y + rect.height, height))
                     guard left < right, top < bottom else {
-                        problems.append("frame \(frames) of \(width)x\(height) came with damage \(rect) outside it")
+                        if rect.width > 0, rect.height > 0 { problems.append("frame \(frames) of \(width)x\(height) came with damage \(rect) outside it") }
                         continue
                     }
                     for y in top..<bottom {

@@ -78,7 +78,8 @@ final class ScreenEvents {
             done.append(kind)
             return try check("mode 800x600 again")
         case .vt:
-            // What the drm backend does when the seat goes (`pause`) and comes back (`resume`).
+            // What the drm backend's `pause` and `resume` leave the session with, without
+            // their CRTC calls: no frame taken while away, everything drawn again on return.
             screen?.away = true
             guard try check("away on another VT"), try check("while away: " + (try run.step())) else { return false }
             screen?.away = false
