@@ -42,10 +42,16 @@ struct CaptureWaitPropertyTests {
         func ended(_ frame: Proxy) -> String? {
             capturer.events(of: frame).last { $0.name == "ready" || $0.name == "failed" }?.name
         }
+        /// The next frame, as wayvnc asks it once the last is copied.
+        func askAgain() throws -> (frame: Proxy, pixels: UnsafeMutablePointer<UInt32>, width: Int, height: Int) {
+            try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
+        }
 
         // The first copy_with_damage of a capturer has everything to copy.
-        var waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
+        var waiting = try askAgain()
         ScreencopyProtocolTests.serveUntilEnded(fixture, capturer, waiting.frame)
+        /// What the capturer read from the frame that ended.
+        func copy() -> [UInt32] { Array(UnsafeBufferPointer(start: waiting.pixels, count: waiting.width * waiting.height)) }
         var copied: [UInt32] = []
         for step in 0...Self.steps {
             if let end = ended(waiting.frame) {
@@ -54,14 +60,14 @@ struct CaptureWaitPropertyTests {
                     return
                 }
                 copies += 1
-                copied = Array(UnsafeBufferPointer(start: waiting.pixels, count: waiting.width * waiting.height))
+                copied = copy()
                 // The copy is made at a tick and this follows its round: nothing changed between.
                 let pixels = differing(copied, try picture())
                 if pixels > 0 {
                     Issue.record("seed \(seed), step \(step): the copy differs from the picture in \(pixels) pixels\nlast steps: \(run.log.suffix(8).joined(separator: " | "))")
                     return
                 }
-                waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
+                waiting = try askAgain()
             }
             guard step < Self.steps else { break }
             /// A picture that is not the last copy's has the tick armed, or the frame copied.
@@ -84,8 +90,8 @@ struct CaptureWaitPropertyTests {
                     // picture, and asked again; the new frame arms the tick by itself, so the
                     // check after the next part means something only once that tick has run.
                     for _ in 0..<5 where ended(waiting.frame) == "ready" {
-                        copied = Array(UnsafeBufferPointer(start: waiting.pixels, count: waiting.width * waiting.height))
-                        waiting = try ScreencopyProtocolTests.capture(capturer, withDamage: true, overlayCursor: true, fixture)
+                        copied = copy()
+                        waiting = try askAgain()
                         SessionTickTests.serve(fixture, for: 2) { ended(waiting.frame) != nil || tick.arming != .frame }
                         guard ended(waiting.frame) != nil || tick.arming != .frame else {
                             Issue.record("seed \(seed), step \(step) (\(part)): in 2 s the tick a new capture frame armed did not run")

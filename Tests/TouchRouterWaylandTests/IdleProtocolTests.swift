@@ -12,6 +12,12 @@ struct IdleProtocolTests {
         SessionTickTests.serve(fixture, for: 3, until: condition)
     }
 
+    /// An ext-idle notification of `client`'s after `milliseconds` without input on the seat.
+    static func notification(_ client: WireClient, after milliseconds: UInt32) throws -> Proxy {
+        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
+        return try #require(client.request(notifier, "get_idle_notification", milliseconds, try client.seat))
+    }
+
     /// A client's mapped window holding an idle inhibitor, and an ext-idle notification of
     /// `milliseconds` on the seat, made in one roundtrip.
     static func inhibitedWindow(_ fixture: ProtocolFixture, notifyAfter milliseconds: UInt32) throws
@@ -20,8 +26,7 @@ struct IdleProtocolTests {
         let window = try fixture.mapToplevel(client)
         let manager = try client.global("zwp_idle_inhibit_manager_v1", version: 1)
         let inhibitor = try #require(client.request(manager, "create_inhibitor", window.surface))
-        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
-        let notification = try #require(client.request(notifier, "get_idle_notification", milliseconds, try client.seat))
+        let notification = try Self.notification(client, after: milliseconds)
         try fixture.roundtrip(client)
         return (client, window, inhibitor, notification)
     }
@@ -32,9 +37,8 @@ struct IdleProtocolTests {
         defer { fixture.end() }
         let client = try fixture.connect()
         _ = try fixture.mapToplevel(client)
-        let notifier = try client.global("ext_idle_notifier_v1", version: 1)
-        let short = try #require(client.request(notifier, "get_idle_notification", UInt32(50), try client.seat))
-        let long = try #require(client.request(notifier, "get_idle_notification", UInt32(60_000), try client.seat))
+        let short = try Self.notification(client, after: 50)
+        let long = try Self.notification(client, after: 60_000)
         try fixture.roundtrip(client)
         Self.serve(fixture) { !client.events(of: short, named: "idled").isEmpty }
         #expect(client.events(of: short).map(\.name) == ["idled"])
